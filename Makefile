@@ -1,0 +1,57 @@
+# kgbench: `make compile DOMAIN=cardio` and `make test` work on a fresh clone.
+SHELL := /bin/bash
+DOMAIN ?= cardio
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+VENV := .venv
+BIN := $(VENV)/bin
+KG := $(BIN)/kgbench
+STAMP := $(VENV)/.installed
+
+.PHONY: help venv compile compile-all validate test lint format bench neo4j neo4j-stop clean
+
+help:
+	@echo "make compile DOMAIN=cardio   compile a domain into generated/<domain>/"
+	@echo "make test                    lint, check generated/ is fresh, run the whole suite"
+	@echo "make bench                   run the benchmarks under bench/"
+	@echo "make neo4j                   build and start the embedded Neo4j"
+
+# The virtual environment is rebuilt whenever the pinned dependencies change.
+$(STAMP): pyproject.toml requirements.lock
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip==26.3
+	$(BIN)/python -m pip install -q -c requirements.lock -e '.[dev]'
+	@touch $(STAMP)
+
+venv: $(STAMP)
+
+compile: $(STAMP)
+	$(KG) compile --domain $(DOMAIN)
+
+compile-all: $(STAMP)
+	@for d in domains/*/; do $(KG) compile --domain $$(basename $$d) || exit $$?; done
+
+validate: $(STAMP)
+	$(KG) validate --domain $(DOMAIN)
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+format: $(STAMP)
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+test: $(STAMP) lint
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	$(BIN)/python -m bench $(BENCH_ARGS)
+
+neo4j: $(STAMP)
+	$(KG) neo4j start
+
+neo4j-stop: $(STAMP)
+	$(KG) neo4j stop
+
+clean:
+	rm -rf .cache/neo4j .pytest_cache .ruff_cache

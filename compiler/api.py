@@ -1,0 +1,105 @@
+"""The compiler's entry points: validate a domain, compile it to generated/<domain>/.
+
+`compile_domain` is a pure function of the spec: it reads spec files and writes artifacts,
+never talking to a database or a model. A compile whose inputs and compiler versions match
+the existing manifest is a no-op (checked with hashes only, without importing LinkML).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from .paths import GENERATED_DIR, REPO_ROOT, TEMPLATES_DIR
+
+# Subfolders of generated/<domain>/ written by other commands, preserved across compiles.
+PRESERVED = ("gold",)
+
+
+@dataclass(frozen=True)
+class CompileResult:
+    domain: str
+    out_dir: Path
+    files: int
+    up_to_date: bool
+
+
+def validate_domain(domain: str | Path):
+    """Load and validate a domain; returns the IR. Raises SpecError on any problem."""
+    from .frontend import load_domain
+
+    return load_domain(domain)
+
+
+def build_artifacts(domain_ir) -> list:
+    """Run every backend over the IR and add the manifest; returns the artifacts in order."""
+    from .backends import BACKENDS, EmitContext, manifest
+
+    ctx = EmitContext()
+    artifacts = []
+    for backend in BACKENDS:
+        artifacts.extend(backend.emit(domain_ir, ctx))
+    paths = [a.path for a in artifacts]
+    if len(paths) != len(set(paths)):  # a broken invariant between backends
+        raise AssertionError("two backends wrote the same path")
+    template_inputs = [
+        (f"templates/{name}", hashlib.sha256((TEMPLATES_DIR / name).read_bytes()).hexdigest())
+        for name in sorted(ctx.template_files)
+    ]
+    artifacts.append(manifest.build(domain_ir, artifacts, template_inputs))
+    return artifacts
+
+
+def compile_domain(
+    domain: str | Path, out_root: Path | None = None, force: bool = False
+) -> CompileResult:
+    from .frontend import resolve_domain_dir
+    from .writer import write_tree
+
+    domain_dir = resolve_domain_dir(domain)
+    out_dir = (out_root or GENERATED_DIR) / domain_dir.name
+    if not force and _up_to_date(out_dir):
+        files = len(json.loads((out_dir / "manifest.json").read_text())["outputs"]) + 1
+        return CompileResult(domain_dir.name, out_dir, files, True)
+    domain_ir = validate_domain(domain_dir)
+    artifacts = build_artifacts(domain_ir)
+    write_tree(out_dir, artifacts, keep=PRESERVED)
+    return CompileResult(domain_dir.name, out_dir, len(artifacts), False)
+
+
+def _up_to_date(out_dir: Path) -> bool:
+    """True when the manifest's inputs, outputs and compiler versions all still match."""
+    manifest_path = out_dir / "manifest.json"
+    if not manifest_path.exists():
+        return False
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        from .backends.manifest import compiler_versions
+
+        if manifest.get("compiler") != compiler_versions():
+            return False
+        for entry in manifest["inputs"]:
+            path = REPO_ROOT / entry["path"]
+            if not path.exists() or _sha(path) != entry["sha256"]:
+                return False
+        for entry in manifest["outputs"]:
+            path = out_dir / entry["path"]
+            if not path.exists() or _sha(path) != entry["sha256"]:
+                return False
+    except (OSError, ValueError, KeyError, TypeError):
+        return False
+    return _input_set_unchanged(manifest)
+
+
+def _input_set_unchanged(manifest: dict) -> bool:
+    """A new file (e.g. a template or a spec file) must also trigger a rebuild."""
+    recorded = {e["path"] for e in manifest["inputs"]}
+    current = {p.relative_to(REPO_ROOT).as_posix() for p in (REPO_ROOT / "spec").glob("*.yaml")}
+    current |= {p.relative_to(REPO_ROOT).as_posix() for p in TEMPLATES_DIR.rglob("*.j2")}
+    return current <= recorded
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()

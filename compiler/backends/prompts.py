@@ -1,0 +1,60 @@
+"""Prompt templates: one shared frame and one grounded-context block per condition.
+
+The frame (scenario header, candidate options, answer contract, response JSON Schema) is the
+same template for all conditions, which is what makes the four prompts of a scenario
+byte-identical outside the context block. Context blocks are compiled from the condition
+declarations: their sections come from the extracted subgraph, their annotations from the
+condition's `annotations` list.
+"""
+
+from __future__ import annotations
+
+import json
+
+from ..ir import Domain
+from .base import Artifact, EmitContext, render
+from .schemas import response_schema
+
+# Runtime Jinja for each annotation a condition may show beside an assertion (one line each).
+ANNOTATION_SNIPPETS = {
+    "evidence_ids": " | evidence: {{ (a.evidence | map(attribute='evidence_id') | join(', ')) or 'none' }}",
+    "provenance_label": " | provenance: {{ provenance(a) }}",
+    "evidence_tier": (
+        " | evidence tier: {{ (a.evidence | map(attribute='evidence_tier') | sort | first)"
+        " if a.evidence else 'none' }}"
+    ),
+    "source_databases": "{% if a.source_databases %} | sources: {{ a.source_databases | join(', ') }}{% endif %}",
+    "evidence_level": " | evidence level: {{ a.evidence_level }}",
+    "validated": " | {{ 'validated' if a.validated else 'not validated' }}",
+    "causal_status": " | causal status: {{ a.causal_status }}",
+    "confidence": " | confidence: {{ a.confidence }}",
+    "population": "{% if a.population_id %} | population: {{ a.population_id }}{% endif %}",
+}
+
+
+def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
+    schema = response_schema()
+    fields = [
+        {"name": name, "description": prop.get("description", "")}
+        for name, prop in ((n, schema["properties"][n]) for n in schema["required"])
+    ]
+    frame = render(
+        "prompts/frame.j2",
+        ctx,
+        domain=domain.name,
+        role=domain.role_sentence,
+        fields=fields,
+        schema_json=json.dumps(schema, indent=2, sort_keys=True),
+    )
+    out = [Artifact("prompts/frame.j2", frame)]
+    for cond in domain.conditions:
+        snippets = "".join(ANNOTATION_SNIPPETS[a] for a in cond.annotations)
+        block = render(
+            "prompts/context.j2",
+            ctx,
+            domain=domain.name,
+            condition=cond,
+            annotation_snippets=snippets,
+        )
+        out.append(Artifact(f"prompts/context_{cond.id}.j2", block))
+    return out

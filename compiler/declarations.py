@@ -1,0 +1,78 @@
+"""Load the declaration files (domain.yaml, conditions, metrics) and check them against the
+JSON Schema that LinkML generates from `spec/declarations.yaml`.
+
+Validation errors are mapped back to the YAML line of the offending value.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kgbench.errors import SpecError
+
+from .jsonschemas import declaration_schema
+from .schema import suggest
+from .yamlfile import YamlDoc, read_yaml
+
+
+def _check(doc: YamlDoc, root_class: str) -> None:
+    import jsonschema
+
+    schema = declaration_schema(root_class)
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(doc.data), key=lambda e: list(map(str, e.absolute_path)))
+    if not errors:
+        return
+    err = errors[0]
+    path = list(err.absolute_path)
+    if err.validator == "additionalProperties":
+        extra = [k for k in err.instance if k not in err.schema.get("properties", {})]
+        path.extend(extra[:1])
+    field = str(path[-1]) if path and isinstance(path[-1], str) else None
+    message = _explain(err)
+    raise SpecError(message, doc.location(path, field))
+
+
+def _explain(err) -> str:
+    """A readable version of one jsonschema error."""
+    v = err.validator
+    if v == "additionalProperties":
+        props = err.schema.get("properties", {})
+        extra = [k for k in err.instance if k not in props]
+        name = extra[0] if extra else "?"
+        return (
+            f"unknown field '{name}'"
+            + suggest(name, props)
+            + "; expected one of "
+            + ", ".join(sorted(props))
+        )
+    if v == "required":
+        return err.message.replace("is a required property", "is required")
+    if v == "enum":
+        return (
+            f"expected one of {', '.join(map(str, err.validator_value))}; got {err.instance!r}"
+            + suggest(str(err.instance), map(str, err.validator_value))
+        )
+    if v == "pattern":
+        return f"expected a value matching {err.validator_value}, got {err.instance!r}"
+    if v == "type":
+        return f"expected {err.validator_value}, got {type(err.instance).__name__} {err.instance!r}"
+    return err.message
+
+
+def load_declaration(path: Path, root_class: str) -> YamlDoc:
+    doc = read_yaml(path)
+    if not isinstance(doc.data, dict):
+        raise SpecError(
+            f"expected a mapping at the top level (a {root_class} declaration)", doc.location()
+        )
+    _check(doc, root_class)
+    return doc
+
+
+def as_mapping(doc: YamlDoc, key: str) -> dict[str, Any]:
+    value = doc.data.get(key) or {}
+    if not isinstance(value, dict):
+        raise SpecError("expected a mapping", doc.location([key], key))
+    return value

@@ -1,0 +1,530 @@
+"""Frontend: read a domain's spec and data, validate everything, return the frozen IR.
+
+Order matters for good messages: declarations first (a broken domain.yaml explains itself
+before anything else), then the LinkML schema, then each table on its own (types, patterns,
+unique ids), then the cross-table rules (references, predicate classes, evidence links), then
+the expected counts. Row-level problems are collected and reported together.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from kgbench.errors import Location, SpecError
+
+from . import ir
+from .declarations import as_mapping, load_declaration
+from .paths import REPO_ROOT, SPEC_DIR, display_path, repo_relative
+from .schema import SEMVER, SchemaModel, load_schema, suggest
+from .tables import ErrorList, Table, read_table
+from .yamlfile import YamlDoc, read_yaml
+
+TABLE_ORDER = (
+    "entities",
+    "evidence_sources",
+    "assertions",
+    "assertion_evidence",
+    "intervention_classes",
+)
+
+
+def resolve_domain_dir(domain: str | Path) -> Path:
+    """Accept a domain name (cardio) or a path to its folder."""
+    path = Path(domain)
+    if path.is_dir():
+        return path.resolve()
+    candidate = REPO_ROOT / "domains" / str(domain)
+    if candidate.is_dir():
+        return candidate.resolve()
+    known = sorted(
+        p.name for p in (REPO_ROOT / "domains").iterdir() if (p / "domain.yaml").exists()
+    )
+    raise SpecError(
+        f"unknown domain '{domain}'"
+        + suggest(str(domain), known)
+        + "; known domains: "
+        + ", ".join(known)
+    )
+
+
+def load_domain(domain: str | Path) -> ir.Domain:
+    domain_dir = resolve_domain_dir(domain)
+    domain_file = domain_dir / "domain.yaml"
+    doc = load_declaration(domain_file, "DomainConfig")
+    cfg = doc.data
+    if cfg["name"] != domain_dir.name:
+        raise SpecError(
+            f"domain name '{cfg['name']}' must match its folder name '{domain_dir.name}'",
+            doc.location(["name"], "name"),
+        )
+    spec_version = _spec_version()
+
+    schema_path = (domain_dir / cfg["schema"]).resolve()
+    model = load_schema(
+        schema_path, cfg["predicate_enum"], doc.location(["predicate_enum"], "predicate_enum")
+    )
+
+    conditions_doc = load_declaration(
+        _declared_path(domain_dir, cfg.get("conditions"), SPEC_DIR / "conditions.yaml"),
+        "ConditionSet",
+    )
+    metrics_doc = load_declaration(
+        _declared_path(domain_dir, cfg.get("metrics"), SPEC_DIR / "metrics.yaml"), "MetricSet"
+    )
+    conditions = _conditions(conditions_doc)
+    metrics = _metrics(metrics_doc)
+
+    errors = ErrorList()
+    tables: dict[str, Table] = {}
+    table_files = as_mapping(doc, "tables")
+    for name in TABLE_ORDER:
+        rel = table_files.get(name)
+        if rel is None:
+            continue
+        spec = model.tables.get(name)
+        if spec is None:  # pragma: no cover - the core schema always defines these tables
+            raise SpecError(f"the schema defines no table '{name}'", doc.location(["tables", name]))
+        tables[name] = read_table(spec, domain_dir / rel, errors)
+    errors.raise_if_any()
+
+    domain = _build(cfg, doc, model, tables, conditions, metrics, spec_version, errors)
+    errors.raise_if_any()
+    domain = replace(domain, schema_file=str(schema_path))
+    _check_expected_counts(domain, doc)
+
+    inputs = _input_files(domain_dir, doc, model, conditions_doc, metrics_doc, table_files)
+    return _replace_inputs(domain, inputs)
+
+
+def _spec_version() -> str:
+    doc = read_yaml(SPEC_DIR / "kgbench.yaml")
+    version = str(doc.data.get("version", ""))
+    if not SEMVER.match(version):
+        raise SpecError(
+            f"spec version '{version}' is not semantic (expected MAJOR.MINOR.PATCH)",
+            doc.location(["version"], "version"),
+        )
+    return version
+
+
+def _declared_path(domain_dir: Path, value: str | None, default: Path) -> Path:
+    return (domain_dir / value).resolve() if value else default
+
+
+def _conditions(doc: YamlDoc) -> tuple[ir.Condition, ...]:
+    out = []
+    seen: set[str] = set()
+    for i, c in enumerate(doc.data["conditions"]):
+        if c["id"] in seen:
+            raise SpecError(
+                f"duplicate condition id '{c['id']}'", doc.location(["conditions", i, "id"], "id")
+            )
+        seen.add(c["id"])
+        sections = []
+        for j, s in enumerate(c.get("sections") or []):
+            shape = s["shape"]
+            if shape == "causal_chain" and not s.get("max_hops"):
+                raise SpecError(
+                    "a causal_chain section needs max_hops",
+                    doc.location(["conditions", i, "sections", j], "max_hops"),
+                )
+            sections.append(
+                ir.ContextSection(
+                    name=s["name"],
+                    title=s["title"],
+                    shape=shape,
+                    roles=tuple(s["roles"]),
+                    anchor=s.get("anchor")
+                    or ("population" if shape == "context_modifiers" else "candidates"),
+                    max_hops=int(s.get("max_hops") or 1),
+                    validated_only=bool(s.get("validated_only")),
+                )
+            )
+        out.append(
+            ir.Condition(
+                id=c["id"],
+                name=c["name"],
+                title=c["title"],
+                description=" ".join(str(c["description"]).split()),
+                sections=tuple(sections),
+                annotations=tuple(c.get("annotations") or ()),
+            )
+        )
+    return tuple(out)
+
+
+RESPONSE_FIELDS = (
+    "recommended_intervention",
+    "causal_path_assertion_ids",
+    "adverse_effect_assertion_ids",
+    "contraindication_assertion_ids",
+    "supporting_evidence_ids",
+    "claims",
+    "uncertainty_flag",
+    "rationale",
+)
+GOLD_FIELDS = (
+    "preferred_intervention",
+    "acceptable_interventions",
+    "causal_path_assertion_ids",
+    "adverse_effect_assertion_ids",
+    "contraindication_assertion_ids",
+    "evidence_source_ids",
+    "expects_uncertainty",
+)
+
+
+def _metrics(doc: YamlDoc) -> tuple[ir.Metric, ...]:
+    out = []
+    seen: set[str] = set()
+    for i, m in enumerate(doc.data["metrics"]):
+        if m["name"] in seen:
+            raise SpecError(
+                f"duplicate metric '{m['name']}'", doc.location(["metrics", i, "name"], "name")
+            )
+        seen.add(m["name"])
+        for key, allowed in (("response_field", RESPONSE_FIELDS), ("gold_field", GOLD_FIELDS)):
+            if m[key] not in allowed:
+                raise SpecError(
+                    f"unknown {key.replace('_', ' ')} '{m[key]}'"
+                    + suggest(m[key], allowed)
+                    + "; expected one of "
+                    + ", ".join(allowed),
+                    doc.location(["metrics", i, key], key),
+                )
+        out.append(
+            ir.Metric(
+                name=m["name"],
+                title=m["title"],
+                kind=m["kind"],
+                response_field=m["response_field"],
+                gold_field=m["gold_field"],
+                defined_when=m["defined_when"],
+                higher_is_better=bool(m["higher_is_better"]),
+                binary=bool(m.get("binary")),
+                description=" ".join(str(m["description"]).split()),
+            )
+        )
+    return tuple(out)
+
+
+def _build(
+    cfg: dict[str, Any],
+    doc: YamlDoc,
+    model: SchemaModel,
+    tables: dict[str, Table],
+    conditions: tuple[ir.Condition, ...],
+    metrics: tuple[ir.Metric, ...],
+    spec_version: str,
+    errors: ErrorList,
+) -> ir.Domain:
+    classes = {c.name: c for c in model.entity_classes}
+    predicates = {p.name: p for p in model.predicates}
+
+    ent_table = tables["entities"]
+    entities: list[ir.Entity] = []
+    category_of: dict[str, str | None] = {}  # None: the entity exists but its class is broken
+    for i, row in enumerate(ent_table.rows):
+        cat = row["category"]
+        cls = classes.get(cat)
+        category_of[row["id"]] = None
+        if cls is None:
+            errors.add(
+                f"unknown class '{cat}'"
+                + suggest(cat, classes)
+                + "; expected one of "
+                + ", ".join(classes),
+                ent_table.location(i, "category"),
+            )
+            continue
+        if not row["id"].startswith(cls.id_prefix + "_"):
+            errors.add(
+                f"id '{row['id']}' of a {cat} must start with '{cls.id_prefix}_'",
+                ent_table.location(i, "id"),
+            )
+            continue
+        category_of[row["id"]] = cat
+        entities.append(ir.Entity(**row))
+
+    ev_table = tables["evidence_sources"]
+    evidence = [ir.EvidenceSource(**row) for row in ev_table.rows]
+    evidence_ids = {e.evidence_id for e in evidence}
+
+    asr_table = tables["assertions"]
+    assertions: list[ir.Assertion] = []
+    for i, row in enumerate(asr_table.rows):
+        ok = True
+        pred = predicates.get(row["predicate"])
+        if pred is None:
+            errors.add(
+                f"unknown predicate '{row['predicate']}'"
+                + suggest(row["predicate"], predicates)
+                + "; expected one of "
+                + ", ".join(predicates),
+                asr_table.location(i, "predicate"),
+            )
+            continue
+        for side, allowed in (
+            ("subject_id", pred.subject_classes),
+            ("object_id", pred.object_classes),
+        ):
+            ref = row[side]
+            cat = category_of.get(ref)
+            if ref in category_of and cat is None:
+                ok = False  # already reported on the entity's own row
+            elif cat is None:
+                errors.add(
+                    f"unknown entity '{ref}'" + suggest(ref, category_of),
+                    asr_table.location(i, side),
+                )
+                ok = False
+            elif cat not in allowed:
+                errors.add(
+                    f"{pred.name} does not allow a {cat} as its {side.split('_')[0]} "
+                    f"('{ref}'); expected {' or '.join(allowed)}",
+                    asr_table.location(i, side),
+                )
+                ok = False
+        pop = row["population_id"]
+        if pop is not None and pop not in category_of:
+            errors.add(
+                f"unknown entity '{pop}'" + suggest(pop, category_of),
+                asr_table.location(i, "population_id"),
+            )
+            ok = False
+        if row["relation_class"] != pred.relation_class:
+            errors.add(
+                f"relation_class of a {pred.name} assertion must be '{pred.relation_class}', "
+                f"got '{row['relation_class']}'",
+                asr_table.location(i, "relation_class"),
+            )
+            ok = False
+        if pred.direction and row["direction"] != pred.direction:
+            errors.add(
+                f"direction of a {pred.name} assertion must be '{pred.direction}', got '{row['direction']}'",
+                asr_table.location(i, "direction"),
+            )
+            ok = False
+        if ok:
+            assertions.append(ir.Assertion(**row))
+    assertion_ids = {a.assertion_id for a in assertions}
+    all_asr_ids = {r["assertion_id"] for r in asr_table.rows}
+
+    link_table = tables["assertion_evidence"]
+    supports: list[ir.Support] = []
+    seen_links: dict[tuple[str, str], int] = {}
+    linked: set[str] = set()
+    for i, row in enumerate(link_table.rows):
+        key = (row["assertion_id"], row["evidence_id"])
+        if row["assertion_id"] not in all_asr_ids:
+            errors.add(
+                f"unknown assertion '{row['assertion_id']}'"
+                + suggest(row["assertion_id"], all_asr_ids),
+                link_table.location(i, "assertion_id"),
+            )
+            continue
+        if row["evidence_id"] not in evidence_ids:
+            errors.add(
+                f"unknown evidence source '{row['evidence_id']}'"
+                + suggest(row["evidence_id"], evidence_ids)
+                + " (not in evidence_sources)",
+                link_table.location(i, "evidence_id"),
+            )
+            continue
+        if key in seen_links:
+            errors.add(
+                f"duplicate SUPPORTS link {key[1]} -> {key[0]} (first on line {seen_links[key]})",
+                link_table.location(i, "evidence_id"),
+            )
+            continue
+        seen_links[key] = link_table.lines[i]
+        linked.add(row["assertion_id"])
+        if row["assertion_id"] in assertion_ids:
+            supports.append(ir.Support(**row))
+
+    for i, row in enumerate(asr_table.rows):
+        has_link = row["assertion_id"] in linked
+        reason = row["no_evidence_reason"]
+        if not has_link and not reason:
+            errors.add(
+                "assertion has no evidence link in assertion_evidence and no no_evidence_reason; "
+                "expected at least one SUPPORTS link or an explicit reason",
+                asr_table.location(i, "no_evidence_reason"),
+            )
+        elif has_link and reason:
+            errors.add(
+                "no_evidence_reason must be empty when the assertion has evidence links",
+                asr_table.location(i, "no_evidence_reason"),
+            )
+
+    classes_out = _intervention_classes(
+        tables.get("intervention_classes"), category_of, classes, errors
+    )
+
+    counts = cfg.get("expected_counts") or {}
+    prompt = cfg.get("prompt") or {}
+    domain_phrase = prompt.get("domain_phrase") or cfg["title"].lower()
+    return ir.Domain(
+        name=cfg["name"],
+        title=cfg["title"],
+        version=cfg["version"],
+        description=" ".join(str(cfg.get("description") or "").split()),
+        spec_version=spec_version,
+        domain_phrase=domain_phrase,
+        role_sentence=" ".join(
+            str(
+                prompt.get("role")
+                or f"You are a clinical decision-support assistant for {domain_phrase}."
+            ).split()
+        ),
+        entity_classes=model.entity_classes,
+        predicates=model.predicates,
+        entities=tuple(sorted(entities, key=lambda e: e.id)),
+        assertions=tuple(sorted(assertions, key=lambda a: a.assertion_id)),
+        evidence_sources=tuple(sorted(evidence, key=lambda e: e.evidence_id)),
+        supports=tuple(sorted(supports, key=lambda s: (s.assertion_id, s.evidence_id))),
+        intervention_classes=classes_out,
+        conditions=conditions,
+        metrics=metrics,
+        expected=ir.ExpectedCounts(
+            entities=tuple(sorted((counts.get("entities") or {}).items())),
+            assertions=tuple(sorted((counts.get("assertions") or {}).items())),
+            evidence_sources=counts.get("evidence_sources"),
+            study_level_evidence_sources=counts.get("study_level_evidence_sources"),
+        ),
+    )
+
+
+def _intervention_classes(
+    table: Table | None,
+    category_of: dict[str, str],
+    classes: dict[str, ir.EntityClass],
+    errors: ErrorList,
+) -> tuple[ir.InterventionClass, ...]:
+    if table is None:
+        return ()
+    names: dict[str, str] = {}
+    members: dict[str, list[str]] = {}
+    for i, row in enumerate(table.rows):
+        cid, cname, member = row["class_id"], row["class_name"], row["member_id"]
+        if names.setdefault(cid, cname) != cname:
+            errors.add(
+                f"class '{cid}' is named '{names[cid]}' elsewhere; one id, one name",
+                table.location(i, "class_name"),
+            )
+            continue
+        cat = category_of.get(member)
+        if member in category_of and cat is None:
+            continue  # already reported on the entity's own row
+        if cat is None:
+            errors.add(
+                f"unknown entity '{member}'" + suggest(member, category_of),
+                table.location(i, "member_id"),
+            )
+            continue
+        if not classes[cat].is_intervention:
+            errors.add(
+                f"'{member}' is a {cat}, which is not an intervention class (annotation intervention: true)",
+                table.location(i, "member_id"),
+            )
+            continue
+        if member in members.setdefault(cid, []):
+            errors.add(
+                f"'{member}' is listed twice in class '{cid}'", table.location(i, "member_id")
+            )
+            continue
+        members[cid].append(member)
+    return tuple(
+        ir.InterventionClass(cid, names[cid], tuple(sorted(members[cid])))
+        for cid in sorted(members)
+    )
+
+
+def _check_expected_counts(domain: ir.Domain, doc: YamlDoc) -> None:
+    """The spec states its own scale; a table that drifts from it is an error."""
+    ent = Counter(e.category for e in domain.entities)
+    asr = Counter(a.predicate for a in domain.assertions)
+    problems: list[tuple[list, str]] = []
+    for cls, n in domain.expected.entities:
+        if cls not in domain.class_by_name:
+            problems.append((["expected_counts", "entities", cls], f"unknown class '{cls}'"))
+        elif ent[cls] != n:
+            problems.append(
+                (
+                    ["expected_counts", "entities", cls],
+                    f"expected {n} {cls} entities, the data has {ent[cls]}",
+                )
+            )
+    for pred, n in domain.expected.assertions:
+        if pred not in domain.predicate_by_name:
+            problems.append(
+                (["expected_counts", "assertions", pred], f"unknown predicate '{pred}'")
+            )
+        elif asr[pred] != n:
+            problems.append(
+                (
+                    ["expected_counts", "assertions", pred],
+                    f"expected {n} {pred} assertions, the data has {asr[pred]}",
+                )
+            )
+    if (
+        domain.expected.evidence_sources is not None
+        and len(domain.evidence_sources) != domain.expected.evidence_sources
+    ):
+        problems.append(
+            (
+                ["expected_counts", "evidence_sources"],
+                f"expected {domain.expected.evidence_sources} evidence sources, the data has {len(domain.evidence_sources)}",
+            )
+        )
+    study = sum(1 for e in domain.evidence_sources if e.study_level)
+    if (
+        domain.expected.study_level_evidence_sources is not None
+        and study != domain.expected.study_level_evidence_sources
+    ):
+        problems.append(
+            (
+                ["expected_counts", "study_level_evidence_sources"],
+                f"expected {domain.expected.study_level_evidence_sources} study-level evidence sources, the data has {study}",
+            )
+        )
+    if problems:
+        errors = ErrorList()
+        for path, message in problems:
+            errors.add(message, doc.location(path, path[-1]))
+        errors.raise_if_any()
+
+
+def sha256_file(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _input_files(
+    domain_dir, doc, model, conditions_doc, metrics_doc, table_files
+) -> tuple[ir.InputFile, ...]:
+    paths = {doc.path.resolve(), conditions_doc.path.resolve(), metrics_doc.path.resolve()}
+    paths |= {
+        SPEC_DIR / n
+        for n in ("kgbench.yaml", "kg.yaml", "scenario.yaml", "response.yaml", "declarations.yaml")
+    }
+    paths |= set(model.imported_files)
+    paths |= {(domain_dir / rel).resolve() for rel in table_files.values()}
+    return tuple(
+        ir.InputFile(repo_relative(p), sha256_file(p))
+        for p in sorted(paths, key=lambda p: repo_relative(p))
+    )
+
+
+def _replace_inputs(domain: ir.Domain, inputs: tuple[ir.InputFile, ...]) -> ir.Domain:
+    return replace(domain, inputs=inputs)
+
+
+def describe(path: Path) -> str:
+    return display_path(path)
+
+
+__all__ = ["Location", "load_domain", "resolve_domain_dir"]

@@ -1,0 +1,254 @@
+"""Fast, schema-derived validation of the CSV data tables.
+
+The column rules come from the LinkML schema (see `schema.TableSpec`); here they are compiled
+once into one small converter per column, and every row runs through those converters. This
+is the hot path for large domains, so it avoids per-row object construction and per-value
+schema lookups (LinkML's own validator builds a JSON Schema validation per object, which is
+what makes it slow on 100,000 rows).
+"""
+
+from __future__ import annotations
+
+import csv
+import math
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kgbench.errors import Location, SpecError
+
+from .paths import display_path
+from .schema import Column, TableSpec, suggest
+
+LIST_SEPARATOR = "|"
+TRUE_WORDS = {"true": True, "false": False}
+MAX_ERRORS = 50
+
+Converter = Callable[[str], Any]
+
+
+class CellError(ValueError):
+    """A cell does not match its column; the message says what was expected."""
+
+
+@dataclass(frozen=True)
+class Table:
+    spec: TableSpec
+    path: Path
+    rows: tuple[dict[str, Any], ...]
+    lines: tuple[int, ...]  # file line of each row, for later cross-table messages
+
+    def location(self, index: int, field: str | None = None) -> Location:
+        return Location(display_path(self.path), self.lines[index], field)
+
+
+class ErrorList:
+    """Collects user errors so one run reports all of them (sorted, capped)."""
+
+    def __init__(self) -> None:
+        self.errors: list[SpecError] = []
+
+    def add(self, message: str, location: Location) -> None:
+        self.errors.append(SpecError(message, location))
+
+    def raise_if_any(self) -> None:
+        if not self.errors:
+            return
+        errors = self.errors  # in discovery order: a cause is reported before its effects
+        raise SpecErrors(errors)
+
+
+class SpecErrors(SpecError):
+    """Several spec errors, reported together, one per line."""
+
+    def __init__(self, errors: list[SpecError]) -> None:
+        self.errors = errors
+        shown = [str(e) for e in errors[:MAX_ERRORS]]
+        if len(errors) > MAX_ERRORS:
+            shown.append(f"... and {len(errors) - MAX_ERRORS} more errors")
+        super().__init__("\n".join(shown))
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def _scalar_converter(col: Column) -> Converter:
+    rng = col.range
+    if rng == "integer":
+
+        def conv(text: str) -> int:
+            try:
+                return int(text)
+            except ValueError:
+                raise CellError(f"expected an integer, got {text!r}") from None
+
+    elif rng == "float":
+
+        def conv(text: str) -> float:
+            try:
+                value = float(text)
+            except ValueError:
+                raise CellError(f"expected a number, got {text!r}") from None
+            if not math.isfinite(value):
+                raise CellError(f"expected a finite number, got {text!r}")
+            return value
+
+    elif rng == "boolean":
+
+        def conv(text: str) -> bool:
+            value = TRUE_WORDS.get(text.lower())
+            if value is None:
+                raise CellError(f"expected true or false, got {text!r}")
+            return value
+
+    elif col.enum_values:
+        allowed = frozenset(col.enum_values)
+        listing = ", ".join(col.enum_values)
+
+        def conv(text: str) -> str:
+            if text not in allowed:
+                raise CellError(f"expected one of {listing}; got {text!r}" + suggest(text, allowed))
+            return text
+
+    else:
+
+        def conv(text: str) -> str:
+            return text
+
+    checks: list[Callable[[Any], None]] = []
+    if col.pattern:
+        regex = re.compile(col.pattern)
+
+        def check_pattern(value: Any) -> None:
+            if not regex.search(value):
+                raise CellError(f"expected a value matching {col.pattern}, got {value!r}")
+
+        checks.append(check_pattern)
+    if col.minimum is not None or col.maximum is not None:
+        lo, hi = col.minimum, col.maximum
+
+        def check_range(value: Any) -> None:
+            if (lo is not None and value < lo) or (hi is not None and value > hi):
+                raise CellError(f"expected a value in [{lo}, {hi}], got {value}")
+
+        checks.append(check_range)
+    if not checks:
+        return conv
+
+    def checked(text: str) -> Any:
+        value = conv(text)
+        for check in checks:
+            check(value)
+        return value
+
+    return checked
+
+
+def _column_converter(col: Column) -> Converter:
+    scalar = _scalar_converter(col)
+    if not col.multivalued:
+        return scalar
+
+    def many(text: str) -> tuple:
+        return tuple(scalar(part.strip()) for part in text.split(LIST_SEPARATOR) if part.strip())
+
+    return many
+
+
+def read_table(spec: TableSpec, path: Path, errors: ErrorList) -> Table:
+    """Read and type-check one CSV table. Row-level problems go to `errors`."""
+    shown = display_path(path)
+    try:
+        handle = path.open(encoding="utf-8", newline="")
+    except FileNotFoundError:
+        raise SpecError(f"data table '{spec.table}' not found", Location(shown)) from None
+    with handle:
+        reader = csv.reader(handle, strict=True)
+        try:
+            header = next(reader)
+        except StopIteration:
+            raise SpecError("empty file; expected a header row", Location(shown, 1)) from None
+        except (csv.Error, UnicodeDecodeError) as exc:
+            raise SpecError(f"malformed CSV: {exc}", Location(shown, 1)) from None
+        header = [h.strip().lstrip("\ufeff") for h in header]
+        expected = [c.name for c in spec.columns]
+        known = set(expected)
+        for name in header:
+            if name not in known:
+                raise SpecError(
+                    f"unknown column '{name}'"
+                    + suggest(name, known)
+                    + "; expected columns: "
+                    + ",".join(expected),
+                    Location(shown, 1, name),
+                )
+        missing = [c.name for c in spec.columns if c.required and c.name not in header]
+        if missing:
+            raise SpecError(
+                "missing required column(s) " + ", ".join(missing),
+                Location(shown, 1),
+            )
+        if len(set(header)) != len(header):
+            dup = next(h for h in header if header.count(h) > 1)
+            raise SpecError(f"column '{dup}' appears twice", Location(shown, 1, dup))
+
+        by_name = {c.name: c for c in spec.columns}
+        plan = [
+            (i, name, _column_converter(by_name[name]), by_name[name])
+            for i, name in enumerate(header)
+        ]
+        absent = [c for c in spec.columns if c.name not in header]
+        width = len(header)
+        rows: list[dict[str, Any]] = []
+        lines: list[int] = []
+        seen_ids: dict[str, int] = {}
+        id_col = next((c.name for c in spec.columns if c.identifier), None)
+        line = 1
+        try:
+            for record in reader:
+                line = reader.line_num
+                if not record or (len(record) == 1 and not record[0].strip()):
+                    continue
+                if len(record) != width:
+                    errors.add(
+                        f"expected {width} columns, found {len(record)}",
+                        Location(shown, line),
+                    )
+                    continue
+                row: dict[str, Any] = {}
+                ok = True
+                for i, name, conv, col in plan:
+                    text = record[i].strip()
+                    if not text:
+                        if col.required:
+                            errors.add("a value is required", Location(shown, line, name))
+                            ok = False
+                        row[name] = () if col.multivalued else None
+                        continue
+                    try:
+                        row[name] = conv(text)
+                    except CellError as exc:
+                        errors.add(str(exc), Location(shown, line, name))
+                        ok = False
+                for col in absent:
+                    row[col.name] = () if col.multivalued else None
+                if id_col and ok:
+                    key = row[id_col]
+                    if key in seen_ids:
+                        errors.add(
+                            f"duplicate id '{key}' (first defined on line {seen_ids[key]})",
+                            Location(shown, line, id_col),
+                        )
+                        ok = False
+                    else:
+                        seen_ids[key] = line
+                if ok:
+                    rows.append(row)
+                    lines.append(line)
+        except csv.Error as exc:
+            raise SpecError(f"malformed CSV: {exc}", Location(shown, reader.line_num + 1)) from None
+        except UnicodeDecodeError as exc:
+            raise SpecError(f"not valid UTF-8 ({exc.reason})", Location(shown)) from None
+    return Table(spec, path, tuple(rows), tuple(lines))

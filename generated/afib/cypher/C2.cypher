@@ -1,0 +1,35 @@
+// Extraction query for domain 'afib', condition C2 (knowledge_graph) (generated; do not edit).
+// Candidate-level indications, associations and adverse effects with evidence identifiers, without the mechanistic chain.
+// Parameters: $candidate_ids (entity ids of the candidate actions), $target_id (the target
+// outcome), $context_ids (the scenario population and the patient's conditions).
+// Returns one row: `paths` (section, candidate, ordered assertion ids) and `assertions`
+// (each assertion with its subject, object and evidence sources).
+UNWIND $candidate_ids AS candidate_id
+MATCH (c:KG_afib {id: candidate_id})
+CALL (c) {
+  // section indications: Indications
+  MATCH (c)-[r:INDICATED_FOR]->(:KG_afib)
+  RETURN 'indications' AS section, [r.assertion_id] AS chain
+  UNION
+  // section associations: Associations
+  MATCH (c)-[r:ASSOCIATED_WITH]->(:KG_afib)
+  RETURN 'associations' AS section, [r.assertion_id] AS chain
+  UNION
+  // section adverse_effects: Adverse effects
+  MATCH (c)-[r:MAY_CAUSE_ADVERSE_EFFECT]->(:KG_afib)
+  RETURN 'adverse_effects' AS section, [r.assertion_id] AS chain
+}
+WITH collect({section: section, candidate_id: candidate_id, assertion_ids: chain}) AS paths
+CALL (paths) {
+  UNWIND paths AS path
+  UNWIND path.assertion_ids AS assertion_id
+  WITH DISTINCT assertion_id
+  MATCH (a:KG_afib {id: assertion_id})
+  MATCH (a)-[:HAS_SUBJECT]->(s:KG_afib)
+  MATCH (a)-[:HAS_OBJECT]->(o:KG_afib)
+  OPTIONAL MATCH (e:KG_afib)-[:SUPPORTS]->(a)
+  WITH a, s, o, e ORDER BY e.id
+  WITH a, s, o, collect(e {.*}) AS evidence
+  RETURN collect(a {.*, subject: s {.id, .name, .category}, object: o {.id, .name, .category}, evidence: evidence}) AS assertions
+}
+RETURN paths, assertions

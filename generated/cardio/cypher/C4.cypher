@@ -1,0 +1,41 @@
+// Extraction query for domain 'cardio', condition C4 (integrated) (generated; do not edit).
+// The causal chains labelled with evidential and provenance status, with the indication, safety (adverse effects, contraindications, interactions) and uncertainty context.
+// Parameters: $candidate_ids (entity ids of the candidate actions), $target_id (the target
+// outcome), $context_ids (the scenario population and the patient's conditions).
+// Returns one row: `paths` (section, candidate, ordered assertion ids) and `assertions`
+// (each assertion with its subject, object and evidence sources).
+UNWIND $candidate_ids AS candidate_id
+MATCH (c:KG_cardio {id: candidate_id})
+CALL (c) {
+  // section causal_chains: Causal pathways with provenance
+  MATCH (t:KG_cardio {id: $target_id})
+  MATCH p = (c)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN|PARTICIPATES_IN|TARGETS*1..5]->(t)
+  RETURN 'causal_chains' AS section, [r IN relationships(p) | r.assertion_id] AS chain
+  UNION
+  // section indications: Indications
+  MATCH (c)-[r:INDICATED_FOR]->(:KG_cardio)
+  RETURN 'indications' AS section, [r.assertion_id] AS chain
+  UNION
+  // section safety: Safety
+  MATCH (c)-[r:CONTRAINDICATED_FOR|MAY_CAUSE_ADVERSE_EFFECT]->(:KG_cardio)
+  RETURN 'safety' AS section, [r.assertion_id] AS chain
+  UNION
+  // section effect_modifiers: Effect modifiers in this patient's context
+  UNWIND $context_ids AS context_id
+  MATCH (:KG_cardio {id: context_id})-[r:MODIFIES_EFFECT_OF]->(c)
+  RETURN 'effect_modifiers' AS section, [r.assertion_id] AS chain
+}
+WITH collect({section: section, candidate_id: candidate_id, assertion_ids: chain}) AS paths
+CALL (paths) {
+  UNWIND paths AS path
+  UNWIND path.assertion_ids AS assertion_id
+  WITH DISTINCT assertion_id
+  MATCH (a:KG_cardio {id: assertion_id})
+  MATCH (a)-[:HAS_SUBJECT]->(s:KG_cardio)
+  MATCH (a)-[:HAS_OBJECT]->(o:KG_cardio)
+  OPTIONAL MATCH (e:KG_cardio)-[:SUPPORTS]->(a)
+  WITH a, s, o, e ORDER BY e.id
+  WITH a, s, o, collect(e {.*}) AS evidence
+  RETURN collect(a {.*, subject: s {.id, .name, .category}, object: o {.id, .name, .category}, evidence: evidence}) AS assertions
+}
+RETURN paths, assertions

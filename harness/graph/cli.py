@@ -1,0 +1,116 @@
+"""`kgbench load` and `kgbench extract`."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+graph_app = typer.Typer(add_completion=False)
+
+
+def _console():
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
+@graph_app.command("load")
+def load_command(
+    domain: Annotated[
+        str, typer.Option("--domain", "-d", help="Compiled domain to load.")
+    ] = "cardio",
+    batch_size: Annotated[int, typer.Option(help="Rows per write transaction.")] = 2000,
+) -> None:
+    """Load a compiled domain into Neo4j (idempotent), then run its validation queries."""
+    from rich.progress import Progress
+    from rich.table import Table
+
+    from harness.compiled import CompiledDomain
+    from harness.graph.load import load
+    from harness.neo4j import connection_settings, open_driver
+
+    compiled = CompiledDomain.open(domain)
+    settings = connection_settings()
+    console = _console()
+    with open_driver(settings) as driver, Progress(console=console, transient=True) as bar:
+        task = bar.add_task("loading", total=None)
+
+        def progress(name: str, done: int, total: int) -> None:
+            bar.update(task, description=f"{name} {done}/{total}")
+
+        report = load(driver, compiled, settings.database, batch_size=batch_size, progress=progress)
+    table = Table(
+        title=f"{domain}: loaded {report.rows} rows in {report.seconds:.2f} s", show_edge=False
+    )
+    for col in ("check", "in graph", "expected", ""):
+        table.add_column(col)
+    for name, value, expect in report.checks:
+        table.add_row(
+            name, str(value), str(expect), "[green]ok[/]" if value == expect else "[red]FAIL[/]"
+        )
+    console.print(table)
+
+
+@graph_app.command("extract")
+def extract_command(
+    domain: Annotated[str, typer.Option("--domain", "-d")] = "cardio",
+    scenario: Annotated[
+        str | None, typer.Option(help="One scenario id (prints its context).")
+    ] = None,
+    condition: Annotated[str | None, typer.Option(help="One condition id, e.g. C3.")] = None,
+    scenarios: Annotated[Path | None, typer.Option(help="Scenario file (JSON Lines).")] = None,
+    run_dir: Annotated[
+        Path | None, typer.Option(help="Write every context under RUN_DIR/contexts/.")
+    ] = None,
+) -> None:
+    """Extract scenario subgraphs: one to stdout, or all scenarios x conditions into a run folder."""
+    from harness.compiled import CompiledDomain
+    from harness.graph.extract import extract
+    from harness.neo4j import connection_settings, open_driver
+    from harness.scenario_io import default_scenarios_path, find_scenario, read_scenarios
+
+    compiled = CompiledDomain.open(domain)
+    if scenarios is None:
+        scenarios = (
+            run_dir / "scenarios.jsonl"
+            if run_dir and (run_dir / "scenarios.jsonl").exists()
+            else default_scenarios_path(domain)
+        )
+    items = read_scenarios(scenarios)
+    conditions = [condition] if condition else [c["id"] for c in compiled.conditions if c["query"]]
+    for c in conditions:
+        compiled.condition(c)
+    settings = connection_settings()
+    with open_driver(settings) as driver:
+        if run_dir is None:
+            if not scenario:
+                raise typer.BadParameter("give --scenario (and --condition) or --run-dir")
+            item = find_scenario(items, scenario)
+            out = {c: extract(driver, compiled, item, c, settings.database) for c in conditions}
+            result = out[conditions[0]] if len(conditions) == 1 else out
+            sys.stdout.write(json.dumps(result, indent=2, sort_keys=True) + "\n")
+            return
+        chosen = [find_scenario(items, scenario)] if scenario else items
+        written = 0
+        for item in chosen:
+            for c in conditions:
+                ctx = extract(driver, compiled, item, c, settings.database)
+                if ctx is None:
+                    continue
+                _write_json(run_dir / "contexts" / item["scenario_id"] / f"{c}.json", ctx)
+                written += 1
+    _console().print(f"[green]extracted[/] {written} contexts into {run_dir / 'contexts'}")
+
+
+def _write_json(path: Path, data) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
+    os.replace(tmp, path)

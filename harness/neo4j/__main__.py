@@ -1,0 +1,23 @@
+"""`python -m harness.neo4j start|stop|status|build`, usable before the main CLI mounts it."""
+
+from __future__ import annotations
+
+import sys
+
+from rich.console import Console
+
+from kgbench.errors import UserError
+
+from .cli import neo4j_app
+
+
+def main() -> None:
+    try:
+        neo4j_app(prog_name="python -m harness.neo4j")
+    except UserError as exc:
+        Console(stderr=True).print(f"[red]error:[/] {exc}", markup=True, highlight=False)
+        sys.exit(exc.exit_code)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,184 @@
+"""Where the embedded server keeps its state, and how that state is read and written.
+
+The state directory (default `<repo>/.cache/neo4j`) holds everything one embedded server needs:
+
+- `server.json`  written by Python once Bolt answers: pid, port, URI, home, log file.
+- `ready.json`   written by the Java launcher when Bolt is up (Python waits for it).
+- `password`     the generated password for the `neo4j` user, mode 0600.
+- `server.log`   the JVM's stdout/stderr (`server.log.1` is the previous run's).
+- `data/`, `logs/`  the Neo4j home, unless `start(home=...)` points elsewhere.
+- `lock`         serialises start/stop from concurrent processes.
+
+State files are replaced atomically (temp file + `os.replace`) so a reader never sees half a
+file, and liveness checks confirm that a recorded pid still runs *our* launcher, so a stale
+state file after a reboot or a reused pid is never mistaken for a running server.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import secrets
+import tempfile
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+"""The checkout this package lives in; `tools/neo4j` and `.cache/` hang off it."""
+
+HOME_ENV = "KGBENCH_HOME"
+"""Overrides the workspace root for caches: the state dir becomes `$KGBENCH_HOME/.cache/neo4j`."""
+
+LAUNCHER_MAIN = "kgbench.neo4j.Launcher"
+"""Java main class; also how a pid is recognised as our server (it is on its command line)."""
+
+STATE_FILE = "server.json"
+READY_FILE = "ready.json"
+PASSWORD_FILE = "password"
+LOG_FILE = "server.log"
+LOCK_FILE = "lock"
+
+
+def default_state_dir() -> Path:
+    """The state directory: `$KGBENCH_HOME/.cache/neo4j`, else `<repo>/.cache/neo4j`."""
+    root = os.environ.get(HOME_ENV)
+    base = Path(root).expanduser() if root else REPO_ROOT
+    return (base / ".cache" / "neo4j").resolve()
+
+
+def resolve_state_dir(state_dir: Path | str | None) -> Path:
+    """An absolute state directory (the JVM runs elsewhere, so relative paths would break)."""
+    return Path(state_dir).expanduser().resolve() if state_dir else default_state_dir()
+
+
+@dataclass(frozen=True)
+class ServerRecord:
+    """What `server.json` records about a running embedded server."""
+
+    pid: int
+    port: int
+    uri: str
+    home: str
+    log_file: str
+    auth: bool
+    started_at: float
+    startup_seconds: float
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ServerRecord:
+        return cls(
+            pid=int(data["pid"]),
+            port=int(data["port"]),
+            uri=str(data["uri"]),
+            home=str(data["home"]),
+            log_file=str(data["log_file"]),
+            auth=bool(data.get("auth", True)),
+            started_at=float(data.get("started_at", 0.0)),
+            startup_seconds=float(data.get("startup_seconds", 0.0)),
+        )
+
+
+def write_atomically(path: Path, text: str, mode: int = 0o644) -> None:
+    """Replace `path` with `text` in one step: readers see the old file or the new one."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.fchmod(fd, mode)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
+        raise
+
+
+def read_json(path: Path) -> dict[str, Any] | None:
+    """The JSON object in `path`, or None when it is missing or unreadable (e.g. truncated)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def read_record(state_dir: Path) -> ServerRecord | None:
+    """The recorded server, or None when there is no (valid) state file."""
+    data = read_json(state_dir / STATE_FILE)
+    if data is None:
+        return None
+    try:
+        return ServerRecord.from_json(data)
+    except (KeyError, TypeError, ValueError):
+        return None
+
+
+def write_record(state_dir: Path, record: ServerRecord) -> None:
+    write_atomically(state_dir / STATE_FILE, json.dumps(asdict(record), indent=2) + "\n")
+
+
+def clear_record(state_dir: Path) -> None:
+    """Forget the server: remove the state and ready files (the password stays)."""
+    for name in (STATE_FILE, READY_FILE):
+        with contextlib.suppress(FileNotFoundError):
+            (state_dir / name).unlink()
+
+
+def ensure_password(state_dir: Path) -> Path:
+    """The password file, created with a fresh random password (mode 0600) if missing.
+
+    The password is only ever handed to the JVM through this file and never printed; keeping it
+    across restarts lets clients that read it once keep working.
+    """
+    path = state_dir / PASSWORD_FILE
+    if path.exists():
+        if path.stat().st_mode & 0o077:
+            os.chmod(path, 0o600)
+        return path
+    write_atomically(path, secrets.token_urlsafe(24) + "\n", mode=0o600)
+    return path
+
+
+def read_password(state_dir: Path) -> str | None:
+    try:
+        return (state_dir / PASSWORD_FILE).read_text(encoding="utf-8").strip() or None
+    except FileNotFoundError:
+        return None
+
+
+@contextlib.contextmanager
+def locked(state_dir: Path) -> Iterator[None]:
+    """Hold an exclusive lock on the state directory (blocks other start/stop calls)."""
+    state_dir.mkdir(parents=True, exist_ok=True)
+    with open(state_dir / LOCK_FILE, "a+b") as handle:
+        fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle.fileno(), fcntl.LOCK_UN)
+
+
+def pid_is_launcher(pid: int) -> bool:
+    """Whether `pid` is alive and runs our launcher (guards against stale and reused pids).
+
+    Zombies count as dead. Where /proc is unavailable (macOS) a live pid is trusted.
+    """
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return False  # someone else's process: not ours
+    cmdline = Path(f"/proc/{pid}/cmdline")
+    if not Path("/proc/self").exists():
+        return True
+    try:
+        return LAUNCHER_MAIN.encode() in cmdline.read_bytes()
+    except OSError:
+        return False

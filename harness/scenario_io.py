@@ -1,0 +1,44 @@
+"""Reading scenario files (JSON Lines) with clear errors."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from kgbench.errors import Location, UserError
+
+from .compiled import REPO_ROOT
+
+
+def default_scenarios_path(domain: str) -> Path:
+    return REPO_ROOT / "generated" / domain / "scenarios" / "scenarios.jsonl"
+
+
+def read_scenarios(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        raise UserError(
+            f"scenario file not found: {path} (run `kgbench generate` or pass --scenarios)"
+        )
+    out = []
+    with path.open(encoding="utf-8") as handle:
+        for n, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise UserError(f"not valid JSON: {exc.msg}", Location(str(path), n)) from None
+            if not isinstance(item, dict) or "scenario_id" not in item:
+                raise UserError(
+                    "expected a scenario object with a scenario_id", Location(str(path), n)
+                )
+            out.append(item)
+    return out
+
+
+def find_scenario(scenarios: list[dict[str, Any]], scenario_id: str) -> dict[str, Any]:
+    for s in scenarios:
+        if s["scenario_id"] == scenario_id:
+            return s
+    raise UserError(f"scenario '{scenario_id}' not found ({len(scenarios)} scenarios loaded)")

@@ -1,0 +1,112 @@
+"""The `kgbench` command line.
+
+Imports are lazy: `kgbench --help` must stay fast, and LinkML alone costs about a second to
+import, so each command imports what it needs when it runs. User errors (`UserError`) print
+one clear message on stderr and exit with code 2; anything else is a bug and keeps its
+traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+app = typer.Typer(
+    name="kgbench",
+    help="Compile clinical knowledge-graph benchmark specs and run them.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _stderr():
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
+def user_errors(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Turn a UserError into one message on stderr and exit code 2."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from kgbench.errors import UserError
+
+        try:
+            return func(*args, **kwargs)
+        except UserError as exc:
+            console = _stderr()
+            for line in str(exc).splitlines():
+                console.print(f"[bold red]error:[/] {line}", markup=True, soft_wrap=True)
+            raise typer.Exit(exc.exit_code) from None
+
+    return wrapper
+
+
+DomainArg = Annotated[
+    str, typer.Option("--domain", "-d", help="Domain name (folder under domains/) or path.")
+]
+
+
+@app.command("compile")
+@user_errors
+def compile_cmd(
+    domain: DomainArg = "cardio",
+    out: Annotated[Path | None, typer.Option(help="Output root (default: generated/).")] = None,
+    force: Annotated[bool, typer.Option(help="Recompile even when inputs are unchanged.")] = False,
+) -> None:
+    """Compile a domain's spec into generated/<domain>/ (deterministic, atomic)."""
+    from compiler.api import compile_domain
+    from compiler.paths import display_path
+
+    start = time.perf_counter()
+    result = compile_domain(domain, out_root=out, force=force)
+    took = time.perf_counter() - start
+    state = "up to date" if result.up_to_date else f"wrote {result.files} files"
+    _stderr().print(
+        f"[green]compiled[/] {result.domain}: {state} in {display_path(result.out_dir)} ({took:.2f} s)"
+    )
+
+
+@app.command("validate")
+@user_errors
+def validate_cmd(domain: DomainArg = "cardio") -> None:
+    """Validate a domain's spec and data without writing anything."""
+    from compiler.api import validate_domain
+
+    ir = validate_domain(domain)
+    _stderr().print(
+        f"[green]valid[/] {ir.name} {ir.version}: {len(ir.entities)} entities, "
+        f"{len(ir.assertions)} assertions, {len(ir.evidence_sources)} evidence sources, "
+        f"{len(ir.supports)} evidence links"
+    )
+
+
+def main() -> None:  # pragma: no cover - console entry point
+    app()
+
+
+def _mount_subapps() -> None:
+    """Sub-command groups live in their own modules; mounting them costs only typer objects."""
+    try:
+        from harness.neo4j.cli import neo4j_app
+    except ImportError:  # pragma: no cover - during bootstrap
+        return
+    app.add_typer(neo4j_app, name="neo4j", help="Start, stop and inspect the embedded Neo4j.")
+    from harness.graph.cli import extract_command, load_command
+
+    app.command("load")(user_errors(load_command))
+    app.command("extract")(user_errors(extract_command))
+
+
+_mount_subapps()
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,198 @@
+"""Loading and extraction against a real Neo4j (the embedded one, or NEO4J_URI's)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import neo4j
+import pytest
+
+from compiler.api import compile_domain
+from harness.compiled import CompiledDomain
+from harness.graph.extract import extract
+from harness.graph.load import LoadValidationError, graph_counts, load, run_checks
+
+REPO = Path(__file__).resolve().parents[2]
+MINI_SCENARIO = {
+    "scenario_id": "SCN_0001",
+    "population_id": "POP_0001",
+    "target_outcome_id": "OUT_0002",
+    "patient": {"condition_ids": ["DIS_0001"]},
+    "candidates": [
+        {"intervention_id": "DRG_0001", "label": "Lisinopril"},
+        {"intervention_id": "DRG_0002", "label": "Amlodipine"},
+        {"intervention_id": "INT_0001", "label": "Smoking cessation"},
+    ],
+}
+
+
+def wipe(driver: neo4j.Driver, label: str) -> None:
+    driver.execute_query(f"MATCH (n:{label}) DETACH DELETE n")
+
+
+@pytest.fixture(scope="module")
+def mini(tmp_path_factory: pytest.TempPathFactory) -> CompiledDomain:
+    out = tmp_path_factory.mktemp("generated")
+    compile_domain(REPO / "tests/fixtures/domains/mini", out_root=out, force=True)
+    return CompiledDomain.open("mini", generated=out)
+
+
+@pytest.fixture(scope="module")
+def loaded_mini(neo4j_driver: neo4j.Driver, mini: CompiledDomain) -> CompiledDomain:
+    wipe(neo4j_driver, mini.label)
+    load(neo4j_driver, mini)
+    return mini
+
+
+def test_load_is_validated_and_idempotent(
+    neo4j_driver: neo4j.Driver, loaded_mini: CompiledDomain
+) -> None:
+    assert all(value == expect for _, value, expect in run_checks(neo4j_driver, loaded_mini))
+    before = graph_counts(neo4j_driver, loaded_mini.label)
+    assert before["nodes"] == 14 + 13 + 2  # entities + assertions + evidence sources
+    load(neo4j_driver, loaded_mini)
+    assert graph_counts(neo4j_driver, loaded_mini.label) == before
+
+
+def test_interrupted_load_converges_to_a_clean_load(
+    neo4j_driver: neo4j.Driver, mini: CompiledDomain
+) -> None:
+    wipe(neo4j_driver, mini.label)
+    load(neo4j_driver, mini)
+    clean = graph_counts(neo4j_driver, mini.label)
+    wipe(neo4j_driver, mini.label)
+
+    class Interrupted(Exception):
+        pass
+
+    calls = {"n": 0}
+
+    def crash_midway(name: str, done: int, total: int) -> None:
+        calls["n"] += 1
+        if calls["n"] == 6:
+            raise Interrupted
+
+    with pytest.raises(Interrupted):
+        load(neo4j_driver, mini, batch_size=2, progress=crash_midway)
+    partial = graph_counts(neo4j_driver, mini.label)
+    assert 0 < partial["nodes"] < clean["nodes"]
+    load(neo4j_driver, mini, batch_size=2)
+    assert graph_counts(neo4j_driver, mini.label) == clean
+
+
+def test_validation_fails_loudly(neo4j_driver: neo4j.Driver, loaded_mini: CompiledDomain) -> None:
+    """A direct edge without its assertion (written behind the loader's back) fails the load."""
+    label = loaded_mini.label
+    neo4j_driver.execute_query(
+        f"MATCH (s:{label} {{id: 'DRG_0002'}}), (o:{label} {{id: 'PRT_0001'}}) "
+        "CREATE (s)-[:TARGETS {assertion_id: 'ASR_9999'}]->(o)"
+    )
+    try:
+        with pytest.raises(LoadValidationError, match=r"direct_edges_paired: 1 \(expected 0\)"):
+            load(neo4j_driver, loaded_mini)
+    finally:
+        neo4j_driver.execute_query(
+            f"MATCH (:{label})-[r:TARGETS {{assertion_id: 'ASR_9999'}}]->() DELETE r"
+        )
+    assert all(v == e for _, v, e in run_checks(neo4j_driver, loaded_mini))
+
+
+def test_domains_are_namespaced(neo4j_driver: neo4j.Driver, loaded_mini: CompiledDomain) -> None:
+    afib = CompiledDomain.open("afib")
+    load(neo4j_driver, afib)
+    mini_counts = graph_counts(neo4j_driver, loaded_mini.label)
+    afib_counts = graph_counts(neo4j_driver, afib.label)
+    load(neo4j_driver, loaded_mini)  # reloading one domain ...
+    wipe(neo4j_driver, "KG_nothing_here")
+    assert graph_counts(neo4j_driver, afib.label) == afib_counts  # ... never touches another
+    assert graph_counts(neo4j_driver, loaded_mini.label) == mini_counts
+    # same ids exist in both domains (ASR_0001, DRG_0001), as distinct nodes
+    records, _, _ = neo4j_driver.execute_query(
+        "MATCH (n {id: 'DRG_0001'}) RETURN labels(n) AS labels"
+    )
+    assert len({tuple(sorted(r["labels"])) for r in records}) >= 2
+
+
+def test_extraction_contents_per_condition(
+    neo4j_driver: neo4j.Driver, loaded_mini: CompiledDomain
+) -> None:
+    c3 = extract(neo4j_driver, loaded_mini, MINI_SCENARIO, "C3")
+    chains = {s["name"]: s for s in c3["sections"]}["causal_chains"]["paths"]
+    lisinopril = [p["assertion_ids"] for p in chains if p["candidate_id"] == "DRG_0001"]
+    assert lisinopril == [["ASR_0001", "ASR_0002", "ASR_0003", "ASR_0004"]]
+    assert all(p["candidate_id"] != "INT_0001" for p in chains), (
+        "the unvalidated chain is not in C3"
+    )
+    c4 = extract(neo4j_driver, loaded_mini, MINI_SCENARIO, "C4")
+    c4_chains = {s["name"]: s for s in c4["sections"]}["causal_chains"]["paths"]
+    assert ["ASR_0011", "ASR_0013"] in [p["assertion_ids"] for p in c4_chains], (
+        "C4 shows weak chains too"
+    )
+    safety = {s["name"]: s for s in c4["sections"]}["safety"]["paths"]
+    assert {p["assertion_ids"][0] for p in safety} == {"ASR_0006", "ASR_0007"}
+    c2 = extract(neo4j_driver, loaded_mini, MINI_SCENARIO, "C2")
+    predicates = {a["predicate"] for a in c2["assertions"].values()}
+    assert predicates.isdisjoint(
+        {"PARTICIPATES_IN", "TARGETS", "CAUSES_INCREASE_IN", "CAUSES_DECREASE_IN"}
+    )
+    assert {"INDICATED_FOR", "MAY_CAUSE_ADVERSE_EFFECT"} <= predicates
+    assert c2["assertions"]["ASR_0005"]["evidence"][0]["evidence_id"] == "EV_0001"
+    assert extract(neo4j_driver, loaded_mini, MINI_SCENARIO, "C1") is None
+    # deterministic: the same call gives the same JSON
+    again = extract(neo4j_driver, loaded_mini, MINI_SCENARIO, "C4")
+    assert json.dumps(again, sort_keys=True) == json.dumps(c4, sort_keys=True)
+
+
+def plan_operators(plan: dict) -> list[str]:
+    out = [plan["operatorType"].split("@")[0]]
+    for child in plan.get("children", []):
+        out.extend(plan_operators(child))
+    return out
+
+
+@pytest.mark.parametrize("condition", ["C2", "C3", "C4"])
+def test_every_extraction_plan_starts_from_an_index_seek(
+    neo4j_driver: neo4j.Driver, loaded_mini: CompiledDomain, condition: str
+) -> None:
+    from harness.graph.extract import parameters
+
+    query = loaded_mini.read(loaded_mini.condition(condition)["query"])
+    _, summary, _ = neo4j_driver.execute_query(
+        "EXPLAIN " + query, parameters_=parameters(MINI_SCENARIO)
+    )
+    ops = plan_operators(summary.plan)
+    scans = [op for op in ops if "Scan" in op]
+    assert not scans, f"{condition} plan scans: {scans}"
+    assert any("IndexSeek" in op for op in ops), ops
+
+
+def test_hostile_values_stay_data(
+    neo4j_driver: neo4j.Driver, mini: CompiledDomain, tmp_path: Path
+) -> None:
+    """Quotes, backticks, braces, newlines and Cypher text in ids and names are only parameters."""
+    root = tmp_path / "mini"
+    shutil.copytree(mini.root, root)
+    hostile = "x'}) MATCH (n) DETACH DELETE n //`\"{}\n"
+    rows_file = root / "neo4j/rows/entities_Drug.json"
+    rows = json.loads(rows_file.read_text())
+    rows[0]["props"]["name"] = hostile
+    rows[0]["props"]["synonyms"] = [hostile, "`backtick`", "{brace}"]
+    rows.append({"id": hostile, "props": {"id": hostile, "name": hostile, "category": "Drug"}})
+    rows_file.write_text(json.dumps(rows))
+    evil = CompiledDomain("mini", root)
+    others = graph_counts(neo4j_driver, "KG_afib")
+    wipe(neo4j_driver, evil.label)
+    load(neo4j_driver, evil, validate=False)
+    counts = graph_counts(neo4j_driver, evil.label)
+    assert counts["nodes"] == 14 + 13 + 2 + 1
+    assert graph_counts(neo4j_driver, "KG_afib") == others
+    records, _, _ = neo4j_driver.execute_query(
+        "MATCH (n:KG_mini {id: $id}) RETURN n.name AS name", parameters_={"id": hostile}
+    )
+    assert records[0]["name"] == hostile
+    ctx = extract(neo4j_driver, evil, MINI_SCENARIO, "C3")
+    assert ctx["assertions"]["ASR_0001"]["subject"]["name"] == hostile
+    wipe(neo4j_driver, evil.label)
+    load(neo4j_driver, mini)

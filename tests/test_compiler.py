@@ -1,0 +1,242 @@
+"""The compiler end to end: both domains compile, counts hold, output is deterministic,
+committed generated/ is fresh, writes are atomic, and artifacts pass their real consumers."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import itertools
+import json
+import re
+from collections import Counter
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from compiler.api import build_artifacts, compile_domain, validate_domain
+from compiler.jsonschemas import strict_violations
+from kgbench.errors import SpecError
+
+REPO = Path(__file__).resolve().parents[1]
+DOMAINS = sorted(p.name for p in (REPO / "domains").iterdir() if (p / "domain.yaml").exists())
+
+PAPER_ENTITIES = {
+    "Disease": 10, "Drug": 15, "Intervention": 10, "ProteinTarget": 15, "BiologicalProcess": 13,
+    "RiskFactor": 13, "ClinicalOutcome": 10, "AdverseEffect": 14, "Contraindication": 8, "Population": 9,
+}  # fmt: skip
+PAPER_ASSERTIONS = {
+    "TARGETS": 15, "PARTICIPATES_IN": 14, "CAUSES_INCREASE_IN": 65, "CAUSES_DECREASE_IN": 82,
+    "ASSOCIATED_WITH": 18, "INDICATED_FOR": 15, "MAY_CAUSE_ADVERSE_EFFECT": 26,
+    "CONTRAINDICATED_FOR": 13, "MODIFIES_EFFECT_OF": 9,
+}  # fmt: skip
+
+
+def tree_bytes(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+        and "gold" not in p.relative_to(root).parts[:1]
+        and "__pycache__" not in p.parts
+    }
+
+
+@pytest.fixture(scope="module")
+def cardio():
+    return validate_domain("cardio")
+
+
+def test_cardio_has_the_papers_scale(cardio) -> None:
+    assert Counter(e.category for e in cardio.entities) == PAPER_ENTITIES
+    assert len(cardio.entities) == 117
+    assert Counter(a.predicate for a in cardio.assertions) == PAPER_ASSERTIONS
+    assert len(cardio.assertions) == 257
+    assert len(cardio.evidence_sources) == 15
+    assert sum(e.study_level for e in cardio.evidence_sources) == 11
+
+
+def test_cardio_keeps_the_papers_worked_example(cardio) -> None:
+    by_id = {a.assertion_id: a for a in cardio.assertions}
+    names = {e.id: e.name.lower() for e in cardio.entities}
+    chain = [by_id[i] for i in ("ASR_0019", "ASR_0010", "ASR_0011", "ASR_0013")]
+    assert [a.predicate for a in chain[:2]] == ["TARGETS", "PARTICIPATES_IN"]
+    for left, right in itertools.pairwise(chain):
+        assert left.object_id == right.subject_id
+    assert "lisinopril" in names[chain[0].subject_id]
+    assert by_id["ASR_0028"].predicate == "INDICATED_FOR"
+    assert by_id["ASR_0028"].subject_id == chain[0].subject_id
+    assert "cough" in names[by_id["ASR_0087"].object_id]
+    assert "hyperkalemia" in names[by_id["ASR_0091"].object_id]
+    evidence = {e.evidence_id: e for e in cardio.evidence_sources}
+    assert "JNC" in evidence["EV_0007"].title + evidence["EV_0007"].citation
+    assert "HOPE" in evidence["EV_0011"].title + evidence["EV_0011"].citation
+    supported = {(s.evidence_id, s.assertion_id) for s in cardio.supports}
+    assert ("EV_0007", "ASR_0028") in supported
+    assert any(("EV_0011", a.assertion_id) in supported for a in chain)
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_committed_generated_is_fresh_and_deterministic(domain: str, tmp_path: Path) -> None:
+    """`make compile` would not change generated/ (CI fails otherwise), and twice is identical."""
+    first = compile_domain(domain, out_root=tmp_path / "a", force=True)
+    second = compile_domain(domain, out_root=tmp_path / "b", force=True)
+    a, b = tree_bytes(first.out_dir), tree_bytes(second.out_dir)
+    assert a == b
+    committed = tree_bytes(REPO / "generated" / domain)
+    stale = sorted(set(a) ^ set(committed)) + sorted(
+        k for k in a if k in committed and a[k] != committed[k]
+    )
+    assert not stale, (
+        f"generated/{domain} is stale; run `make compile DOMAIN={domain}`: {stale[:10]}"
+    )
+
+
+def test_manifest_hashes_every_input_and_output(tmp_path: Path) -> None:
+    result = compile_domain("cardio", out_root=tmp_path, force=True)
+    manifest = json.loads((result.out_dir / "manifest.json").read_text())
+    assert re.fullmatch(r"\d+\.\d+\.\d+", manifest["spec_version"])
+    assert manifest["compiler"]["linkml"] == "1.12.1"
+    for entry in manifest["outputs"]:
+        data = (result.out_dir / entry["path"]).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == entry["sha256"]
+    inputs = {e["path"] for e in manifest["inputs"]}
+    assert {
+        "spec/kg.yaml",
+        "domains/cardio/schema.yaml",
+        "domains/cardio/data/assertions.csv",
+    } <= inputs
+    assert any(p.startswith("templates/") for p in inputs)
+    written = {
+        p.relative_to(result.out_dir).as_posix() for p in result.out_dir.rglob("*") if p.is_file()
+    }
+    assert written == {e["path"] for e in manifest["outputs"]} | {"manifest.json"}
+
+
+def test_noop_recompile_and_change_detection(tmp_path: Path, mini_copy: Path) -> None:
+    first = compile_domain(mini_copy, out_root=tmp_path / "out")
+    assert not first.up_to_date
+    assert compile_domain(mini_copy, out_root=tmp_path / "out").up_to_date
+    data = mini_copy / "data" / "entities.csv"
+    data.write_text(data.read_text().replace("Dry cough", "Dry tickly cough"))
+    assert not compile_domain(mini_copy, out_root=tmp_path / "out").up_to_date
+
+
+def test_failed_compile_leaves_previous_output_untouched(tmp_path: Path, mini_copy: Path) -> None:
+    out = tmp_path / "out"
+    compile_domain(mini_copy, out_root=out)
+    before = tree_bytes(out / "mini")
+    data = mini_copy / "data" / "assertions.csv"
+    data.write_text(data.read_text().replace(",TARGETS,", ",TARGETZ,", 1))
+    with pytest.raises(SpecError):
+        compile_domain(mini_copy, out_root=out)
+    assert tree_bytes(out / "mini") == before
+    assert [p.name for p in out.iterdir()] == ["mini"], "no temporary folder may survive"
+
+
+def test_failure_inside_a_backend_is_atomic(tmp_path: Path, mini_copy: Path, monkeypatch) -> None:
+    """A crash after some files were written (disk full, a bug) leaves the old tree in place."""
+    from compiler import writer
+
+    out = tmp_path / "out"
+    compile_domain(mini_copy, out_root=out)
+    before = tree_bytes(out / "mini")
+    real_write = Path.write_bytes
+    calls = {"n": 0}
+
+    def failing_write(self: Path, content: bytes) -> int:
+        calls["n"] += 1
+        if calls["n"] == 10:
+            raise OSError(28, "No space left on device")
+        return real_write(self, content)
+
+    monkeypatch.setattr(Path, "write_bytes", failing_write)
+    with pytest.raises(OSError):
+        writer.write_tree(out / "mini", build_artifacts(validate_domain(mini_copy)))
+    monkeypatch.undo()
+    assert tree_bytes(out / "mini") == before
+    assert [p.name for p in out.iterdir()] == ["mini"]
+
+
+def test_response_schema_is_openai_strict_and_validates_the_contract() -> None:
+    schema = json.loads((REPO / "generated/cardio/schemas/response.schema.json").read_text())
+    assert strict_violations(schema) == []
+    assert schema["required"][:2] == ["recommended_intervention", "causal_path_assertion_ids"]
+    good = {
+        "recommended_intervention": "lisinopril",
+        "causal_path_assertion_ids": ["ASR_0019"],
+        "adverse_effect_assertion_ids": [],
+        "contraindication_assertion_ids": [],
+        "supporting_evidence_ids": ["EV_0011"],
+        "claims": [{"subject": "lisinopril", "predicate": "lowers", "object": "blood pressure"}],
+        "uncertainty_flag": False,
+        "rationale": "x",
+    }
+    jsonschema.validate(good, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**good, "extra": 1}, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({k: v for k, v in good.items() if k != "claims"}, schema)
+
+
+def test_strictness_checker_rejects_what_openai_rejects() -> None:
+    bad = {"type": "object", "properties": {"a": {"type": "string"}}, "required": [], "allOf": []}
+    problems = strict_violations(bad)
+    assert any("additionalProperties" in p for p in problems)
+    assert any("every property must be required" in p for p in problems)
+    assert any("'allOf'" in p for p in problems)
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_generated_scorer_imports_and_lists_the_declared_metrics(domain: str) -> None:
+    path = REPO / "generated" / domain / "scorer.py"
+    spec = importlib.util.spec_from_file_location(f"scorer_{domain}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    declared = [m.name for m in validate_domain(domain).metrics]
+    assert list(module.METRIC_NAMES) == declared
+    assert "causal_edge_f1" in declared and "unsupported_claim_rate" in declared
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_table_schemas_accept_the_compiled_rows(domain: str) -> None:
+    gen = REPO / "generated" / domain
+    graph = json.loads((gen / "kg.json").read_text())
+    for table, key in (
+        ("entities", "entities"),
+        ("assertions", "assertions"),
+        ("evidence_sources", "evidence_sources"),
+    ):
+        schema = json.loads((gen / "schemas" / f"{table}.schema.json").read_text())
+        validator = jsonschema.Draft202012Validator(schema)
+        for row in graph[key]:
+            clean = {k: v for k, v in row.items() if v is not None and v != []}
+            errors = list(validator.iter_errors(clean))
+            assert not errors, (table, row, errors[0].message)
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_every_prompt_template_parses(domain: str) -> None:
+    import jinja2
+
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    for path in sorted((REPO / "generated" / domain / "prompts").glob("*.j2")):
+        env.parse(path.read_text())
+
+
+def test_second_domain_needed_no_code() -> None:
+    """A domain is spec and data files only, and no code anywhere names it."""
+    others = [d for d in DOMAINS if d != "cardio"]
+    assert others, "a second domain must exist"
+    for domain in others:
+        files = [p for p in (REPO / "domains" / domain).rglob("*") if p.is_file()]
+        assert {p.suffix for p in files} <= {".yaml", ".csv", ".md"}, files
+        for code_dir in ("compiler", "harness", "kgbench", "templates"):
+            for src in (REPO / code_dir).rglob("*"):
+                if src.is_file() and src.suffix in (".py", ".j2"):
+                    assert domain not in src.read_text(encoding="utf-8"), f"{src} names {domain}"
+        ir = validate_domain(domain)
+        own = {p.name for p in ir.predicates} - {
+            p.name for p in validate_domain("cardio").predicates
+        }
+        assert own, f"{domain} declares no predicate of its own"
