@@ -33,6 +33,23 @@ def validate_domain(domain: str | Path):
     return load_domain(domain)
 
 
+def check_domain(domain: str | Path):
+    """Validate a domain without building the IR (what `kgbench validate` runs)."""
+    from .frontend import DomainSummary, load_domain
+
+    result = load_domain(domain, build=False)
+    if isinstance(result, DomainSummary):
+        return result
+    return DomainSummary(
+        result.name,
+        result.version,
+        len(result.entities),
+        len(result.assertions),
+        len(result.evidence_sources),
+        len(result.supports),
+    )
+
+
 def build_artifacts(domain_ir) -> list:
     """Run every backend over the IR and add the manifest; returns the artifacts in order."""
     from .backends import BACKENDS, EmitContext, manifest

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ from kgbench.errors import Location, SpecError
 from . import ir
 from .declarations import as_mapping, load_declaration
 from .paths import REPO_ROOT, SPEC_DIR, display_path, repo_relative
-from .schema import SEMVER, SchemaModel, load_schema, suggest
+from .schema import ROLES, SEMVER, SchemaModel, load_schema, suggest
 from .tables import ErrorList, Table, read_table
 from .yamlfile import YamlDoc, read_yaml
 
@@ -51,7 +51,8 @@ def resolve_domain_dir(domain: str | Path) -> Path:
     )
 
 
-def load_domain(domain: str | Path) -> ir.Domain:
+def load_domain(domain: str | Path, build: bool = True) -> ir.Domain | DomainSummary:
+    """Validate a domain; return its IR, or with build=False only a summary (faster)."""
     domain_dir = resolve_domain_dir(domain)
     domain_file = domain_dir / "domain.yaml"
     doc = load_declaration(domain_file, "DomainConfig")
@@ -91,6 +92,10 @@ def load_domain(domain: str | Path) -> ir.Domain:
         tables[name] = read_table(spec, domain_dir / rel, errors)
     errors.raise_if_any()
 
+    if not build:
+        summary = _summary_if_valid(cfg, doc, model, tables, errors)
+        if summary is not None:
+            return summary
     domain = _build(cfg, doc, model, tables, conditions, metrics, spec_version, errors)
     errors.raise_if_any()
     domain = replace(domain, schema_file=str(schema_path))
@@ -98,6 +103,61 @@ def load_domain(domain: str | Path) -> ir.Domain:
 
     inputs = _input_files(domain_dir, doc, model, conditions_doc, metrics_doc, table_files)
     return _replace_inputs(domain, inputs)
+
+
+def _expected(cfg: dict[str, Any]) -> ir.ExpectedCounts:
+    counts = cfg.get("expected_counts") or {}
+    return ir.ExpectedCounts(
+        entities=tuple(sorted((counts.get("entities") or {}).items())),
+        assertions=tuple(sorted((counts.get("assertions") or {}).items())),
+        evidence_sources=counts.get("evidence_sources"),
+        study_level_evidence_sources=counts.get("study_level_evidence_sources"),
+    )
+
+
+@dataclass(frozen=True)
+class DomainSummary:
+    """What `kgbench validate` reports: a domain checked without building the IR."""
+
+    name: str
+    version: str
+    entities: int
+    assertions: int
+    evidence_sources: int
+    supports: int
+
+
+def _summary_if_valid(cfg, doc, model: SchemaModel, tables: dict[str, Table], errors: ErrorList):
+    """Validate by columns only (no IR); None when the row-by-row path must run instead."""
+    if not _arrow_checks(model, tables):
+        return None
+    classes = {c.name: c for c in model.entity_classes}
+    ent = tables["entities"].arrow
+    cats = ent["category"].to_pylist()
+    category_of = dict(zip(ent["id"].to_pylist(), cats, strict=True))
+    _intervention_classes(tables.get("intervention_classes"), category_of, classes, errors)
+    errors.raise_if_any()
+    asr = tables["assertions"].arrow
+    ev = tables["evidence_sources"].arrow
+    study = sum(1 for v in ev["study_level"].to_pylist() if v.lower() == "true")
+    _check_counts(
+        _expected(cfg),
+        doc,
+        set(classes),
+        {p.name for p in model.predicates},
+        Counter(cats),
+        Counter(asr["predicate"].to_pylist()),
+        len(ev["evidence_id"]),
+        study,
+    )
+    return DomainSummary(
+        cfg["name"],
+        cfg["version"],
+        len(cats),
+        len(asr["assertion_id"]),
+        len(ev["evidence_id"]),
+        len(tables["assertion_evidence"].arrow["assertion_id"]),
+    )
 
 
 def _spec_version() -> str:
@@ -127,11 +187,21 @@ def _conditions(doc: YamlDoc) -> tuple[ir.Condition, ...]:
         sections = []
         for j, s in enumerate(c.get("sections") or []):
             shape = s["shape"]
-            if shape == "causal_chain" and not s.get("max_hops"):
+            shapes = tuple(tuple(x.split()) for x in s.get("path_shapes") or ())
+            if shape == "causal_chain" and not shapes:
                 raise SpecError(
-                    "a causal_chain section needs max_hops",
-                    doc.location(["conditions", i, "sections", j], "max_hops"),
+                    "a causal_chain section needs path_shapes",
+                    doc.location(["conditions", i, "sections", j], "path_shapes"),
                 )
+            for k, seq in enumerate(shapes):
+                bad = [r for r in seq if r not in ROLES]
+                if bad:
+                    raise SpecError(
+                        f"unknown predicate role '{bad[0]}'" + suggest(bad[0], ROLES),
+                        doc.location(
+                            ["conditions", i, "sections", j, "path_shapes", k], "path_shapes"
+                        ),
+                    )
             sections.append(
                 ir.ContextSection(
                     name=s["name"],
@@ -140,7 +210,7 @@ def _conditions(doc: YamlDoc) -> tuple[ir.Condition, ...]:
                     roles=tuple(s["roles"]),
                     anchor=s.get("anchor")
                     or ("population" if shape == "context_modifiers" else "candidates"),
-                    max_hops=int(s.get("max_hops") or 1),
+                    path_shapes=shapes,
                     validated_only=bool(s.get("validated_only")),
                 )
             )
@@ -225,6 +295,52 @@ def _build(
     classes = {c.name: c for c in model.entity_classes}
     predicates = {p.name: p for p in model.predicates}
 
+    if _arrow_checks(model, tables):
+        graph = _graph_from_columns(tables)
+    else:
+        graph = _checked_graph(model, tables, classes, predicates, errors)
+    entities, evidence, assertions, supports, category_of = graph
+
+    classes_out = _intervention_classes(
+        tables.get("intervention_classes"), category_of, classes, errors
+    )
+
+    prompt = cfg.get("prompt") or {}
+    domain_phrase = prompt.get("domain_phrase") or cfg["title"].lower()
+    return ir.Domain(
+        name=cfg["name"],
+        title=cfg["title"],
+        version=cfg["version"],
+        description=" ".join(str(cfg.get("description") or "").split()),
+        spec_version=spec_version,
+        domain_phrase=domain_phrase,
+        role_sentence=" ".join(
+            str(
+                prompt.get("role")
+                or f"You are a clinical decision-support assistant for {domain_phrase}."
+            ).split()
+        ),
+        entity_classes=model.entity_classes,
+        predicates=model.predicates,
+        entities=tuple(sorted(entities, key=lambda e: e.id)),
+        assertions=tuple(sorted(assertions, key=lambda a: a.assertion_id)),
+        evidence_sources=tuple(sorted(evidence, key=lambda e: e.evidence_id)),
+        supports=tuple(sorted(supports, key=lambda s: (s.assertion_id, s.evidence_id))),
+        intervention_classes=classes_out,
+        conditions=conditions,
+        metrics=metrics,
+        expected=_expected(cfg),
+    )
+
+
+def _checked_graph(
+    model: SchemaModel,
+    tables: dict[str, Table],
+    classes: dict[str, ir.EntityClass],
+    predicates: dict[str, ir.Predicate],
+    errors: ErrorList,
+):
+    """Row-by-row cross-table checks: the source of truth for every message."""
     ent_table = tables["entities"]
     entities: list[ir.Entity] = []
     category_of: dict[str, str | None] = {}  # None: the entity exists but its class is broken
@@ -361,42 +477,93 @@ def _build(
                 asr_table.location(i, "no_evidence_reason"),
             )
 
-    classes_out = _intervention_classes(
-        tables.get("intervention_classes"), category_of, classes, errors
-    )
+    return entities, evidence, assertions, supports, category_of
 
-    counts = cfg.get("expected_counts") or {}
-    prompt = cfg.get("prompt") or {}
-    domain_phrase = prompt.get("domain_phrase") or cfg["title"].lower()
-    return ir.Domain(
-        name=cfg["name"],
-        title=cfg["title"],
-        version=cfg["version"],
-        description=" ".join(str(cfg.get("description") or "").split()),
-        spec_version=spec_version,
-        domain_phrase=domain_phrase,
-        role_sentence=" ".join(
-            str(
-                prompt.get("role")
-                or f"You are a clinical decision-support assistant for {domain_phrase}."
-            ).split()
-        ),
-        entity_classes=model.entity_classes,
-        predicates=model.predicates,
-        entities=tuple(sorted(entities, key=lambda e: e.id)),
-        assertions=tuple(sorted(assertions, key=lambda a: a.assertion_id)),
-        evidence_sources=tuple(sorted(evidence, key=lambda e: e.evidence_id)),
-        supports=tuple(sorted(supports, key=lambda s: (s.assertion_id, s.evidence_id))),
-        intervention_classes=classes_out,
-        conditions=conditions,
-        metrics=metrics,
-        expected=ir.ExpectedCounts(
-            entities=tuple(sorted((counts.get("entities") or {}).items())),
-            assertions=tuple(sorted((counts.get("assertions") or {}).items())),
-            evidence_sources=counts.get("evidence_sources"),
-            study_level_evidence_sources=counts.get("study_level_evidence_sources"),
-        ),
+
+def _arrow_checks(model: SchemaModel, tables: dict[str, Table]) -> bool:
+    """The cross-table rules of `_checked_graph`, by column with Arrow kernels.
+
+    It only answers "all valid?" (True) for tables read by the fast path; messages always
+    come from `_checked_graph`, which runs whenever this returns False.
+    """
+    if any(
+        tables[n].arrow is None
+        for n in ("entities", "assertions", "evidence_sources", "assertion_evidence")
+    ):
+        return False
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    def every(mask) -> bool:
+        return bool(pc.all(mask).as_py()) if len(mask) else True
+
+    def joined(a, b):
+        return pc.binary_join_element_wise(a, b, "|")
+
+    classes = {c.name: c for c in model.entity_classes}
+    predicates = {p.name: p for p in model.predicates}
+    ent = tables["entities"].arrow
+    ids, cats = ent["id"], ent["category"]
+    class_names = pa.array(list(classes))
+    if not every(pc.is_in(cats, value_set=class_names)):
+        return False
+    prefixes = pa.array([c.id_prefix for c in classes.values()])
+    expected_prefix = pc.take(prefixes, pc.index_in(cats, value_set=class_names))
+    if not every(pc.equal(pc.replace_substring_regex(ids, "_[0-9]+$", ""), expected_prefix)):
+        return False
+
+    asr = tables["assertions"].arrow
+    subj, pred, obj = asr["subject_id"], asr["predicate"], asr["object_id"]
+    if not every(pc.is_in(pred, value_set=pa.array(list(predicates)))):
+        return False
+    if not (every(pc.is_in(subj, value_set=ids)) and every(pc.is_in(obj, value_set=ids))):
+        return False
+    pops = pc.filter(asr["population_id"], pc.not_equal(asr["population_id"], ""))
+    if not every(pc.is_in(pops, value_set=ids)):
+        return False
+    for side, col in (("subject_classes", subj), ("object_classes", obj)):
+        cat = pc.take(cats, pc.index_in(col, value_set=ids))
+        allowed = pa.array([f"{n}|{c}" for n, p in predicates.items() for c in getattr(p, side)])
+        if not every(pc.is_in(joined(pred, cat), value_set=allowed)):
+            return False
+    rel_ok = pa.array([f"{n}|{p.relation_class}" for n, p in predicates.items()])
+    if not every(pc.is_in(joined(pred, asr["relation_class"]), value_set=rel_ok)):
+        return False
+    dir_ok = pa.array(
+        [
+            f"{n}|{d}"
+            for n, p in predicates.items()
+            for d in ((p.direction,) if p.direction else ("increase", "decrease", "none"))
+        ]
     )
+    if not every(pc.is_in(joined(pred, asr["direction"]), value_set=dir_ok)):
+        return False
+
+    links = tables["assertion_evidence"].arrow
+    link_a, link_e = links["assertion_id"], links["evidence_id"]
+    if not every(pc.is_in(link_a, value_set=asr["assertion_id"])):
+        return False
+    if not every(pc.is_in(link_e, value_set=tables["evidence_sources"].arrow["evidence_id"])):
+        return False
+    if pc.count_distinct(joined(link_a, link_e)).as_py() != len(link_a):
+        return False
+    linked = pc.is_in(asr["assertion_id"], value_set=link_a)
+    has_reason = pc.not_equal(asr["no_evidence_reason"], "")
+    return every(pc.xor(linked, has_reason))
+
+
+def _graph_from_columns(tables: dict[str, Table]):
+    """IR records straight from validated columns (after `_arrow_checks` passed)."""
+    ent = tables["entities"].columns
+    asr = tables["assertions"].columns
+    ev = tables["evidence_sources"].columns
+    links = tables["assertion_evidence"].columns
+    entities = list(map(ir.Entity, *(ent[f] for f in ir.Entity._fields)))
+    assertions = list(map(ir.Assertion, *(asr[f] for f in ir.Assertion._fields)))
+    evidence = list(map(ir.EvidenceSource, *(ev[f] for f in ir.EvidenceSource._fields)))
+    supports = list(map(ir.Support, links["assertion_id"], links["evidence_id"]))
+    category_of = dict(zip(ent["id"], ent["category"], strict=True))
+    return entities, evidence, assertions, supports, category_of
 
 
 def _intervention_classes(
@@ -446,11 +613,31 @@ def _intervention_classes(
 
 def _check_expected_counts(domain: ir.Domain, doc: YamlDoc) -> None:
     """The spec states its own scale; a table that drifts from it is an error."""
-    ent = Counter(e.category for e in domain.entities)
-    asr = Counter(a.predicate for a in domain.assertions)
+    _check_counts(
+        domain.expected,
+        doc,
+        set(domain.class_by_name),
+        set(domain.predicate_by_name),
+        Counter(e.category for e in domain.entities),
+        Counter(a.predicate for a in domain.assertions),
+        len(domain.evidence_sources),
+        sum(1 for e in domain.evidence_sources if e.study_level),
+    )
+
+
+def _check_counts(
+    expected: ir.ExpectedCounts,
+    doc: YamlDoc,
+    class_names: set[str],
+    predicate_names: set[str],
+    ent: Counter,
+    asr: Counter,
+    n_evidence: int,
+    study: int,
+) -> None:
     problems: list[tuple[list, str]] = []
-    for cls, n in domain.expected.entities:
-        if cls not in domain.class_by_name:
+    for cls, n in expected.entities:
+        if cls not in class_names:
             problems.append((["expected_counts", "entities", cls], f"unknown class '{cls}'"))
         elif ent[cls] != n:
             problems.append(
@@ -459,8 +646,8 @@ def _check_expected_counts(domain: ir.Domain, doc: YamlDoc) -> None:
                     f"expected {n} {cls} entities, the data has {ent[cls]}",
                 )
             )
-    for pred, n in domain.expected.assertions:
-        if pred not in domain.predicate_by_name:
+    for pred, n in expected.assertions:
+        if pred not in predicate_names:
             problems.append(
                 (["expected_counts", "assertions", pred], f"unknown predicate '{pred}'")
             )
@@ -471,25 +658,21 @@ def _check_expected_counts(domain: ir.Domain, doc: YamlDoc) -> None:
                     f"expected {n} {pred} assertions, the data has {asr[pred]}",
                 )
             )
-    if (
-        domain.expected.evidence_sources is not None
-        and len(domain.evidence_sources) != domain.expected.evidence_sources
-    ):
+    if expected.evidence_sources is not None and n_evidence != expected.evidence_sources:
         problems.append(
             (
                 ["expected_counts", "evidence_sources"],
-                f"expected {domain.expected.evidence_sources} evidence sources, the data has {len(domain.evidence_sources)}",
+                f"expected {expected.evidence_sources} evidence sources, the data has {n_evidence}",
             )
         )
-    study = sum(1 for e in domain.evidence_sources if e.study_level)
     if (
-        domain.expected.study_level_evidence_sources is not None
-        and study != domain.expected.study_level_evidence_sources
+        expected.study_level_evidence_sources is not None
+        and study != expected.study_level_evidence_sources
     ):
         problems.append(
             (
                 ["expected_counts", "study_level_evidence_sources"],
-                f"expected {domain.expected.study_level_evidence_sources} study-level evidence sources, the data has {study}",
+                f"expected {expected.study_level_evidence_sources} study-level evidence sources, the data has {study}",
             )
         )
     if problems:

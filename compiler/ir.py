@@ -1,14 +1,17 @@
 """The frozen intermediate representation every backend reads.
 
 Built once by the frontend after all validation has passed, so backends can trust it: ids are
-unique, references resolve, predicates are used between allowed classes. Everything is a
-frozen dataclass over tuples, so no backend can change what another one sees.
+unique, references resolve, predicates are used between allowed classes. Everything is
+immutable (frozen dataclasses over tuples; the per-row records are NamedTuples, which are as
+immutable and much cheaper to build for 100,000-row domains), so no backend can change what
+another one sees.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import NamedTuple
 
 
 @dataclass(frozen=True)
@@ -33,8 +36,7 @@ class Predicate:
     description: str
 
 
-@dataclass(frozen=True)
-class Entity:
+class Entity(NamedTuple):
     id: str
     category: str
     name: str
@@ -43,8 +45,7 @@ class Entity:
     xrefs: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Assertion:
+class Assertion(NamedTuple):
     assertion_id: str
     subject_id: str
     predicate: str
@@ -62,8 +63,7 @@ class Assertion:
     no_evidence_reason: str | None
 
 
-@dataclass(frozen=True)
-class EvidenceSource:
+class EvidenceSource(NamedTuple):
     evidence_id: str
     source_type: str
     title: str
@@ -73,8 +73,7 @@ class EvidenceSource:
     study_level: bool
 
 
-@dataclass(frozen=True)
-class Support:
+class Support(NamedTuple):
     """(:EvidenceSource {evidence_id})-[:SUPPORTS]->(:Assertion {assertion_id})."""
 
     assertion_id: str
@@ -95,7 +94,7 @@ class ContextSection:
     shape: str
     roles: tuple[str, ...]
     anchor: str
-    max_hops: int
+    path_shapes: tuple[tuple[str, ...], ...]
     validated_only: bool
 
 
@@ -141,6 +140,21 @@ class InputFile:
 
 
 @dataclass(frozen=True)
+class ScenarioRules:
+    """The validated scenario-generation rules of a domain (its scenarios.yaml).
+
+    The harness's scenario generator is their only interpreter, so the IR carries the
+    validated declaration as canonical JSON (immutable) rather than a parallel class tree; the
+    compiler's job is to prove every id, class, enum value and template field in it exists.
+    """
+
+    source: str  # repo-relative path of the declaration file
+    scenario_schema_version: str
+    categories: tuple[str, ...]
+    document: str  # canonical JSON of the declaration
+
+
+@dataclass(frozen=True)
 class Domain:
     name: str
     title: str
@@ -161,7 +175,7 @@ class Domain:
     expected: ExpectedCounts
     schema_file: str = ""
     inputs: tuple[InputFile, ...] = field(default=())
-    scenario_rules: tuple = field(default=())
+    scenario_rules: ScenarioRules | None = None
 
     @cached_property
     def neo4j_label(self) -> str:

@@ -81,7 +81,15 @@ def _referenced_defs(node: Any, defs: dict[str, Any]) -> set[str]:
 
 @cache
 def declaration_schema(root_class: str) -> dict[str, Any]:
-    return class_schema(SPEC_DIR / "declarations.yaml", root_class)
+    from .cache import cached
+
+    path = SPEC_DIR / "declarations.yaml"
+    return cached(
+        "declaration-schema",
+        [path],
+        root_class,
+        lambda: (class_schema(path, root_class), [path]),
+    )
 
 
 def strict_openai_schema(schema: dict[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from kgbench.errors import Location, SpecError
@@ -83,7 +83,57 @@ def _ann(element, key: str) -> str | None:
 
 
 def load_schema(path: Path, predicate_enum: str, where: Location) -> SchemaModel:
-    """Load a domain schema; every problem is a SpecError pointing at the schema file."""
+    """Load a domain schema (through the on-disk cache when its files are unchanged)."""
+    from .cache import cached
+
+    if not path.exists():
+        raise SpecError("schema file not found", where)
+    spec_files = sorted((REPO_ROOT / "spec").glob("*.yaml"))
+
+    def build():
+        model = _load_schema(path, predicate_enum, where)
+        return _to_json(model), model.imported_files
+
+    return _from_json(cached("schema-model", [path, *spec_files], predicate_enum, build))
+
+
+def _to_json(model: SchemaModel) -> dict:
+    data = asdict(model)
+    data["imported_files"] = [str(p) for p in model.imported_files]
+    return data
+
+
+def _from_json(data: dict) -> SchemaModel:
+    return SchemaModel(
+        name=data["name"],
+        version=data["version"],
+        entity_classes=tuple(EntityClass(**c) for c in data["entity_classes"]),
+        predicates=tuple(
+            Predicate(
+                **{
+                    **p,
+                    "subject_classes": tuple(p["subject_classes"]),
+                    "object_classes": tuple(p["object_classes"]),
+                }
+            )
+            for p in data["predicates"]
+        ),
+        tables={
+            name: TableSpec(
+                t["table"],
+                t["class_name"],
+                tuple(
+                    Column(**{**c, "enum_values": tuple(c["enum_values"])}) for c in t["columns"]
+                ),
+            )
+            for name, t in data["tables"].items()
+        },
+        imported_files=tuple(Path(p) for p in data["imported_files"]),
+    )
+
+
+def _load_schema(path: Path, predicate_enum: str, where: Location) -> SchemaModel:
+    """Load a domain schema with SchemaView; every problem is a SpecError on the schema file."""
     from linkml_runtime.utils.schemaview import SchemaView
 
     shown = display_path(path)

@@ -13,7 +13,7 @@ import csv
 import math
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -33,15 +33,64 @@ class CellError(ValueError):
     """A cell does not match its column; the message says what was expected."""
 
 
-@dataclass(frozen=True)
 class Table:
-    spec: TableSpec
-    path: Path
-    rows: tuple[dict[str, Any], ...]
-    lines: tuple[int, ...]  # file line of each row, for later cross-table messages
+    """A validated table: one list of typed values per column.
+
+    Rows and their file lines are derived on demand; only error messages need lines, and
+    working by column keeps the happy path on large tables fast.
+    """
+
+    def __init__(
+        self,
+        spec: TableSpec,
+        path: Path,
+        columns: dict[str, list[Any]] | None = None,
+        lines: tuple[int, ...] | None = None,
+        arrow: dict[str, Any] | None = None,
+    ) -> None:
+        self.spec = spec
+        self.path = path
+        self.arrow = arrow  # validated Arrow columns when the fast path read the table
+        self._columns = columns
+        self._lines = lines
+
+    @property
+    def columns(self) -> dict[str, list[Any]]:
+        """Typed Python values per column (converted from Arrow on first use)."""
+        if self._columns is None:
+            self._columns = {c.name: to_python(c, self.arrow[c.name]) for c in self.spec.columns}
+        return self._columns
+
+    @cached_property
+    def rows(self) -> tuple[dict[str, Any], ...]:
+        names = list(self.columns)
+        return tuple(
+            dict(zip(names, values, strict=True))
+            for values in zip(*self.columns.values(), strict=True)
+        )
+
+    @property
+    def lines(self) -> tuple[int, ...]:
+        if self._lines is None:
+            self._lines = _record_lines(self.path)
+        return self._lines
 
     def location(self, index: int, field: str | None = None) -> Location:
         return Location(display_path(self.path), self.lines[index], field)
+
+
+def _record_lines(path: Path) -> tuple[int, ...]:
+    """The file line where each data record starts (quoted fields may span lines)."""
+    lines = []
+    with path.open(encoding="utf-8", newline="") as handle:
+        reader = csv.reader(handle)
+        next(reader, None)
+        start = reader.line_num + 1
+        for record in reader:
+            if record and not (len(record) == 1 and not record[0].strip()):
+                lines.append(start)
+            start = reader.line_num + 1
+    return tuple(lines)
 
 
 class ErrorList:
@@ -158,7 +207,11 @@ def _column_converter(col: Column) -> Converter:
 
 
 def read_table(spec: TableSpec, path: Path, errors: ErrorList) -> Table:
-    """Read and type-check one CSV table. Row-level problems go to `errors`."""
+    """Read and type-check one CSV table. Row-level problems go to `errors`.
+
+    A columnar fast path (pyarrow) answers "is everything valid?" for large tables; when any
+    check fails, the row-by-row path below runs instead and produces the precise messages.
+    """
     shown = display_path(path)
     try:
         handle = path.open(encoding="utf-8", newline="")
@@ -194,6 +247,9 @@ def read_table(spec: TableSpec, path: Path, errors: ErrorList) -> Table:
             dup = next(h for h in header if header.count(h) > 1)
             raise SpecError(f"column '{dup}' appears twice", Location(shown, 1, dup))
 
+        fast = _read_fast(spec, path, header)
+        if fast is not None:
+            return Table(spec, path, arrow=fast)
         by_name = {c.name: c for c in spec.columns}
         plan = [
             (i, name, _column_converter(by_name[name]), by_name[name])
@@ -251,4 +307,107 @@ def read_table(spec: TableSpec, path: Path, errors: ErrorList) -> Table:
             raise SpecError(f"malformed CSV: {exc}", Location(shown, reader.line_num + 1)) from None
         except UnicodeDecodeError as exc:
             raise SpecError(f"not valid UTF-8 ({exc.reason})", Location(shown)) from None
-    return Table(spec, path, tuple(rows), tuple(lines))
+    columns = {c.name: [r[c.name] for r in rows] for c in spec.columns}
+    return Table(spec, path, columns, tuple(lines))
+
+
+def _read_fast(spec: TableSpec, path: Path, header: list[str]) -> dict[str, Any] | None:
+    """Validated Arrow columns (whitespace-trimmed strings) when every cell is valid.
+
+    None means "use the row-by-row path", which then reports exactly what is wrong.
+    """
+    try:
+        import pyarrow as pa
+        import pyarrow.compute as pc
+        import pyarrow.csv as pcsv
+    except ImportError:  # pragma: no cover - pyarrow is a pinned dependency
+        return None
+    try:
+        table = pcsv.read_csv(
+            path,
+            parse_options=pcsv.ParseOptions(newlines_in_values=True),
+            convert_options=pcsv.ConvertOptions(
+                column_types={name: pa.string() for name in header},
+                strings_can_be_null=False,
+                quoted_strings_can_be_null=False,
+            ),
+        )
+    except (pa.ArrowInvalid, OSError, UnicodeDecodeError):
+        return None
+    if [n.lstrip("\ufeff").strip() for n in table.column_names] != header:
+        return None
+    by_name = {c.name: c for c in spec.columns}
+    out: dict[str, Any] = {}
+    try:
+        for name, raw in zip(header, table.columns, strict=True):
+            values = pc.utf8_trim_whitespace(raw.combine_chunks())
+            if not _column_ok(by_name[name], values, pa, pc):
+                return None
+            out[name] = values
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None  # e.g. a pattern RE2 cannot compile, or a failed cast
+    empty = pa.array([""] * table.num_rows, pa.string())
+    for col in spec.columns:
+        if col.name not in out:
+            out[col.name] = empty
+    return out
+
+
+def _all(mask, pc) -> bool:
+    return bool(pc.all(mask).as_py()) if len(mask) else True
+
+
+def _column_ok(col: Column, values, pa, pc) -> bool:
+    """Every rule of one column, checked with vectorised kernels."""
+    empty = pc.equal(values, "")
+    n_empty = pc.sum(empty).as_py() or 0
+    if n_empty and (col.required or col.range in ("integer", "float", "boolean")):
+        return False
+    if col.multivalued:
+        parts = pc.utf8_trim_whitespace(pc.list_flatten(pc.split_pattern(values, LIST_SEPARATOR)))
+        parts = pc.filter(parts, pc.not_equal(parts, ""))
+        if col.pattern and not _all(pc.match_substring_regex(parts, col.pattern), pc):
+            return False
+        return not col.enum_values or _all(pc.is_in(parts, value_set=pa.array(col.enum_values)), pc)
+    if col.range in ("integer", "float"):
+        typed = pc.cast(values, pa.int64() if col.range == "integer" else pa.float64())
+        if col.range == "float" and not _all(pc.is_finite(typed), pc):
+            return False
+        if len(typed) and (col.minimum is not None or col.maximum is not None):
+            bounds = pc.min_max(typed).as_py()
+            if col.minimum is not None and bounds["min"] < col.minimum:
+                return False
+            if col.maximum is not None and bounds["max"] > col.maximum:
+                return False
+        return True
+    if col.range == "boolean":
+        return _all(pc.is_in(pc.utf8_lower(values), value_set=pa.array(["true", "false"])), pc)
+    if col.enum_values:
+        allowed = pc.is_in(values, value_set=pa.array(col.enum_values))
+        if not _all(pc.or_(empty, allowed), pc):
+            return False
+    if col.pattern and not _all(pc.or_(empty, pc.match_substring_regex(values, col.pattern)), pc):
+        return False
+    return not col.identifier or pc.count_distinct(values).as_py() == len(values)
+
+
+def to_python(col: Column, values) -> list[Any]:
+    """Typed Python values of a validated Arrow column (for building the IR)."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if col.multivalued:
+        data = values.to_pylist()
+        if _all(pc.invert(pc.match_substring(values, LIST_SEPARATOR)), pc):
+            return [(v,) if v else () for v in data]  # single values: the common case
+        return [
+            tuple(p.strip() for p in v.split(LIST_SEPARATOR) if p.strip()) if v else ()
+            for v in data
+        ]
+    if col.range == "integer":
+        return pc.cast(values, pa.int64()).to_pylist()
+    if col.range == "float":
+        return pc.cast(values, pa.float64()).to_pylist()
+    if col.range == "boolean":
+        return pc.equal(pc.utf8_lower(values), "true").to_pylist()
+    return [v or None for v in values.to_pylist()]

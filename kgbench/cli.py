@@ -79,13 +79,13 @@ def compile_cmd(
 @user_errors
 def validate_cmd(domain: DomainArg = "cardio") -> None:
     """Validate a domain's spec and data without writing anything."""
-    from compiler.api import validate_domain
+    from compiler.api import check_domain
 
-    ir = validate_domain(domain)
+    result = check_domain(domain)
     _stderr().print(
-        f"[green]valid[/] {ir.name} {ir.version}: {len(ir.entities)} entities, "
-        f"{len(ir.assertions)} assertions, {len(ir.evidence_sources)} evidence sources, "
-        f"{len(ir.supports)} evidence links"
+        f"[green]valid[/] {result.name} {result.version}: {result.entities} entities, "
+        f"{result.assertions} assertions, {result.evidence_sources} evidence sources, "
+        f"{result.supports} evidence links"
     )
 
 

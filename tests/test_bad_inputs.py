@@ -78,15 +78,18 @@ def apply(edit: Edit, root: Path) -> None:
     path.write_text(text, encoding="utf-8")
 
 
+@pytest.mark.parametrize("command", ["compile", "validate"])
 @pytest.mark.parametrize("case", CASES, ids=[c.title for c in CASES])
 def test_bad_input(
-    case: Case, mini_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    case: Case, command: str, mini_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """`validate` takes the columnar fast path first; it must report exactly what `compile` does."""
     for edit in case.edits:
         apply(edit, mini_copy)
     out = tmp_path / "out"
     monkeypatch.chdir(mini_copy)
-    result = CliRunner().invoke(app, ["compile", "--domain", str(mini_copy), "--out", str(out)])
+    args = ["--domain", str(mini_copy)] + (["--out", str(out)] if command == "compile" else [])
+    result = CliRunner().invoke(app, [command, *args])
     stderr = result.stderr
     assert result.exit_code == 2, f"exit {result.exit_code}\n{result.output}\n{result.exception!r}"
     assert "Traceback" not in result.output

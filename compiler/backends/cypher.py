@@ -47,6 +47,8 @@ def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
                         "title": s["title"],
                         "shape": s["shape"],
                         "predicates": s["types"].split("|"),
+                        "path_shapes": s["path_shapes"],
+                        "validated_only": s["validated_only"],
                     }
                     for s in sections
                 ],
@@ -54,6 +56,24 @@ def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
         )
     out.append(Artifact("cypher/conditions.json", json_bytes(index)))
     return out
+
+
+def _shape_patterns(domain: Domain, shapes: tuple[tuple[str, ...], ...]) -> list[str]:
+    """Each role sequence as a fixed-length relationship pattern between (c) and (t).
+
+    Fixed lengths keep expansion bounded on large graphs; a shape whose roles this domain
+    lacks is dropped.
+    """
+    label = domain.neo4j_label
+    patterns = []
+    for shape in shapes:
+        hops = [section_types(domain, (role,)) for role in shape]
+        if not all(hops):
+            continue
+        steps = [f"-[:{'|'.join(types)}]->" for types in hops]
+        middle = f"(:{label})".join(steps)
+        patterns.append(f"(c){middle}(t)")
+    return patterns
 
 
 def _sections(domain: Domain, cond: Condition) -> list[dict]:
@@ -68,10 +88,21 @@ def _sections(domain: Domain, cond: Condition) -> list[dict]:
                 "title": s.title,
                 "shape": s.shape,
                 "types": "|".join(types),
-                "max_hops": s.max_hops,
+                "shapes": _shape_patterns(domain, s.path_shapes),
+                "path_shapes": [
+                    list(shape)
+                    for shape in s.path_shapes
+                    if all(section_types(domain, (role,)) for role in shape)
+                ],
                 "validated_only": s.validated_only,
             }
         )
+    for sec in sections:
+        if sec["shape"] == "causal_chain" and not sec["shapes"]:
+            raise SpecError(
+                f"condition {cond.id} section {sec['name']}: no path shape can be built from the "
+                f"predicates of domain '{domain.name}'"
+            )
     if not sections:
         raise SpecError(
             f"grounded condition {cond.id} exposes no predicate of domain '{domain.name}' "

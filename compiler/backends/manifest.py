@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import hashlib
 from importlib import metadata
+from pathlib import Path
 
 from ..ir import Domain
 from .base import Artifact, json_bytes
+
+COMPILER_DIR = Path(__file__).resolve().parents[1]
 
 MANIFEST_VERSION = "1.0.0"
 
@@ -27,7 +30,17 @@ def compiler_versions() -> dict[str, str]:
         "linkml": v("linkml"),
         "linkml-runtime": v("linkml-runtime"),
         "jinja2": v("jinja2"),
+        "source_sha256": compiler_source_digest(),
     }
+
+
+def compiler_source_digest() -> str:
+    """One hash over the compiler's own code, so a changed backend invalidates old output."""
+    digest = hashlib.sha256()
+    for path in sorted(COMPILER_DIR.rglob("*.py")):
+        digest.update(path.relative_to(COMPILER_DIR).as_posix().encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
 
 
 def build(

@@ -8,7 +8,6 @@ transactional rows and the import CSVs, so the two loading paths give identical 
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import asdict
 from typing import Any
 
 from ..ir import Assertion, Domain, Entity, EvidenceSource
@@ -26,17 +25,17 @@ def _clean(props: dict[str, Any]) -> dict[str, Any]:
 
 
 def entity_properties(e: Entity) -> dict[str, Any]:
-    return _clean(asdict(e))
+    return _clean(e._asdict())
 
 
 def assertion_properties(a: Assertion) -> dict[str, Any]:
-    props = asdict(a)
+    props = a._asdict()
     props["id"] = a.assertion_id
     return _clean(props)
 
 
 def evidence_properties(e: EvidenceSource) -> dict[str, Any]:
-    props = asdict(e)
+    props = e._asdict()
     props["id"] = e.evidence_id
     return _clean(props)
 

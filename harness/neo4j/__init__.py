@@ -8,10 +8,35 @@
 
 from __future__ import annotations
 
-from .connect import ConnectionSettings, connection_settings, open_driver
-from .importer import ImportResult, bulk_import
-from .server import ServerInfo, ServerStatus, build, start, status, stop
-from .state import default_state_dir
+import importlib
+from typing import Any
+
+# Lazy attribute access (the sqlglot pattern): `kgbench --help` and the compiler never pay for
+# importing the neo4j driver; it loads on first use of a name that needs it.
+_EXPORTS = {
+    "ConnectionSettings": ".connect",
+    "connection_settings": ".connect",
+    "open_driver": ".connect",
+    "ImportResult": ".importer",
+    "bulk_import": ".importer",
+    "ServerInfo": ".server",
+    "ServerStatus": ".server",
+    "build": ".server",
+    "start": ".server",
+    "status": ".server",
+    "stop": ".server",
+    "default_state_dir": ".state",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "ConnectionSettings",

@@ -13,9 +13,6 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from . import server
-from .jvm import build as build_launcher
-
 neo4j_app = typer.Typer(
     name="neo4j",
     help="Manage the embedded Neo4j 5.26 server (Bolt on 127.0.0.1, data under .cache/neo4j).",
@@ -53,6 +50,8 @@ def start(
     timeout: Annotated[float, typer.Option(help="Seconds to wait for Bolt.")] = 120.0,
 ) -> None:
     """Start the embedded server (building it on first use); print its Bolt URI."""
+    from . import server
+
     info = server.start(state_dir, port, home=home, heap=heap, pagecache=pagecache, timeout=timeout)
     if info.already_running:
         err.print(f"Neo4j is already running at [bold]{info.uri}[/] (pid {info.pid}).")
@@ -69,6 +68,8 @@ def start(
 @neo4j_app.command()
 def stop(state_dir: StateDir = None) -> None:
     """Stop the embedded server (clean shutdown); data and password are kept."""
+    from . import server
+
     if server.stop(state_dir):
         err.print("Neo4j stopped.")
     else:
@@ -78,6 +79,8 @@ def stop(state_dir: StateDir = None) -> None:
 @neo4j_app.command()
 def status(state_dir: StateDir = None) -> None:
     """Print the Bolt URI if the embedded server runs; exit 1 if it does not."""
+    from . import server
+
     current = server.status(state_dir)
     if not current.running:
         err.print(f"Neo4j is not running (state dir {current.state_dir}).")
@@ -91,5 +94,7 @@ def build(
     force: Annotated[bool, typer.Option("--force", help="Rebuild even if up to date.")] = False,
 ) -> None:
     """Build the Java launcher with Maven (done automatically by `start`)."""
+    from .jvm import build as build_launcher
+
     target = build_launcher(force=force)
     err.print(f"Neo4j launcher classpath ready in {target}.")

@@ -8,10 +8,41 @@ UNWIND $candidate_ids AS candidate_id
 MATCH (c:KG_afib {id: candidate_id})
 CALL (c) {
   // section causal_chains: Validated causal pathways
+  // chains of the first declared shape that matches, per candidate
   MATCH (t:KG_afib {id: $target_id})
-  MATCH p = (c)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN|PARTICIPATES_IN|TARGETS*1..5]->(t)
-  WHERE all(r IN relationships(p) WHERE r.validated)
-  RETURN 'causal_chains' AS section, [r IN relationships(p) | r.assertion_id] AS chain
+  CALL (c, t) {
+    MATCH p = (c)-[:PARTICIPATES_IN|TARGETS]->(:KG_afib)-[:PARTICIPATES_IN|TARGETS]->(:KG_afib)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(:KG_afib)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(t)
+    WHERE all(r IN relationships(p) WHERE r.validated)
+    RETURN 0 AS shape_rank, [r IN relationships(p) | r.assertion_id] AS chain
+    UNION
+    MATCH p = (c)-[:PARTICIPATES_IN|TARGETS]->(:KG_afib)-[:PARTICIPATES_IN|TARGETS]->(:KG_afib)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(:KG_afib)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(:KG_afib)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(t)
+    WHERE all(r IN relationships(p) WHERE r.validated)
+    RETURN 1 AS shape_rank, [r IN relationships(p) | r.assertion_id] AS chain
+    UNION
+    MATCH p = (c)-[:PARTICIPATES_IN|TARGETS]->(:KG_afib)-[:PARTICIPATES_IN|TARGETS]->(:KG_afib)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(:KG_afib)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(:KG_afib)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(:KG_afib)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(t)
+    WHERE all(r IN relationships(p) WHERE r.validated)
+    RETURN 2 AS shape_rank, [r IN relationships(p) | r.assertion_id] AS chain
+    UNION
+    MATCH p = (c)-[:PARTICIPATES_IN|TARGETS]->(:KG_afib)-[:PARTICIPATES_IN|TARGETS]->(:KG_afib)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(t)
+    WHERE all(r IN relationships(p) WHERE r.validated)
+    RETURN 3 AS shape_rank, [r IN relationships(p) | r.assertion_id] AS chain
+    UNION
+    MATCH p = (c)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(:KG_afib)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(t)
+    WHERE all(r IN relationships(p) WHERE r.validated)
+    RETURN 4 AS shape_rank, [r IN relationships(p) | r.assertion_id] AS chain
+    UNION
+    MATCH p = (c)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(:KG_afib)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(:KG_afib)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(t)
+    WHERE all(r IN relationships(p) WHERE r.validated)
+    RETURN 5 AS shape_rank, [r IN relationships(p) | r.assertion_id] AS chain
+    UNION
+    MATCH p = (c)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(t)
+    WHERE all(r IN relationships(p) WHERE r.validated)
+    RETURN 6 AS shape_rank, [r IN relationships(p) | r.assertion_id] AS chain
+  }
+  WITH shape_rank, chain ORDER BY shape_rank
+  WITH collect({rank: shape_rank, chain: chain}) AS found
+  UNWIND [f IN found WHERE f.rank = found[0].rank] AS best
+  RETURN 'causal_chains' AS section, best.chain AS chain
   UNION
   // section adverse_effects: Adverse effects
   MATCH (c)-[r:MAY_CAUSE_ADVERSE_EFFECT]->(:KG_afib)

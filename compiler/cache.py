@@ -1,0 +1,75 @@
+"""A small on-disk cache for values derived from spec files by LinkML.
+
+Deriving the table specifications and the declaration JSON Schemas means importing LinkML
+and running its SchemaView and JsonSchemaGenerator (about a second). Their results depend
+only on the schema files, so they are stored as JSON under .cache/kgbench/, keyed by the
+sha256 of those files and the LinkML version, and re-checked against the files on every use.
+`KGBENCH_NO_CACHE=1` turns the cache off (benchmarks use it to measure cold runs).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from .paths import REPO_ROOT
+
+CACHE_DIR = REPO_ROOT / ".cache" / "kgbench"
+FORMAT = "1"
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _linkml_version() -> str:
+    from importlib import metadata
+
+    try:
+        return metadata.version("linkml")
+    except metadata.PackageNotFoundError:  # pragma: no cover
+        return "unknown"
+
+
+def enabled() -> bool:
+    return os.environ.get("KGBENCH_NO_CACHE", "") in ("", "0")
+
+
+def cached(
+    kind: str,
+    key_files: Iterable[Path],
+    extra: str,
+    build: Callable[[], tuple[Any, Iterable[Path]]],
+) -> Any:
+    """Return build()'s value, from cache when every file it depended on is unchanged.
+
+    `build` returns (value, dependency files); the value must be JSON-serialisable.
+    """
+    if not enabled():
+        return build()[0]
+    key_files = sorted({Path(p).resolve() for p in key_files})
+    digest = hashlib.sha256(f"{FORMAT}|{kind}|{extra}|{_linkml_version()}".encode())
+    for path in key_files:
+        digest.update(str(path).encode())
+        digest.update(_sha(path).encode())
+    entry = CACHE_DIR / f"{kind}-{digest.hexdigest()[:32]}.json"
+    try:
+        stored = json.loads(entry.read_text(encoding="utf-8"))
+        if all(Path(p).exists() and _sha(Path(p)) == h for p, h in stored["deps"].items()):
+            return stored["value"]
+    except (OSError, ValueError, KeyError):
+        pass
+    value, deps = build()
+    record = {"deps": {str(Path(p).resolve()): _sha(Path(p)) for p in deps}, "value": value}
+    try:
+        CACHE_DIR.mkdir(parents=True, exist_ok=True)
+        tmp = entry.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(record), encoding="utf-8")
+        os.replace(tmp, entry)
+    except OSError:
+        pass  # a read-only checkout still works, just without the cache
+    return value
