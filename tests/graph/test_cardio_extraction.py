@@ -37,7 +37,7 @@ def test_walkthrough_c3_chain_is_the_papers(
 ) -> None:
     scenario = read_scenarios(SCN_0001)[0]
     ctx = extract(neo4j_driver, cardio, scenario, "C3")
-    chains = [s for s in ctx["sections"] if s["shape"] == "causal_chain"][0]["paths"]
+    chains = next(s for s in ctx["sections"] if s["shape"] == "causal_chain")["paths"]
     lisinopril = [p["assertion_ids"] for p in chains if p["candidate_id"] == "DRG_0001"]
     assert lisinopril == [["ASR_0019", "ASR_0010", "ASR_0011", "ASR_0013"]]
     adverse = [
@@ -99,7 +99,7 @@ def test_python_chains_agree_with_cypher(
             "candidates": [{"intervention_id": i, "label": i} for i in interventions],
         }
         ctx = extract(neo4j_driver, cardio, scenario, condition)
-        paths = [s for s in ctx["sections"] if s["name"] == section["name"]][0]["paths"]
+        paths = next(s for s in ctx["sections"] if s["name"] == section["name"])["paths"]
         for candidate in interventions:
             cypher = sorted(p["assertion_ids"] for p in paths if p["candidate_id"] == candidate)
             python = index.chains(
