@@ -22,10 +22,10 @@ class Timing:
 
 
 def run_once(
-    cmd: list[str], cwd: str | None = None, check: bool = True
+    cmd: list[str], cwd: str | None = None, check: bool = True, env: dict | None = None
 ) -> tuple[float, subprocess.CompletedProcess]:
     start = time.perf_counter()
-    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, env=env)
     took = time.perf_counter() - start
     if check and proc.returncode not in (0,):
         raise RuntimeError(f"{' '.join(cmd)} exited {proc.returncode}:\n{proc.stderr[-2000:]}")
@@ -52,11 +52,12 @@ def paired(
     cmd_b: list[str],
     runs: int = 5,
     cwd: str | None = None,
+    check_a: bool = True,
 ) -> tuple[Timing, Timing, list[float]]:
     """A and B in turn (A B A B ...), so a drift in machine speed hits both alike."""
-    run_once(cmd_a, cwd), run_once(cmd_b, cwd, check=False)
+    run_once(cmd_a, cwd, check_a), run_once(cmd_b, cwd, check=False)
     a, b = [], []
     for _ in range(runs):
-        a.append(run_once(cmd_a, cwd)[0])
+        a.append(run_once(cmd_a, cwd, check_a)[0])
         b.append(run_once(cmd_b, cwd, check=False)[0])
     return Timing(label_a, a), Timing(label_b, b), [x / y for x, y in zip(a, b, strict=True)]

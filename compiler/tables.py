@@ -81,6 +81,11 @@ class Table:
 
 def _record_lines(path: Path) -> tuple[int, ...]:
     """The file line where each data record starts (quoted fields may span lines)."""
+    data = path.read_bytes()
+    if b'"' not in data and b"\n\n" not in data and b"\r\n\r\n" not in data:
+        # no quoted newlines and no blank lines: record i starts on line i + 2
+        n = data.count(b"\n") + (0 if data.endswith(b"\n") else 1) - 1
+        return tuple(range(2, n + 2))
     lines = []
     with path.open(encoding="utf-8", newline="") as handle:
         reader = csv.reader(handle)
@@ -249,7 +254,11 @@ def read_table(spec: TableSpec, path: Path, errors: ErrorList) -> Table:
 
         fast = _read_fast(spec, path, header)
         if fast is not None:
-            return Table(spec, path, arrow=fast)
+            arrow, bad = fast
+            if not bad:
+                return Table(spec, path, arrow=arrow)
+            if _report_columns(spec, path, arrow, bad, errors):
+                return Table(spec, path, arrow=arrow)  # the caller raises the reported errors
         by_name = {c.name: c for c in spec.columns}
         plan = [
             (i, name, _column_converter(by_name[name]), by_name[name])
@@ -311,10 +320,13 @@ def read_table(spec: TableSpec, path: Path, errors: ErrorList) -> Table:
     return Table(spec, path, columns, tuple(lines))
 
 
-def _read_fast(spec: TableSpec, path: Path, header: list[str]) -> dict[str, Any] | None:
-    """Validated Arrow columns (whitespace-trimmed strings) when every cell is valid.
+def _read_fast(
+    spec: TableSpec, path: Path, header: list[str]
+) -> tuple[dict[str, Any], list[str]] | None:
+    """Arrow columns (whitespace-trimmed strings) and the names of columns that failed a check.
 
-    None means "use the row-by-row path", which then reports exactly what is wrong.
+    None means the file could not be parsed as a plain table: the row-by-row path then
+    reports exactly what is wrong (bad quoting, wrong number of cells, ...).
     """
     try:
         import pyarrow as pa
@@ -325,6 +337,7 @@ def _read_fast(spec: TableSpec, path: Path, header: list[str]) -> dict[str, Any]
     try:
         table = pcsv.read_csv(
             path,
+            read_options=pcsv.ReadOptions(block_size=1 << 26),  # one chunk per column
             parse_options=pcsv.ParseOptions(newlines_in_values=True),
             convert_options=pcsv.ConvertOptions(
                 column_types={name: pa.string() for name in header},
@@ -338,19 +351,62 @@ def _read_fast(spec: TableSpec, path: Path, header: list[str]) -> dict[str, Any]
         return None
     by_name = {c.name: c for c in spec.columns}
     out: dict[str, Any] = {}
+    bad: list[str] = []
     try:
         for name, raw in zip(header, table.columns, strict=True):
             values = pc.utf8_trim_whitespace(raw.combine_chunks())
-            if not _column_ok(by_name[name], values, pa, pc):
-                return None
             out[name] = values
+            try:
+                if not _column_ok(by_name[name], values, pa, pc):
+                    bad.append(name)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                bad.append(name)  # e.g. a failed cast, or a pattern RE2 cannot compile
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-        return None  # e.g. a pattern RE2 cannot compile, or a failed cast
+        return None
     empty = pa.array([""] * table.num_rows, pa.string())
     for col in spec.columns:
         if col.name not in out:
             out[col.name] = empty
-    return out
+    return out, bad
+
+
+def _report_columns(
+    spec: TableSpec, path: Path, arrow: dict[str, Any], bad: list[str], errors: ErrorList
+) -> bool:
+    """Cell-by-cell messages for the columns the vectorised checks rejected.
+
+    Only those columns are walked in Python, so a few bad cells in a large table cost little.
+    Returns False when no cell error was found (the kernels and Python disagree, e.g. on a
+    regex dialect); the caller then takes the row-by-row path, the source of truth.
+    """
+    shown = display_path(path)
+    lines = _record_lines(path)
+    by_name = {c.name: c for c in spec.columns}
+    order = {c.name: i for i, c in enumerate(spec.columns)}
+    found: list[tuple[int, int, str, str]] = []
+    for name in bad:
+        col = by_name[name]
+        conv = _column_converter(col)
+        seen: dict[str, int] = {}
+        for i, text in enumerate(arrow[name].to_pylist()):
+            if not text:
+                if col.required:
+                    found.append((lines[i], order[name], name, "a value is required"))
+                continue
+            try:
+                value = conv(text)
+            except CellError as exc:
+                found.append((lines[i], order[name], name, str(exc)))
+                continue
+            if col.identifier:
+                if value in seen:
+                    message = f"duplicate id '{value}' (first defined on line {seen[value]})"
+                    found.append((lines[i], order[name], name, message))
+                else:
+                    seen[value] = lines[i]
+    for line, _, name, message in sorted(found):
+        errors.add(message, Location(shown, line, name))
+    return bool(found)
 
 
 def _all(mask, pc) -> bool:

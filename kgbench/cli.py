@@ -104,6 +104,10 @@ def _mount_subapps() -> None:
 
     app.command("load")(user_errors(load_command))
     app.command("extract")(user_errors(extract_command))
+    from harness.runner.cli import run_command, serve_reference_command
+
+    app.command("run")(user_errors(run_command))
+    app.command("serve-reference")(user_errors(serve_reference_command))
 
 
 _mount_subapps()

@@ -1,0 +1,31 @@
+"""Request keys: the identity of one request across runs, logs and the shared cache.
+
+A key is the sha256 of the canonical JSON of {model, messages, params, replicate}: the same
+request always gets the same key, so a restarted run can tell what is already done, and a
+different temperature, seed or endpoint never reuses another setting's answer.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from typing import Any
+
+
+def canonical_json(obj: Any) -> str:
+    """Sorted keys, no whitespace, UTF-8 kept: one spelling per value."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def request_key(
+    model: str, messages: list[dict[str, Any]], params: dict[str, Any], replicate: int
+) -> str:
+    payload = {"model": model, "messages": messages, "params": params, "replicate": replicate}
+    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+
+
+def model_slug(spec: str) -> str:
+    """A file-name-safe form of a model spec: `openai:gpt-4o` -> `openai-gpt-4o` (the same
+    rule as harness.responders.model_slug, so responses/ and scores/ names agree)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", spec).strip("-.") or "model"

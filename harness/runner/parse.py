@@ -1,0 +1,43 @@
+"""Judge a raw answer against the response schema, without repairing it.
+
+A model's answer is evidence: an answer that is not JSON is recorded as such (parsed=null,
+parse_ok=false) and scored as a parse failure downstream, never silently fixed or dropped.
+Only surrounding whitespace is ignored; code fences, trailing prose or a cut-off object all
+count as not parsing.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from jsonschema import Draft202012Validator
+
+
+@dataclass(frozen=True)
+class Judgement:
+    parsed: Any
+    parse_ok: bool
+    schema_ok: bool
+    schema_errors: list[str]
+
+
+class ResponseJudge:
+    """Parses and validates answers against one compiled response schema."""
+
+    def __init__(self, schema: dict[str, Any]) -> None:
+        self.validator = Draft202012Validator(schema)
+
+    def judge(self, raw: str | None) -> Judgement:
+        if raw is None:
+            return Judgement(None, False, False, [])
+        try:
+            parsed = json.loads(raw)
+        except ValueError:
+            return Judgement(None, False, False, [])
+        errors = sorted(self.validator.iter_errors(parsed), key=lambda e: list(e.path))
+        messages = [
+            f"{'/'.join(str(p) for p in e.path) or '(root)'}: {e.message}"[:300] for e in errors[:5]
+        ]
+        return Judgement(parsed, True, not errors, messages)

@@ -1,0 +1,61 @@
+"""Model specs: `openai:<model>` (optionally with a base URL) or `ref:<responder>`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kgbench.errors import UserError
+
+from .keys import model_slug
+
+REFERENCE_RESPONDERS = ("oracle", "context-reader", "ungrounded")
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """Which model answers, and where; `text` is what records and keys carry."""
+
+    provider: str  # "openai" (any OpenAI-compatible endpoint) or "ref" (in-process)
+    name: str
+    base_url: str | None = None
+
+    @property
+    def text(self) -> str:
+        return f"{self.provider}:{self.name}"
+
+    @property
+    def slug(self) -> str:
+        return model_slug(self.text)
+
+    @property
+    def is_reference(self) -> bool:
+        return self.provider == "ref"
+
+    @property
+    def is_openai_platform(self) -> bool:
+        """True for api.openai.com itself (prices, batch discount, max_completion_tokens)."""
+        return self.provider == "openai" and (
+            self.base_url is None or "api.openai.com" in self.base_url
+        )
+
+
+def parse_model_spec(text: str, base_url: str | None = None) -> ModelSpec:
+    """Parse `--model`; a malformed spec is a UserError listing the accepted forms."""
+    provider, sep, name = text.partition(":")
+    forms = "openai:<model> (with --base-url for other servers) or ref:" + "|ref:".join(
+        REFERENCE_RESPONDERS
+    )
+    if not sep or not name.strip():
+        raise UserError(f"--model '{text}' is not a model spec; use {forms}")
+    name = name.strip()
+    if provider == "openai":
+        return ModelSpec("openai", name, base_url.rstrip("/") if base_url else None)
+    if provider == "ref":
+        if name not in REFERENCE_RESPONDERS:
+            raise UserError(
+                f"unknown reference responder '{name}'; known: {', '.join(REFERENCE_RESPONDERS)}"
+            )
+        if base_url:
+            raise UserError("--base-url applies to openai: models, not to ref: responders")
+        return ModelSpec("ref", name)
+    raise UserError(f"unknown model provider '{provider}' in --model '{text}'; use {forms}")

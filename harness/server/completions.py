@@ -1,0 +1,116 @@
+"""Build OpenAI chat-completion objects from the in-process reference responders.
+
+Shared by the online endpoint and the batch processor, so both answer identically. The
+responder reads only the last user message (plus, for the oracle, the gold of the scenario
+named in the prompt's `# Scenario <id>` line).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable
+from itertools import count
+from pathlib import Path
+from typing import Any
+
+RESPONDERS = ("oracle", "context-reader", "ungrounded")
+_SCENARIO = re.compile(r"^# Scenario (\S+)", re.M)
+_ids = count(1)
+
+
+def load_gold(run_dir: Path | None) -> dict[str, dict[str, Any]]:
+    """Whole scenarios (gold and labels) by id from `run_dir/scenarios.jsonl`; empty without
+    a run dir. The oracle takes the whole scenario so it can name its choice by label."""
+    if run_dir is None:
+        return {}
+    path = Path(run_dir) / "scenarios.jsonl"
+    gold = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            row = json.loads(line)
+            gold[row["scenario_id"]] = row
+    return gold
+
+
+def message_text(message: dict[str, Any]) -> str:
+    """The text of one message (content parts are joined)."""
+    content = message.get("content")
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return str(content or "")
+
+
+def last_user_text(messages: list[dict[str, Any]]) -> str:
+    """The text of the last user message."""
+    for message in reversed(messages):
+        if message.get("role") == "user":
+            return message_text(message)
+    return ""
+
+
+def estimate_tokens(text: str) -> int:
+    return len(text) // 4
+
+
+class Answerer:
+    """Answers a chat request with a reference responder; `fault` shapes a bad answer."""
+
+    def __init__(
+        self,
+        responder: str,
+        gold: dict[str, dict[str, Any]],
+        respond: Callable[..., dict[str, Any]] | None = None,
+    ) -> None:
+        self.responder = responder
+        self.gold = gold
+        self._respond = respond
+
+    def _respond_fn(self) -> Callable[..., dict[str, Any]]:
+        if self._respond is None:
+            from harness.responders import respond
+
+            self._respond = respond
+        return self._respond
+
+    def answer(self, body: dict[str, Any], fault: str | None = None) -> dict[str, Any]:
+        """A chat.completion object for `body`; `malformed`/`truncated` corrupt the content."""
+        messages = body.get("messages") or []
+        prompt = last_user_text(messages)
+        model = str(body.get("model", "reference"))
+        name = model if model in RESPONDERS else self.responder
+        gold = None
+        if name == "oracle":
+            found = _SCENARIO.search(prompt)
+            gold = self.gold.get(found.group(1)) if found else None
+        obj = self._respond_fn()(name, prompt, gold)
+        text = json.dumps(obj, ensure_ascii=False)
+        finish = "stop"
+        if fault == "malformed":
+            text = text[: max(1, len(text) // 3)] + ' <<not json>> "'
+        elif fault == "truncated":
+            text = text[: max(1, len(text) // 2)]
+            finish = "length"
+        prompt_tokens = sum(estimate_tokens(message_text(m)) for m in messages)
+        completion_tokens = estimate_tokens(text)
+        return {
+            "id": f"chatcmpl-ref-{next(_ids)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": model,
+            "system_fingerprint": f"kgbench-ref-{name}",
+            "choices": [
+                {
+                    "index": 0,
+                    "message": {"role": "assistant", "content": text, "refusal": None},
+                    "finish_reason": finish,
+                    "logprobs": None,
+                }
+            ],
+            "usage": {
+                "prompt_tokens": prompt_tokens,
+                "completion_tokens": completion_tokens,
+                "total_tokens": prompt_tokens + completion_tokens,
+            },
+        }
