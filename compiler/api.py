@@ -15,7 +15,7 @@ from pathlib import Path
 from .paths import GENERATED_DIR, REPO_ROOT, TEMPLATES_DIR
 
 # Subfolders of generated/<domain>/ written by other commands, preserved across compiles.
-PRESERVED = ("gold",)
+PRESERVED = ("gold", "scenarios")
 
 
 @dataclass(frozen=True)

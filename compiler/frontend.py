@@ -19,6 +19,7 @@ from kgbench.errors import Location, SpecError
 from . import ir
 from .declarations import as_mapping, load_declaration
 from .paths import REPO_ROOT, SPEC_DIR, display_path, repo_relative
+from .scenarios import check_scenario_rules
 from .schema import ROLES, SEMVER, SchemaModel, load_schema, suggest
 from .tables import ErrorList, Table, read_table
 from .yamlfile import YamlDoc, read_yaml
@@ -76,6 +77,11 @@ def load_domain(domain: str | Path, build: bool = True) -> ir.Domain | DomainSum
     metrics_doc = load_declaration(
         _declared_path(domain_dir, cfg.get("metrics"), SPEC_DIR / "metrics.yaml"), "MetricSet"
     )
+    scenarios_doc = (
+        load_declaration((domain_dir / cfg["scenarios"]).resolve(), "ScenarioRules")
+        if cfg.get("scenarios")
+        else None
+    )
     conditions = _conditions(conditions_doc)
     metrics = _metrics(metrics_doc)
 
@@ -100,8 +106,12 @@ def load_domain(domain: str | Path, build: bool = True) -> ir.Domain | DomainSum
     errors.raise_if_any()
     domain = replace(domain, schema_file=str(schema_path))
     _check_expected_counts(domain, doc)
+    if scenarios_doc is not None:
+        domain = replace(domain, scenario_rules=check_scenario_rules(scenarios_doc, domain, model))
 
-    inputs = _input_files(domain_dir, doc, model, conditions_doc, metrics_doc, table_files)
+    inputs = _input_files(
+        domain_dir, doc, model, conditions_doc, metrics_doc, table_files, scenarios_doc
+    )
     return _replace_inputs(domain, inputs)
 
 
@@ -687,9 +697,11 @@ def sha256_file(path: Path) -> str:
 
 
 def _input_files(
-    domain_dir, doc, model, conditions_doc, metrics_doc, table_files
+    domain_dir, doc, model, conditions_doc, metrics_doc, table_files, scenarios_doc=None
 ) -> tuple[ir.InputFile, ...]:
     paths = {doc.path.resolve(), conditions_doc.path.resolve(), metrics_doc.path.resolve()}
+    if scenarios_doc is not None:
+        paths.add(scenarios_doc.path.resolve())
     paths |= {
         SPEC_DIR / n
         for n in ("kgbench.yaml", "kg.yaml", "scenario.yaml", "response.yaml", "declarations.yaml")

@@ -3,7 +3,11 @@
 Each kind takes the response value, the gold value and a `MetricInputs` bundle (lexicon and
 retrieved context) and returns a float or None when the metric is undefined for the item.
 Which response field meets which gold field, and when a metric is defined, is declared in the
-spec (spec/metrics.yaml) and bound by the generated `scorer.py`.
+spec (spec/metrics.yaml) and bound by the generated `scorer.py`; `DEFAULT_METRICS` mirrors
+that declaration for callers that score without a compiled domain.
+
+Every function here must accept any JSON value where a response value is expected: a
+malformed response is scored (mostly as zeros or undefined), never a crash.
 """
 
 from __future__ import annotations
@@ -13,10 +17,16 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+# Checked in this order: "causes decrease in" is a decrease, not a cause-therefore-increase.
 DECREASE_WORDS = re.compile(
     r"\b(decreas|lower|reduc|inhibit|block|suppress|prevent|attenuat|less)", re.I
 )
 INCREASE_WORDS = re.compile(r"\b(increas|rais|elevat|caus|induc|promot|activat|more|worsen)", re.I)
+
+# Longer text is not a name; bounding it keeps hostile multi-megabyte strings cheap.
+MAX_NAME_TEXT = 4096
+# Short names ("ACE", "BP") are matched only as the whole text, never inside a sentence.
+MIN_CONTAINED_NAME = 4
 
 
 @dataclass(frozen=True)
@@ -30,7 +40,7 @@ class MetricSpec:
     gold_field: str
     defined_when: str
     higher_is_better: bool
-    binary: bool
+    binary: bool = False
 
 
 def _norm(text: str) -> str:
@@ -42,6 +52,9 @@ class Lexicon:
     """Names, synonyms and class memberships of a domain's entities (from kg.json).
 
     Matching is deterministic string matching on normalised names; no model is involved.
+    `interventions` (entity ids of intervention classes, plus intervention-class ids) lets a
+    recommendation be read as a choice among interventions; None means "not known", and then
+    every entity counts.
     """
 
     names: dict[str, set[str]] = field(default_factory=dict)  # normalised name -> ids
@@ -49,36 +62,131 @@ class Lexicon:
     member_classes: dict[str, set[str]] = field(default_factory=dict)  # member id -> class ids
     assertions: dict[str, dict[str, Any]] = field(default_factory=dict)
     supports: dict[str, set[str]] = field(default_factory=dict)  # evidence id -> assertion ids
+    evidence_ids: set[str] = field(default_factory=set)
+    interventions: set[str] | None = None
+    max_name_tokens: int = 0
+
+    def add_name(self, label: str, entity_id: str) -> None:
+        key = _norm(label)
+        if key:
+            self.names.setdefault(key, set()).add(entity_id)
+            self.max_name_tokens = max(self.max_name_tokens, key.count(" ") + 1)
 
     @classmethod
     def from_graph(cls, graph: dict[str, Any]) -> Lexicon:
+        """The lexicon of a compiled domain: every entity name and synonym, classes, supports."""
         lex = cls()
         for e in graph.get("entities", []):
             for label in (e["id"], e["name"], *e.get("synonyms", [])):
-                lex.names.setdefault(_norm(label), set()).add(e["id"])
+                lex.add_name(label, e["id"])
         for c in graph.get("intervention_classes", []):
             lex.class_members[c["class_id"]] = set(c["member_ids"])
             for label in (c["class_id"], c["class_name"]):
-                lex.names.setdefault(_norm(label), set()).add(c["class_id"])
+                lex.add_name(label, c["class_id"])
             for m in c["member_ids"]:
                 lex.member_classes.setdefault(m, set()).add(c["class_id"])
         lex.assertions = {a["assertion_id"]: a for a in graph.get("assertions", [])}
         for s in graph.get("supports", []):
             lex.supports.setdefault(s["evidence_id"], set()).add(s["assertion_id"])
+        lex.evidence_ids = {e["evidence_id"] for e in graph.get("evidence_sources", [])}
+        lex.evidence_ids |= set(lex.supports)
+        kinds = {c["name"] for c in graph.get("entity_classes", []) if c.get("is_intervention")}
+        if kinds:
+            lex.interventions = {
+                e["id"] for e in graph.get("entities", []) if e.get("category") in kinds
+            } | set(lex.class_members)
         return lex
+
+    @classmethod
+    def from_context(
+        cls, context: dict[str, Any] | None, gold: dict[str, Any] | None = None
+    ) -> Lexicon:
+        """A lexicon without a compiled domain: exact ids and names found in gold and context.
+
+        No synonyms and no classes are known, so a recommendation matches only by an entity's
+        id or its exact name as the context spells it; evidence support is read from the
+        evidence lists of the context's assertions. Under C1 (no context) only ids match.
+        """
+        lex = cls()
+        context = context if isinstance(context, dict) else {}
+        for eid, e in (context.get("entities") or {}).items():
+            lex.add_name(eid, eid)
+            if isinstance(e, dict) and isinstance(e.get("name"), str):
+                lex.add_name(e["name"], eid)
+        for aid, a in (context.get("assertions") or {}).items():
+            if not isinstance(a, dict):
+                continue
+            lex.assertions[aid] = a
+            for end in ("subject", "object"):
+                ent = a.get(end)
+                if isinstance(ent, dict) and isinstance(ent.get("id"), str):
+                    lex.add_name(ent["id"], ent["id"])
+                    if isinstance(ent.get("name"), str):
+                        lex.add_name(ent["name"], ent["id"])
+            for ev in a.get("evidence") or []:
+                if isinstance(ev, dict) and isinstance(ev.get("evidence_id"), str):
+                    lex.supports.setdefault(ev["evidence_id"], set()).add(aid)
+        lex.evidence_ids = set(lex.supports)
+        gold = gold if isinstance(gold, dict) else {}
+        wanted = _as_set(gold.get("preferred_intervention"))
+        wanted |= _as_set(gold.get("acceptable_interventions"))
+        for i in wanted:
+            lex.add_name(i, i)
+        candidates = (context.get("parameters") or {}).get("candidate_ids") or []
+        lex.interventions = wanted | {c for c in candidates if isinstance(c, str)}
+        return lex
+
+    def _contained(self, key: str) -> list[set[str]]:
+        """Id sets of every name (of at least MIN_CONTAINED_NAME chars) that occurs in `key`.
+
+        Names are normalised to space-separated tokens, so "occurs as a whole word sequence"
+        is "is one of the key's token n-grams": a dictionary lookup per n-gram, linear in the
+        text, instead of a regular expression per name.
+        """
+        tokens = key.split(" ")
+        found: list[set[str]] = []
+        for n in range(1, min(self.max_name_tokens, len(tokens)) + 1):
+            for i in range(len(tokens) - n + 1):
+                gram = " ".join(tokens[i : i + n])
+                if len(gram) >= MIN_CONTAINED_NAME and gram in self.names:
+                    found.append(self.names[gram])
+        return found
 
     def resolve(self, text: str) -> set[str]:
         """Entity or class ids a free-text name denotes (exact normalised match, then containment)."""
-        key = _norm(text)
+        key = _norm(text[:MAX_NAME_TEXT])
         if not key:
             return set()
         if key in self.names:
             return set(self.names[key])
         hits: set[str] = set()
-        for name, ids in self.names.items():
-            if len(name) >= 4 and re.search(rf"\b{re.escape(name)}\b", key):
-                hits |= ids
+        for ids in self._contained(key):
+            hits |= ids
         return hits
+
+    def resolve_choice(self, text: str) -> set[str]:
+        """The intervention a recommendation names, or nothing when it names rival ones.
+
+        The whole text may be a name ("ACE inhibitor": the class and its members). Otherwise
+        the intervention names inside it must agree, up to class membership: "lisinopril 10 mg
+        daily" and "ACE inhibitor (lisinopril)" name one choice, "lisinopril or amlodipine"
+        hedges between two and names none, so a list of every candidate cannot score.
+        """
+        key = _norm(text[:MAX_NAME_TEXT])
+        if not key:
+            return set()
+        if key in self.names:
+            return self._interventions_only(self.names[key])
+        groups = [g for g in map(self._interventions_only, self._contained(key)) if g]
+        if not groups:
+            return set()
+        common = self.equivalents(groups[0])
+        for g in groups[1:]:
+            common &= self.equivalents(g)
+        return common & set().union(*groups)
+
+    def _interventions_only(self, ids: set[str]) -> set[str]:
+        return set(ids) if self.interventions is None else ids & self.interventions
 
     def equivalents(self, ids: Iterable[str]) -> set[str]:
         """Ids plus their classes and class members: a drug counts for its class and back."""
@@ -105,9 +213,12 @@ def _as_set(value: Any) -> set[str]:
 
 
 def intervention_match(resp: Any, gold: Any, inp: MetricInputs) -> float | None:
+    """1.0 when the named intervention is a wanted one, or a class of one, or (for a wanted
+    class) one of its members; a sibling drug in the same class counts only when the class is
+    wanted (acceptable interventions), not for the single preferred drug."""
     if not isinstance(resp, str) or not resp.strip():
         return 0.0
-    chosen = inp.lexicon.equivalents(inp.lexicon.resolve(resp))
+    chosen = inp.lexicon.resolve_choice(resp)
     wanted = inp.lexicon.equivalents(_as_set(gold))
     return 1.0 if chosen & wanted else 0.0
 
@@ -133,70 +244,85 @@ def set_f1(resp: Any, gold: Any, inp: MetricInputs) -> float | None:
     return 2 * p * rec / (p + rec)
 
 
+CITED_ASSERTION_FIELDS = (
+    "causal_path_assertion_ids",
+    "adverse_effect_assertion_ids",
+    "contraindication_assertion_ids",
+)
+
+
 def evidence_support(resp: Any, gold: Any, inp: MetricInputs) -> float | None:
     """Share of cited evidence ids that SUPPORT at least one assertion the response cited."""
     cited_ev = _as_set(resp)
     if not cited_ev:
         return None
     cited_asr: set[str] = set()
-    for key in (
-        "causal_path_assertion_ids",
-        "adverse_effect_assertion_ids",
-        "contraindication_assertion_ids",
-    ):
+    for key in CITED_ASSERTION_FIELDS:
         cited_asr |= _as_set(inp.response.get(key))
     good = sum(1 for ev in cited_ev if inp.lexicon.supports.get(ev, set()) & cited_asr)
     return good / len(cited_ev)
 
 
-def claim_count(response: dict[str, Any]) -> int:
+def _claims(response: dict[str, Any]) -> list[dict[str, Any]]:
     claims = response.get("claims")
-    n_claims = len([c for c in claims if isinstance(c, dict)]) if isinstance(claims, list) else 0
-    return len(_as_set(response.get("causal_path_assertion_ids"))) + n_claims
+    return [c for c in claims if isinstance(c, dict)] if isinstance(claims, list) else []
+
+
+def claim_count(response: dict[str, Any]) -> int:
+    return len(_as_set(response.get("causal_path_assertion_ids"))) + len(_claims(response))
+
+
+def _wanted_direction(predicate_text: str) -> str | None:
+    words = _norm(predicate_text)
+    if DECREASE_WORDS.search(words):
+        return "decrease"
+    if INCREASE_WORDS.search(words):
+        return "increase"
+    return None
 
 
 def _claim_supported(
     claim: dict[str, Any], inp: MetricInputs, context_assertions: dict[str, Any]
 ) -> bool:
+    """A claim is supported when a retrieved assertion joins its subject to its object and
+    agrees with it: the same predicate, or a predicate whose words imply the assertion's
+    direction ("lowers" for a decrease). Names resolve through the lexicon, never a model."""
     subj = inp.lexicon.equivalents(inp.lexicon.resolve(str(claim.get("subject", ""))))
     obj = inp.lexicon.equivalents(inp.lexicon.resolve(str(claim.get("object", ""))))
     if not subj or not obj:
         return False
-    pred_text = str(claim.get("predicate", ""))
-    want = (
-        "decrease"
-        if DECREASE_WORDS.search(pred_text)
-        else "increase"
-        if INCREASE_WORDS.search(pred_text)
-        else None
-    )
+    pred_text = str(claim.get("predicate", ""))[:MAX_NAME_TEXT]
+    pred_key = _norm(pred_text)
+    want = _wanted_direction(pred_text)
     for a in context_assertions.values():
+        if not isinstance(a, dict):
+            continue
         s_id = a.get("subject_id") or (a.get("subject") or {}).get("id")
         o_id = a.get("object_id") or (a.get("object") or {}).get("id")
-        if s_id in subj and o_id in obj:
-            direction = a.get("direction")
-            if want is None or direction in (None, "none") or direction == want:
-                return True
-            # a drug that inhibits a target "decreases" it; the edge is TARGETS/decrease
+        if s_id not in subj or o_id not in obj:
+            continue
+        if pred_key and pred_key == _norm(str(a.get("predicate", ""))):
+            return True
+        direction = a.get("direction")
+        if want is None or direction in (None, "none") or direction == want:
+            return True
     return False
 
 
 def unsupported_claims(resp: Any, gold: Any, inp: MetricInputs) -> float | None:
     """Share of the response's causal claims with no matching assertion in the retrieved context."""
-    if inp.context is None:
+    if not isinstance(inp.context, dict):
         return None
     total = claim_count(inp.response)
     if total == 0:
         return None
-    context_assertions = inp.context.get("assertions") or {}
-    unsupported = sum(
-        1
-        for aid in _as_set(inp.response.get("causal_path_assertion_ids"))
-        if aid not in context_assertions
-    )
-    claims = inp.response.get("claims")
-    for claim in claims if isinstance(claims, list) else []:
-        if isinstance(claim, dict) and not _claim_supported(claim, inp, context_assertions):
+    context_assertions = inp.context.get("assertions")
+    if not isinstance(context_assertions, dict):
+        context_assertions = {}
+    cited = _as_set(inp.response.get("causal_path_assertion_ids"))
+    unsupported = sum(1 for aid in cited if aid not in context_assertions)
+    for claim in _claims(inp.response):
+        if not _claim_supported(claim, inp, context_assertions):
             unsupported += 1
     return unsupported / total
 
@@ -237,8 +363,18 @@ def is_defined(spec: MetricSpec, gold: dict[str, Any], inp: MetricInputs) -> boo
     if rule == "gold_true":
         return gold_val is True
     if rule == "grounded_with_claims":
-        return inp.context is not None and claim_count(inp.response) > 0
+        return isinstance(inp.context, dict) and claim_count(inp.response) > 0
     raise ValueError(f"unknown defined_when rule {rule!r}")
+
+
+DEFINED_WHEN = (
+    "always",
+    "response_nonempty",
+    "gold_nonempty",
+    "both_nonempty",
+    "gold_true",
+    "grounded_with_claims",
+)
 
 
 def score_panel(
@@ -255,7 +391,36 @@ def score_panel(
         if not is_defined(spec, gold, inp):
             out[spec.name] = None
             continue
-        out[spec.name] = KINDS[spec.kind](
-            response.get(spec.response_field), gold.get(spec.gold_field), inp
-        )
+        value = KINDS[spec.kind](response.get(spec.response_field), gold.get(spec.gold_field), inp)
+        out[spec.name] = value
     return out
+
+
+# The panel of spec/metrics.yaml (a test keeps the two equal), used by `score_response` when it
+# is called without a compiled domain's METRICS. Columns: name, title, kind, response field,
+# gold field, defined when, higher is better, binary.
+_DEFAULT_ROWS: tuple[tuple[str, str, str, str, str, str, bool, bool], ...] = (
+    ("intervention_accuracy", "Intervention accuracy", "intervention_match",
+     "recommended_intervention", "acceptable_interventions", "always", True, True),
+    ("preferred_intervention_accuracy", "Preferred intervention accuracy", "intervention_match",
+     "recommended_intervention", "preferred_intervention", "always", True, True),
+    ("causal_edge_precision", "Causal edge precision", "set_precision",
+     "causal_path_assertion_ids", "causal_path_assertion_ids", "response_nonempty", True, False),
+    ("causal_edge_recall", "Causal edge recall", "set_recall",
+     "causal_path_assertion_ids", "causal_path_assertion_ids", "gold_nonempty", True, False),
+    ("causal_edge_f1", "Causal edge F1", "set_f1",
+     "causal_path_assertion_ids", "causal_path_assertion_ids", "both_nonempty", True, False),
+    ("adverse_effect_f1", "Adverse-effect F1", "set_f1",
+     "adverse_effect_assertion_ids", "adverse_effect_assertion_ids", "gold_nonempty", True, False),
+    ("contraindication_recall", "Contraindication recall", "set_recall",
+     "contraindication_assertion_ids", "contraindication_assertion_ids", "gold_nonempty",
+     True, False),
+    ("evidence_accuracy", "Evidence accuracy", "evidence_support",
+     "supporting_evidence_ids", "evidence_source_ids", "response_nonempty", True, False),
+    ("unsupported_claim_rate", "Unsupported claim rate", "unsupported_claims",
+     "claims", "causal_path_assertion_ids", "grounded_with_claims", False, False),
+    ("uncertainty_correctness", "Uncertainty correctness", "boolean_match",
+     "uncertainty_flag", "expects_uncertainty", "always", True, True),
+)  # fmt: skip
+
+DEFAULT_METRICS: tuple[MetricSpec, ...] = tuple(MetricSpec(*row) for row in _DEFAULT_ROWS)

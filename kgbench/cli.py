@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable
-from functools import wraps
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
+
+from kgbench.cliutil import stderr_console as _stderr
+from kgbench.cliutil import user_errors
 
 app = typer.Typer(
     name="kgbench",
@@ -24,30 +25,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-
-
-def _stderr():
-    from rich.console import Console
-
-    return Console(stderr=True, highlight=False)
-
-
-def user_errors(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn a UserError into one message on stderr and exit code 2."""
-
-    @wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from kgbench.errors import UserError
-
-        try:
-            return func(*args, **kwargs)
-        except UserError as exc:
-            console = _stderr()
-            for line in str(exc).splitlines():
-                console.print(f"[bold red]error:[/] {line}", markup=True, soft_wrap=True)
-            raise typer.Exit(exc.exit_code) from None
-
-    return wrapper
 
 
 DomainArg = Annotated[
@@ -108,6 +85,12 @@ def _mount_subapps() -> None:
 
     app.command("run")(user_errors(run_command))
     app.command("serve-reference")(user_errors(serve_reference_command))
+    from harness.evaluation_cli import evaluation_app
+
+    app.registered_commands.extend(evaluation_app.registered_commands)
+    from harness.scenarios.cli import scenario_app
+
+    app.registered_commands.extend(scenario_app.registered_commands)
 
 
 _mount_subapps()

@@ -23,12 +23,18 @@ ANNOTATION_SNIPPETS = {
         " | evidence tier: {{ (a.evidence | map(attribute='evidence_tier') | sort | first)"
         " if a.evidence else 'none' }}"
     ),
-    "source_databases": "{% if a.source_databases %} | sources: {{ a.source_databases | join(', ') }}{% endif %}",
+    "source_databases": (
+        "{% if a.source_databases is defined and a.source_databases %}"
+        " | sources: {{ a.source_databases | join(', ') }}{% endif %}"
+    ),
     "evidence_level": " | evidence level: {{ a.evidence_level }}",
     "validated": " | {{ 'validated' if a.validated else 'not validated' }}",
     "causal_status": " | causal status: {{ a.causal_status }}",
     "confidence": " | confidence: {{ a.confidence }}",
-    "population": "{% if a.population_id %} | population: {{ a.population_id }}{% endif %}",
+    "population": (
+        "{% if a.population_id is defined and a.population_id %}"
+        " | population: {{ context.entities[a.population_id].name }}{% endif %}"
+    ),
 }
 
 

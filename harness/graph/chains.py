@@ -38,7 +38,9 @@ class ChainIndex:
                 return sorted(found)
         return []
 
-    def _walk(self, node: str, target: str, shape: list[str], validated_only: bool) -> list[list[str]]:
+    def _walk(
+        self, node: str, target: str, shape: list[str], validated_only: bool
+    ) -> list[list[str]]:
         paths: list[tuple[str, list[str]]] = [(node, [])]
         for role in shape:
             nxt = []

@@ -87,7 +87,8 @@ def extract(
             (_plain(dict(e)) for e in a["evidence"]), key=lambda e: e["evidence_id"]
         )
         assertions[item["assertion_id"]] = item
-    ids = [*params["candidate_ids"], params["target_id"]]
+    populations = [a.get("population_id") for a in assertions.values()]
+    ids = [*params["candidate_ids"], params["target_id"], *filter(None, populations)]
     entities = {
         i: {k: domain.entities[i][k] for k in ("id", "name", "category")} for i in sorted(set(ids))
     }

@@ -146,7 +146,11 @@ def test_extraction_contents_per_condition(
 
 
 def plan_operators(plan: dict) -> list[str]:
-    out = [plan["operatorType"].split("@")[0]]
+    """Operator names of a plan tree; scans carry their details, for a readable failure."""
+    op = plan["operatorType"].split("@")[0]
+    if "Scan" in op:
+        op += f" [{plan.get('args', {}).get('Details', '')}]"
+    out = [op]
     for child in plan.get("children", []):
         out.extend(plan_operators(child))
     return out

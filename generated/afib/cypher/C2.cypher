@@ -3,9 +3,10 @@
 // Parameters: $candidate_ids (entity ids of the candidate actions), $target_id (the target
 // outcome), $context_ids (the scenario population and the patient's conditions).
 // Returns one row: `paths` (section, candidate, ordered assertion ids) and `assertions`
-// (each assertion with its subject, object and evidence sources).
+// (each assertion with its subject, object and evidence sources). Index hints pin every
+// lookup to a seek on the domain's id index, whatever the planner's statistics say.
 UNWIND $candidate_ids AS candidate_id
-MATCH (c:KG_afib {id: candidate_id})
+MATCH (c:KG_afib {id: candidate_id}) USING INDEX SEEK c:KG_afib(id)
 CALL (c) {
   // section indications: Indications
   MATCH (c)-[r:INDICATED_FOR]->(:KG_afib)
@@ -24,7 +25,7 @@ CALL (paths) {
   UNWIND paths AS path
   UNWIND path.assertion_ids AS assertion_id
   WITH DISTINCT assertion_id
-  MATCH (a:KG_afib {id: assertion_id})
+  MATCH (a:KG_afib {id: assertion_id}) USING INDEX SEEK a:KG_afib(id)
   MATCH (a)-[:HAS_SUBJECT]->(s:KG_afib)
   MATCH (a)-[:HAS_OBJECT]->(o:KG_afib)
   OPTIONAL MATCH (e:KG_afib)-[:SUPPORTS]->(a)

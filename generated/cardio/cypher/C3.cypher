@@ -3,13 +3,14 @@
 // Parameters: $candidate_ids (entity ids of the candidate actions), $target_id (the target
 // outcome), $context_ids (the scenario population and the patient's conditions).
 // Returns one row: `paths` (section, candidate, ordered assertion ids) and `assertions`
-// (each assertion with its subject, object and evidence sources).
+// (each assertion with its subject, object and evidence sources). Index hints pin every
+// lookup to a seek on the domain's id index, whatever the planner's statistics say.
 UNWIND $candidate_ids AS candidate_id
-MATCH (c:KG_cardio {id: candidate_id})
+MATCH (c:KG_cardio {id: candidate_id}) USING INDEX SEEK c:KG_cardio(id)
 CALL (c) {
   // section causal_chains: Validated causal pathways
   // chains of the first declared shape that matches, per candidate
-  MATCH (t:KG_cardio {id: $target_id})
+  MATCH (t:KG_cardio {id: $target_id}) USING INDEX SEEK t:KG_cardio(id)
   CALL (c, t) {
     MATCH p = (c)-[:PARTICIPATES_IN|TARGETS]->(:KG_cardio)-[:PARTICIPATES_IN|TARGETS]->(:KG_cardio)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(:KG_cardio)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(t)
     WHERE all(r IN relationships(p) WHERE r.validated)
@@ -53,7 +54,7 @@ CALL (paths) {
   UNWIND paths AS path
   UNWIND path.assertion_ids AS assertion_id
   WITH DISTINCT assertion_id
-  MATCH (a:KG_cardio {id: assertion_id})
+  MATCH (a:KG_cardio {id: assertion_id}) USING INDEX SEEK a:KG_cardio(id)
   MATCH (a)-[:HAS_SUBJECT]->(s:KG_cardio)
   MATCH (a)-[:HAS_OBJECT]->(o:KG_cardio)
   OPTIONAL MATCH (e:KG_cardio)-[:SUPPORTS]->(a)

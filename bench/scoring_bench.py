@@ -1,0 +1,210 @@
+"""Scorer benchmarks (issue 5): responses scored per second, against naive baselines in the
+same run.
+
+Workload: responses of the cardio domain (afib when cardio is not compiled), a mix of what
+the scorer meets in a run: well-formed answers citing real and invented ids with free-text
+claims, answers with wrong field types, and raw text that is not JSON. Each response is
+scored against a C4-like extracted context built from the domain's graph.
+
+* ours: the compiled scorer (`load_compiled_scorer`): lexicon built once, response contract
+  read once from the schema, name containment by dictionary lookup of n-grams.
+* baseline "lexicon per response": the same panel, but the lexicon is rebuilt from the graph
+  for every response, as a script calling `Lexicon.from_graph` inside its loop would.
+* baseline "jsonschema per response": the same panel with the cached lexicon, but each
+  response is checked with `jsonschema.validate` (which builds a validator on every call).
+* name resolution on its own: n-gram lookup against one regular expression per name (the
+  previous implementation), on free-text claim subjects and objects.
+
+Timings are medians of interleaved runs (ours, baseline, ours, baseline...), so a drift in
+machine speed hits both alike.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import random
+import re
+import statistics
+import time
+from collections.abc import Callable
+from typing import Any
+
+import jsonschema
+
+from harness.compiled import GENERATED, CompiledDomain
+from harness.metrics import Lexicon, _norm, score_panel
+from harness.scoring import coerce_response, load_compiled_scorer
+
+
+def _domain() -> CompiledDomain:
+    for name in ("cardio", "afib"):
+        if (GENERATED / name / "kg.json").exists():
+            return CompiledDomain(name, GENERATED / name)
+    raise SystemExit("no compiled domain under generated/; run `make compile` first")
+
+
+def _context(graph: dict[str, Any], rng: random.Random, k: int = 24) -> tuple[dict, dict]:
+    """A C4-like context of k assertions, and a gold whose path lies in it."""
+    ents = {e["id"]: e for e in graph["entities"]}
+    evidence: dict[str, list[str]] = {}
+    for s in graph["supports"]:
+        evidence.setdefault(s["assertion_id"], []).append(s["evidence_id"])
+    chosen = rng.sample(graph["assertions"], k)
+
+    def ref(i: str) -> dict[str, str]:
+        return {"id": i, "name": ents[i]["name"], "category": ents[i]["category"]}
+
+    assertions = {
+        a["assertion_id"]: {
+            **a,
+            "subject": ref(a["subject_id"]),
+            "object": ref(a["object_id"]),
+            "evidence": [{"evidence_id": e} for e in sorted(evidence.get(a["assertion_id"], []))],
+        }
+        for a in chosen
+    }
+    ids = list(assertions)
+    subjects = sorted({a["subject_id"] for a in chosen})
+    context = {
+        "entities": {i: ref(i) for i in subjects[:4]},
+        "parameters": {"candidate_ids": subjects[:3], "target_id": chosen[0]["object_id"]},
+        "sections": [],
+        "assertions": assertions,
+    }
+    gold = {
+        "preferred_intervention": subjects[0],
+        "acceptable_interventions": subjects[:2],
+        "causal_path_assertion_ids": ids[:4],
+        "adverse_effect_assertion_ids": ids[4:6],
+        "contraindication_assertion_ids": ids[6:7],
+        "evidence_source_ids": sorted({e for a in ids[:4] for e in evidence.get(a, [])}),
+        "expects_uncertainty": rng.random() < 0.2,
+    }
+    return context, gold
+
+
+def _response(graph: dict[str, Any], context: dict, rng: random.Random) -> Any:
+    ids = list(context["assertions"])
+    names = [e["name"] for e in graph["entities"]]
+    roll = rng.random()
+    if roll < 0.1:
+        return "I would recommend " + rng.choice(names) + " because it lowers risk."
+    answer = {
+        "recommended_intervention": rng.choice(names) + rng.choice(["", " 10 mg daily"]),
+        "causal_path_assertion_ids": rng.sample(ids, 4) + rng.choice([[], ["ASR_9999"]]),
+        "adverse_effect_assertion_ids": rng.sample(ids, 2),
+        "contraindication_assertion_ids": rng.sample(ids, 1),
+        "supporting_evidence_ids": ["EV_0001", "EV_0003", "EV_0404"][: rng.randint(1, 3)],
+        "claims": [
+            {
+                "subject": f"the drug {rng.choice(names)}",
+                "predicate": rng.choice(["lowers", "increases", "TARGETS", "is associated with"]),
+                "object": f"{rng.choice(names)} in this patient",
+            }
+            for _ in range(rng.randint(1, 5))
+        ],
+        "uncertainty_flag": rng.random() < 0.3,
+        "rationale": "A short explanation. " * rng.randint(1, 20),
+    }
+    if roll < 0.2:
+        answer["uncertainty_flag"] = "no"
+        answer["claims"] = "lisinopril lowers blood pressure"
+    return answer
+
+
+def _throughput(label: str, runs: list[float], n: int, unit: str = "responses") -> str:
+    med = statistics.median(runs)
+    return f"{label:<50} {n / med:10.0f} {unit}/s  (median {med * 1000:8.1f} ms for {n})"
+
+
+def _interleave(fns: list[Callable[[], None]], runs: int) -> list[list[float]]:
+    for fn in fns:
+        fn()  # warm-up
+    times: list[list[float]] = [[] for _ in fns]
+    for _ in range(runs):
+        for i, fn in enumerate(fns):
+            start = time.perf_counter()
+            fn()
+            times[i].append(time.perf_counter() - start)
+    return times
+
+
+def _regex_resolve(lex: Lexicon, text: str) -> set[str]:
+    """The previous containment match: one regular expression per known name."""
+    key = _norm(text)
+    if key in lex.names:
+        return set(lex.names[key])
+    hits: set[str] = set()
+    for name, ids in lex.names.items():
+        if len(name) >= 4 and re.search(rf"\b{re.escape(name)}\b", key):
+            hits |= ids
+    return hits
+
+
+def main(quick: bool = False) -> list[str]:
+    domain = _domain()
+    scorer = load_compiled_scorer(domain)
+    graph = domain.graph
+    schema = domain.json("schemas/response.schema.json")
+    rng = random.Random(20261130)
+    n = 300 if quick else 2000
+    runs = 3 if quick else 5
+    items = []
+    for _ in range(n):
+        context, gold = _context(graph, rng)
+        items.append((gold, _response(graph, context, rng), context))
+
+    def ours() -> None:
+        for gold, resp, ctx in items:
+            scorer.score(gold, resp, ctx)
+
+    def lexicon_per_response() -> None:
+        for gold, resp, ctx in items:
+            lex = Lexicon.from_graph(graph)
+            score_panel(
+                scorer.metrics, gold, coerce_response(resp, scorer.contract).response, ctx, lex
+            )
+
+    def jsonschema_per_response() -> None:
+        for gold, resp, ctx in items:
+            with contextlib.suppress(jsonschema.ValidationError):
+                jsonschema.validate(resp, schema)
+            clean = coerce_response(resp, scorer.contract).response
+            score_panel(scorer.metrics, gold, clean, ctx, scorer.lexicon)
+
+    t_ours, t_lex, t_js = _interleave([ours, lexicon_per_response, jsonschema_per_response], runs)
+    lines = [
+        f"## Scorer ({domain.name}: {len(graph['entities'])} entities, "
+        f"{len(scorer.lexicon.names)} names; {n} responses, 10% not JSON, 10% wrong types)",
+        _throughput("ours: compiled scorer", t_ours, n),
+        _throughput("baseline: lexicon rebuilt per response", t_lex, n),
+        _throughput("baseline: jsonschema.validate per response", t_js, n),
+        f"  speed-up vs lexicon per response: {statistics.median(t_lex) / statistics.median(t_ours):.1f}x; "
+        f"vs jsonschema per response: {statistics.median(t_js) / statistics.median(t_ours):.1f}x",
+    ]
+    texts = [
+        c[k]
+        for _, resp, _ in items
+        if isinstance(resp, dict) and isinstance(resp.get("claims"), list)
+        for c in resp["claims"]
+        for k in ("subject", "object")
+    ]
+    # The regex baseline is slow (more names than re's pattern cache): a subset, one run.
+    texts = texts[: 100 if quick else 300]
+    lex = scorer.lexicon
+    mismatches = sum(lex.resolve(t) != _regex_resolve(lex, t) for t in texts)
+    t_ngram, t_regex = _interleave(
+        [lambda: [lex.resolve(t) for t in texts], lambda: [_regex_resolve(lex, t) for t in texts]],
+        1,
+    )
+    lines += [
+        _throughput("name resolution: n-gram lookup", t_ngram, len(texts), "names"),
+        _throughput("name resolution: one regex per name", t_regex, len(texts), "names"),
+        f"  speed-up: {statistics.median(t_regex) / statistics.median(t_ngram):.0f}x; "
+        f"same ids for {len(texts) - mismatches}/{len(texts)} free-text names",
+    ]
+    return lines
+
+
+if __name__ == "__main__":
+    print("\n".join(main(quick=True)))

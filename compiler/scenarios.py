@@ -1,0 +1,299 @@
+"""Cross-checks of a domain's scenario rules (scenarios.yaml) against its validated graph.
+
+The JSON Schema check (`load_declaration(path, "ScenarioRules")`) proves the shape; this module
+proves the meaning: every entity id and class name the rules name exists, enum-like values
+(categories, evidence levels, causal statuses) are ones the spec declares, ranges are ordered,
+and every narrative template uses only the fields the generator fills. Problems are collected
+and reported together, each with its file, line and field.
+"""
+
+from __future__ import annotations
+
+import json
+import string
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from . import ir
+from .paths import SPEC_DIR, repo_relative
+from .schema import SchemaModel, suggest
+from .tables import ErrorList
+from .yamlfile import YamlDoc, read_yaml
+
+PATIENT_FIELDS = ("Pronoun", "pronoun", "possessive")
+TEMPLATE_FIELDS = {
+    "opening": ("Article", "age", "person", "conditions"),
+    "labs": ("labs",),
+    "pregnant": PATIENT_FIELDS,
+    "not_pregnant": PATIENT_FIELDS,
+    "outcome_phrase": ("name",),
+}
+CATEGORY_FIELDS = ("target", "population", "condition")
+# Patterns whose instances are built around one anchor assertion (AnchorRule required).
+ANCHORED = ("association", "contraindication", "adverse_effect")
+# The scenario schema allows 2-6 candidates (spec/scenario.yaml).
+CANDIDATE_LIMITS = (2, 6)
+
+
+def scenario_categories() -> tuple[str, ...]:
+    """The category names spec/scenario.yaml declares (one source of truth for both files)."""
+    doc = read_yaml(SPEC_DIR / "scenario.yaml")
+    return tuple(doc.data["enums"]["ScenarioCategory"]["permissible_values"])
+
+
+def scenario_schema_version() -> str:
+    return str(read_yaml(SPEC_DIR / "scenario.yaml").data["version"])
+
+
+class _Checker:
+    """Walks the declaration once, adding one error per problem."""
+
+    def __init__(self, doc: YamlDoc, domain: ir.Domain, model: SchemaModel) -> None:
+        self.doc = doc
+        self.errors = ErrorList()
+        self.entities = {e.id: e for e in domain.entities}
+        self.classes = {c.name: c for c in domain.entity_classes}
+        self.conditions = domain.conditions
+        columns = {c.name: c for c in model.tables["assertions"].columns}
+        self.evidence_levels = columns["evidence_level"].enum_values
+        self.causal_status = columns["causal_status"].enum_values
+
+    def add(self, path: Sequence[str | int], message: str) -> None:
+        field = next((p for p in reversed(path) if isinstance(p, str)), None)
+        self.errors.add(message, self.doc.location(list(path), field))
+
+    def entity(self, path: Sequence[str | int], value: Any, what: str = "entity") -> None:
+        if value is not None and value not in self.entities:
+            self.add(path, f"unknown {what} '{value}'" + suggest(str(value), self.entities))
+
+    def entities_(self, path: Sequence[str | int], values: Iterable[Any] | None) -> None:
+        for i, value in enumerate(values or ()):
+            self.entity([*path, i], value)
+
+    def class_names(self, path: Sequence[str | int], values: Iterable[Any] | None) -> None:
+        for i, value in enumerate(values or ()):
+            if value not in self.classes:
+                self.add(
+                    [*path, i],
+                    f"unknown class '{value}'"
+                    + suggest(str(value), self.classes)
+                    + "; expected one of "
+                    + ", ".join(self.classes),
+                )
+
+    def enum_values(
+        self, path: Sequence[str | int], values: Iterable[Any] | None, allowed: Sequence[str]
+    ) -> None:
+        for i, value in enumerate(values or ()):
+            if value not in allowed:
+                self.add(
+                    [*path, i],
+                    f"unknown value '{value}'"
+                    + suggest(str(value), allowed)
+                    + "; expected one of "
+                    + ", ".join(allowed),
+                )
+
+    def count_range(
+        self, path: Sequence[str | int], value: dict | None, limits: tuple[int, int] | None = None
+    ) -> None:
+        if not value:
+            return
+        if value["min"] > value["max"]:
+            self.add([*path, "min"], f"min {value['min']} is greater than max {value['max']}")
+        if limits and (value["min"] < limits[0] or value["max"] > limits[1]):
+            self.add(path, f"must lie within {limits[0]}-{limits[1]}")
+
+    def template(self, path: Sequence[str | int], text: Any, fields: Sequence[str]) -> None:
+        if not isinstance(text, str):
+            return
+        try:
+            names = [f for _, f, _, _ in string.Formatter().parse(text) if f is not None]
+        except ValueError as exc:
+            self.add(path, f"malformed template: {exc}")
+            return
+        for name in names:
+            if name not in fields:
+                self.add(
+                    path,
+                    f"unknown template field '{{{name}}}'"
+                    + suggest(name, fields)
+                    + "; expected "
+                    + ", ".join("{" + f + "}" for f in fields),
+                )
+
+    def chain(self, path: Sequence[str | int], rule: dict | None) -> None:
+        if not rule:
+            return
+        cond = rule.get("condition")
+        if cond is not None:
+            chained = [
+                c.id for c in self.conditions if any(s.shape == "causal_chain" for s in c.sections)
+            ]
+            if cond not in chained:
+                self.add(
+                    [*path, "condition"],
+                    f"condition '{cond}' has no causal_chain section"
+                    + suggest(str(cond), chained)
+                    + "; expected one of "
+                    + ", ".join(chained),
+                )
+        if rule.get("min_hops", 1) > rule["max_hops"]:
+            self.add([*path, "min_hops"], "min_hops is greater than max_hops")
+        self.enum_values(
+            [*path, "evidence_levels"], rule.get("evidence_levels"), self.evidence_levels
+        )
+        self.enum_values([*path, "causal_status"], rule.get("causal_status"), self.causal_status)
+        self.class_names([*path, "via_classes"], rule.get("via_classes"))
+        self.class_names([*path, "avoid_classes"], rule.get("avoid_classes"))
+
+    def anchor(self, path: Sequence[str | int], rule: dict | None) -> None:
+        if not rule:
+            return
+        self.enum_values(
+            [*path, "evidence_levels"], rule.get("evidence_levels"), self.evidence_levels
+        )
+        self.enum_values([*path, "causal_status"], rule.get("causal_status"), self.causal_status)
+        self.class_names([*path, "subject_classes"], rule.get("subject_classes"))
+
+
+def check_scenario_rules(doc: YamlDoc, domain: ir.Domain, model: SchemaModel) -> ir.ScenarioRules:
+    """Validate a ScenarioRules declaration against the domain; returns its IR form."""
+    data = doc.data
+    c = _Checker(doc, domain, model)
+    c.class_names(["target_classes"], data["target_classes"])
+    c.class_names(["treated_classes"], data.get("treated_classes"))
+    c.class_names(["finding_classes"], data.get("finding_classes"))
+    c.entity(["default_population"], data["default_population"])
+    c.count_range(["candidates"], data["candidates"], CANDIDATE_LIMITS)
+    c.count_range(["childbearing_age"], data.get("childbearing_age"), (0, 120))
+    for key in ("adequate_chain", "distractor_exclusion"):
+        c.chain([key], data[key])
+    c.enum_values(
+        ["weak_evidence", "evidence_levels"],
+        data["weak_evidence"]["evidence_levels"],
+        c.evidence_levels,
+    )
+    c.anchor(["adverse_effects"], data.get("adverse_effects"))
+    for i, group in enumerate(data.get("outcome_groups") or ()):
+        c.entities_(["outcome_groups", i, "members"], group["members"])
+
+    known = scenario_categories()
+    declared: list[str] = []
+    for i, rule in enumerate(data["categories"]):
+        path = ["categories", i]
+        name = rule["category"]
+        if name not in known:
+            c.add(
+                [*path, "category"],
+                f"unknown category '{name}'"
+                + suggest(name, known)
+                + "; expected one of "
+                + ", ".join(known),
+            )
+        elif name in declared:
+            c.add([*path, "category"], f"category '{name}' is declared twice")
+        declared.append(name)
+        c.chain([*path, "path"], rule["path"])
+        c.chain([*path, "mechanism"], rule.get("mechanism"))
+        c.chain([*path, "pathways"], rule.get("pathways"))
+        c.anchor([*path, "anchor"], rule.get("anchor"))
+        c.class_names([*path, "salient_classes"], rule.get("salient_classes"))
+        c.class_names([*path, "target_classes"], rule.get("target_classes"))
+        pattern = rule["pattern"]
+        if pattern in ANCHORED and not rule.get("anchor"):
+            c.add(path, f"a {pattern} rule needs an anchor (which assertions it is built around)")
+        if pattern == "competing":
+            if not rule.get("competitors"):
+                c.add(path, "a competing rule needs competitors (min and max)")
+            c.count_range([*path, "competitors"], rule.get("competitors"), CANDIDATE_LIMITS)
+        if pattern == "multiple_pathways" and not rule.get("min_pathways"):
+            c.add(path, "a multiple_pathways rule needs min_pathways")
+        for key in ("title", "decision"):
+            c.template([*path, key], rule[key], CATEGORY_FIELDS)
+
+    _check_pinned(c, data, declared)
+    _check_profiles(c, data)
+    c.errors.raise_if_any()
+    return ir.ScenarioRules(
+        source=repo_relative(doc.path),
+        scenario_schema_version=scenario_schema_version(),
+        categories=tuple(declared),
+        document=json.dumps(data, sort_keys=True, ensure_ascii=False),
+    )
+
+
+def _check_pinned(c: _Checker, data: dict, declared: list[str]) -> None:
+    seen: set[str] = set()
+    for i, pin in enumerate(data.get("pinned") or ()):
+        path = ["pinned", i]
+        if pin["scenario_id"] in seen:
+            c.add(
+                [*path, "scenario_id"], f"pinned scenario '{pin['scenario_id']}' is declared twice"
+            )
+        seen.add(pin["scenario_id"])
+        if pin["category"] not in declared:
+            c.add(
+                [*path, "category"],
+                f"category '{pin['category']}' has no rule in categories"
+                + suggest(pin["category"], declared),
+            )
+        c.entity([*path, "preferred"], pin["preferred"])
+        c.entity([*path, "target_outcome"], pin["target_outcome"])
+        c.entity([*path, "population"], pin["population"])
+        c.entities_([*path, "candidates"], pin["candidates"])
+        c.entities_([*path, "patient", "condition_ids"], pin["patient"].get("condition_ids"))
+        for j, cand in enumerate(pin["candidates"]):
+            ent = c.entities.get(cand)
+            if ent is not None and not c.classes[ent.category].is_intervention:
+                c.add(
+                    [*path, "candidates", j], f"'{cand}' is a {ent.category}, not an intervention"
+                )
+        if pin["preferred"] not in pin["candidates"]:
+            c.add(
+                [*path, "preferred"], f"preferred '{pin['preferred']}' is not one of the candidates"
+            )
+        low, high = CANDIDATE_LIMITS
+        if not low <= len(pin["candidates"]) <= high:
+            c.add([*path, "candidates"], f"a scenario offers {low}-{high} candidates")
+        target = c.entities.get(pin["target_outcome"])
+        rule = next((r for r in data["categories"] if r["category"] == pin["category"]), {})
+        allowed = rule.get("target_classes") or data["target_classes"]
+        if target is not None and target.category not in allowed:
+            c.add(
+                [*path, "target_outcome"],
+                f"'{target.id}' is a {target.category}; target_classes allow " + ", ".join(allowed),
+            )
+
+
+def _check_profiles(c: _Checker, data: dict) -> None:
+    seen: set[str] = set()
+    for i, prof in enumerate(data.get("populations") or ()):
+        path = ["populations", i]
+        c.entity([*path, "population"], prof["population"])
+        if prof["population"] in seen:
+            c.add([*path, "population"], f"population '{prof['population']}' has two profiles")
+        seen.add(prof["population"])
+        c.count_range([*path, "age"], prof["age"], (0, 120))
+        c.entities_([*path, "condition_ids"], prof.get("condition_ids"))
+        c.entities_([*path, "applies_with"], prof.get("applies_with"))
+        c.entities_([*path, "target_outcomes"], prof.get("target_outcomes"))
+    seen = set()
+    for i, prof in enumerate(data.get("entity_profiles") or ()):
+        path = ["entity_profiles", i]
+        c.entity([*path, "entity"], prof["entity"])
+        c.entity([*path, "population"], prof.get("population"))
+        if prof["entity"] in seen:
+            c.add([*path, "entity"], f"entity '{prof['entity']}' has two profiles")
+        seen.add(prof["entity"])
+        c.template([*path, "sentence"], prof.get("sentence"), PATIENT_FIELDS)
+    for i, lab in enumerate(data.get("labs") or ()):
+        path = ["labs", i]
+        c.entities_([*path, "when"], lab["when"])
+        if lab["min"] > lab["max"]:
+            c.add([*path, "min"], f"min {lab['min']} is greater than max {lab['max']}")
+    for key, fields in TEMPLATE_FIELDS.items():
+        c.template(["narrative", key], data["narrative"][key], fields)
+
+
+__all__ = ["check_scenario_rules", "scenario_categories"]

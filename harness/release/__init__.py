@@ -1,0 +1,7 @@
+"""Versioned, immutable gold releases: publish, verify, read (with only the release folder)."""
+
+from __future__ import annotations
+
+from .verify import Release, ReleaseError, read_release, verify_release
+
+__all__ = ["Release", "ReleaseError", "read_release", "verify_release"]

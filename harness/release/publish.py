@@ -1,0 +1,206 @@
+"""`kgbench publish`: an immutable, semantically versioned gold release.
+
+A release is validated scenarios (generated or hand-written) plus their gold records and the
+schemas they validate against, under generated/<domain>/gold/<version>/. Rules:
+  - a published version never changes: publishing different content under it is refused,
+    publishing identical content (same bytes, by content hash) is a no-op;
+  - a new version must be greater than the latest release and bumped at least as much as the
+    change requires (see `compat`); the refusal names the bump and the version to use;
+  - the folder is written under a temporary name and renamed into place, so a release is
+    either complete or absent.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from harness.compiled import CompiledDomain
+from harness.scenarios.files import json_bytes, jsonl_bytes
+from harness.scenarios.generator import default_output
+from harness.scenarios.validation import check_file
+from kgbench.errors import UserError
+
+from .compat import assess
+from .layout import (
+    BUMPS,
+    DATA_FILES,
+    GOLD,
+    GOLD_SCHEMA,
+    MANIFEST,
+    RELEASE_FORMAT,
+    SCENARIO_SCHEMA,
+    SCENARIOS,
+    Version,
+    content_hash,
+    releases,
+    sha256,
+)
+
+
+@dataclass(frozen=True)
+class PublishResult:
+    path: Path
+    version: str
+    scenarios: int
+    unchanged: bool
+    previous: str | None = None
+    bump: str | None = None
+
+
+def _schema_version(domain: CompiledDomain, records: list[dict[str, Any]], source: Path) -> str:
+    """The scenario schema version every record must carry (the compiled one when known)."""
+    compiled = None
+    if (domain.root / "scenario_rules.json").exists():
+        compiled = domain.json("scenario_rules.json")["scenario_schema_version"]
+    versions = sorted({r["schema_version"] for r in records})
+    expected = compiled or versions[0]
+    stray = [r["scenario_id"] for r in records if r["schema_version"] != expected]
+    if stray:
+        raise UserError(
+            f"{source}: scenario {stray[0]}"
+            + (f" and {len(stray) - 1} more" if len(stray) > 1 else "")
+            + f" carry schema_version {next(r['schema_version'] for r in records if r['scenario_id'] == stray[0])}, "
+            f"but the compiled scenario schema is {expected}; update or regenerate them"
+        )
+    return expected
+
+
+def build_files(
+    domain: CompiledDomain, records: list[dict[str, Any]], version: str
+) -> dict[str, bytes]:
+    """The data files of a release (everything but the manifest), as exact bytes."""
+    gold = [
+        {
+            "schema_version": version,
+            "scenario_id": r["scenario_id"],
+            "category": r["category"],
+            "gold": r["gold"],
+        }
+        for r in records
+    ]
+    return {
+        SCENARIOS: jsonl_bytes(records),
+        GOLD: jsonl_bytes(gold),
+        SCENARIO_SCHEMA: (domain.root / "schemas" / "scenario.schema.json").read_bytes(),
+        GOLD_SCHEMA: (domain.root / "schemas" / "gold.schema.json").read_bytes(),
+    }
+
+
+def _entries(files: dict[str, bytes]) -> list[dict[str, Any]]:
+    return [
+        {"path": rel, "sha256": sha256(data), "bytes": len(data)}
+        for rel, data in sorted(files.items())
+    ]
+
+
+def _manifest(
+    domain: CompiledDomain,
+    version: str,
+    schema_version: str,
+    records: list[dict[str, Any]],
+    files: dict[str, bytes],
+    previous: str | None,
+) -> dict[str, Any]:
+    compiled = domain.json("manifest.json")
+    per_category: dict[str, int] = {}
+    for r in records:
+        per_category[r["category"]] = per_category.get(r["category"], 0) + 1
+    entries = _entries(files)
+    return {
+        "release_format": RELEASE_FORMAT,
+        "release_version": version,
+        "previous_release": previous,
+        "domain": domain.name,
+        "domain_version": compiled.get("domain_version"),
+        "spec_version": compiled.get("spec_version"),
+        "compiler": compiled.get("compiler"),
+        "scenario_schema_version": schema_version,
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "counts": {"scenarios": len(records), "per_category": per_category},
+        "files": entries,
+        "content_sha256": content_hash(entries),
+    }
+
+
+def _read_files(path: Path) -> dict[str, bytes]:
+    return {rel: (path / rel).read_bytes() for rel in DATA_FILES}
+
+
+def publish_release(
+    domain: CompiledDomain, version: str, scenarios: Path | None = None
+) -> PublishResult:
+    new = Version.parse(version)
+    source = scenarios or default_output(domain)
+    records = check_file(domain, source)
+    schema_version = _schema_version(domain, records, source)
+    files = build_files(domain, records, schema_version)
+    gold_root = domain.root / "gold"
+    published = releases(gold_root)
+    target = gold_root / str(new)
+
+    if new in published or target.exists():
+        existing = json.loads((target / MANIFEST).read_text(encoding="utf-8"))
+        if existing.get("content_sha256") == content_hash(_entries(files)):
+            return PublishResult(target, str(new), len(records), unchanged=True)
+        latest = max(published)
+        needed = assess(_read_files(published[latest]), files)
+        raise UserError(
+            f"release {new} already exists with different content ({target}); a published "
+            f"release is immutable. Publish the change as a new version: "
+            f"{latest.next(needed.bump if needed.bump != 'none' else 'patch')} "
+            f"({needed.bump} bump from the latest, {latest})"
+        )
+
+    previous = max(published) if published else None
+    bump = None
+    if previous is not None:
+        needed = assess(_read_files(published[previous]), files)
+        if needed.bump == "none":
+            raise UserError(f"the content is identical to release {previous}; nothing to publish")
+        if not previous < new:
+            raise UserError(
+                f"release version {new} is not greater than the latest release {previous}; "
+                f"this change needs a {needed.bump} bump: publish as {previous.next(needed.bump)}"
+            )
+        bump = new.bump_from(previous)
+        if BUMPS.index(bump) < BUMPS.index(needed.bump):
+            raise UserError(
+                f"release {new} is a {bump} bump from {previous}, but the change needs a "
+                f"{needed.bump} bump: publish as {previous.next(needed.bump)} (or higher). "
+                "Why: " + "; ".join(needed.reasons)
+            )
+
+    manifest = _manifest(
+        domain, str(new), schema_version, records, files, str(previous) if previous else None
+    )
+    _write_release(target, files, manifest)
+    return PublishResult(
+        target,
+        str(new),
+        len(records),
+        unchanged=False,
+        previous=str(previous) if previous else None,
+        bump=bump,
+    )
+
+
+def _write_release(target: Path, files: dict[str, bytes], manifest: dict[str, Any]) -> None:
+    """Write into a sibling temporary folder, then rename it into place."""
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    try:
+        for rel, data in {**files, MANIFEST: json_bytes(manifest)}.items():
+            path = tmp / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        os.replace(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise

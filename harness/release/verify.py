@@ -1,0 +1,223 @@
+"""Checking and reading a gold release with nothing but the release folder.
+
+`verify_release(path)` re-computes every file's sha256 and size against the manifest, finds
+missing and unlisted files, re-checks the content hash, and validates every record against the
+schemas shipped in the folder (and each gold record against its scenario). `read_release`
+does the same and returns the parsed release; a consumer needs neither the spec, nor the
+compiled graph, nor Neo4j.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from kgbench.errors import UserError
+
+from .layout import (
+    DATA_FILES,
+    GOLD,
+    GOLD_SCHEMA,
+    MANIFEST,
+    SCENARIO_SCHEMA,
+    SCENARIOS,
+    content_hash,
+    sha256,
+)
+
+GOLD_RECORD_KEYS = {"schema_version", "scenario_id", "category", "gold"}
+
+
+class ReleaseError(UserError):
+    """A release that fails verification; every problem on its own line."""
+
+    def __init__(self, path: Path, problems: list[str]) -> None:
+        self.problems = problems
+        shown = problems[:50] + (
+            [f"... and {len(problems) - 50} more"] if len(problems) > 50 else []
+        )
+        super().__init__(
+            f"release {path} failed verification ({len(problems)} problems):\n" + "\n".join(shown)
+        )
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(frozen=True)
+class Release:
+    path: Path
+    manifest: dict[str, Any]
+    scenarios: list[dict[str, Any]]
+    gold: dict[str, dict[str, Any]]  # scenario id -> gold record
+
+    @property
+    def version(self) -> str:
+        return self.manifest["release_version"]
+
+
+def _field(path: Any) -> str:
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "(record)"
+
+
+def _lines(path: Path) -> list[tuple[int, Any]]:
+    out = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if line.strip():
+            try:
+                out.append((n, json.loads(line)))
+            except json.JSONDecodeError as exc:
+                out.append((n, exc))
+    return out
+
+
+def _check_files(root: Path, manifest: dict[str, Any], problems: list[str]) -> None:
+    entries = manifest.get("files") or []
+    listed = set()
+    for e in entries:
+        rel = e.get("path", "")
+        listed.add(rel)
+        target = (root / rel).resolve()
+        if ".." in Path(rel).parts or root.resolve() not in target.parents:
+            problems.append(f"{MANIFEST}: file entry '{rel}' points outside the release")
+            continue
+        if not target.is_file():
+            problems.append(f"{rel}: listed in the manifest but missing")
+            continue
+        data = target.read_bytes()
+        if sha256(data) != e.get("sha256"):
+            problems.append(
+                f"{rel}: sha256 mismatch (manifest {e.get('sha256')}, file {sha256(data)}): the file was modified"
+            )
+        elif len(data) != e.get("bytes"):
+            problems.append(f"{rel}: size mismatch (manifest {e.get('bytes')}, file {len(data)})")
+    for f in sorted(p for p in root.rglob("*") if p.is_file()):
+        rel = f.relative_to(root).as_posix()
+        if rel != MANIFEST and rel not in listed:
+            problems.append(f"{rel}: not listed in the manifest")
+    for rel in DATA_FILES:
+        if rel not in listed:
+            problems.append(f"{MANIFEST}: required file '{rel}' is not listed")
+    if entries and content_hash(entries) != manifest.get("content_sha256"):
+        problems.append(f"{MANIFEST}: content_sha256 does not match the listed files")
+
+
+def _check_records(root: Path, manifest: dict[str, Any], problems: list[str]) -> tuple[list, dict]:
+    import jsonschema
+
+    try:
+        scenario_schema = json.loads((root / SCENARIO_SCHEMA).read_text(encoding="utf-8"))
+        gold_schema = json.loads((root / GOLD_SCHEMA).read_text(encoding="utf-8"))
+    except (OSError, json.JSONDecodeError) as exc:
+        problems.append(f"schemas: cannot be read ({exc})")
+        return [], {}
+    scenario_v = jsonschema.Draft202012Validator(scenario_schema)
+    gold_v = jsonschema.Draft202012Validator(gold_schema)
+    version = manifest.get("scenario_schema_version")
+    scenarios: list[dict[str, Any]] = []
+    by_id: dict[str, dict[str, Any]] = {}
+    for n, rec in _lines(root / SCENARIOS):
+        where = f"{SCENARIOS}, line {n}"
+        if not isinstance(rec, dict):
+            problems.append(f"{where}: not a JSON object")
+            continue
+        sid = rec.get("scenario_id", "?")
+        for err in scenario_v.iter_errors(rec):
+            problems.append(f"{where} ({sid}), field '{_field(err.absolute_path)}': {err.message}")
+        if rec.get("schema_version") != version:
+            problems.append(
+                f"{where} ({sid}), field 'schema_version': {rec.get('schema_version')!r}, the release says {version!r}"
+            )
+        if sid in by_id:
+            problems.append(f"{where} ({sid}): duplicate scenario id")
+        by_id[sid] = rec
+        scenarios.append(rec)
+    gold: dict[str, dict[str, Any]] = {}
+    for n, rec in _lines(root / GOLD):
+        where = f"{GOLD}, line {n}"
+        if not isinstance(rec, dict):
+            problems.append(f"{where}: not a JSON object")
+            continue
+        sid = rec.get("scenario_id", "?")
+        if set(rec) != GOLD_RECORD_KEYS:
+            problems.append(
+                f"{where} ({sid}): expected exactly the fields {sorted(GOLD_RECORD_KEYS)}, got {sorted(rec)}"
+            )
+            continue
+        for err in gold_v.iter_errors(rec["gold"]):
+            problems.append(
+                f"{where} ({sid}), field 'gold.{_field(err.absolute_path)}': {err.message}"
+            )
+        if rec["schema_version"] != version:
+            problems.append(
+                f"{where} ({sid}), field 'schema_version': {rec['schema_version']!r}, the release says {version!r}"
+            )
+        scenario = by_id.get(sid)
+        if scenario is None:
+            problems.append(f"{where} ({sid}): no such scenario in {SCENARIOS}")
+        elif scenario.get("gold") != rec["gold"] or scenario.get("category") != rec["category"]:
+            problems.append(
+                f"{where} ({sid}): differs from the gold of the scenario in {SCENARIOS}"
+            )
+        if sid in gold:
+            problems.append(f"{where} ({sid}): duplicate gold record")
+        gold[sid] = rec
+    for sid in sorted(by_id.keys() - gold.keys()):
+        problems.append(f"{GOLD}: no gold record for scenario {sid}")
+    counts = manifest.get("counts") or {}
+    if counts.get("scenarios") != len(scenarios):
+        problems.append(
+            f"{MANIFEST}: counts.scenarios is {counts.get('scenarios')}, the release holds {len(scenarios)}"
+        )
+    return scenarios, gold
+
+
+def verify_release(path: Path) -> list[str]:
+    """Every problem found in a release folder (empty when it is intact)."""
+    root = Path(path)
+    if not (root / MANIFEST).is_file():
+        return [f"{root}: not a release folder (no {MANIFEST})"]
+    try:
+        manifest = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        return [f"{MANIFEST}: not valid JSON ({exc.msg}, line {exc.lineno})"]
+    problems: list[str] = []
+    for key in (
+        "release_version",
+        "domain",
+        "scenario_schema_version",
+        "files",
+        "content_sha256",
+        "counts",
+    ):
+        if key not in manifest:
+            problems.append(f"{MANIFEST}: missing '{key}'")
+    if problems:
+        return problems
+    _check_files(root, manifest, problems)
+    if all((root / rel).is_file() for rel in DATA_FILES):
+        _check_records(root, manifest, problems)
+    return problems
+
+
+def verify_or_raise(path: Path) -> dict[str, Any]:
+    problems = verify_release(path)
+    if problems:
+        raise ReleaseError(path, problems)
+    return json.loads((Path(path) / MANIFEST).read_text(encoding="utf-8"))
+
+
+def read_release(path: Path | str, verify: bool = True) -> Release:
+    """A verified release, read from its folder alone."""
+    root = Path(path)
+    manifest = verify_or_raise(root) if verify else json.loads((root / MANIFEST).read_text("utf-8"))
+    problems: list[str] = []
+    scenarios, gold = _check_records(root, manifest, problems)
+    if problems and verify:  # pragma: no cover - verify_or_raise already ran the same checks
+        raise ReleaseError(root, problems)
+    return Release(root, manifest, scenarios, gold)

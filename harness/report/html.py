@@ -1,0 +1,96 @@
+"""The report as one self-contained HTML file: inline CSS and SVG, no scripts, no network."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from . import svg
+from .tables import Table, category_tables, counts_table, overall_table, paired_tables
+
+CSS = """
+body{font-family:Helvetica,Arial,sans-serif;margin:24px auto;max-width:1280px;color:#1f2328;
+line-height:1.4;padding:0 16px}
+h1{font-size:26px;margin-bottom:4px}h2{font-size:21px;margin-top:36px;border-bottom:2px solid #d0d7de;
+padding-bottom:4px}h3{font-size:17px;margin-top:26px}
+table{border-collapse:collapse;margin:8px 0 4px;font-size:13px}
+caption{text-align:left;font-weight:bold;padding:4px 0;font-size:14px}
+th,td{border:1px solid #d0d7de;padding:4px 8px;white-space:nowrap}
+th{background:#f6f8fa}td.num{text-align:right;font-variant-numeric:tabular-nums}
+tr:nth-child(even) td{background:#fbfbfc}
+p.note{font-size:12px;color:#57606a;margin:2px 0 16px;max-width:960px}
+.plots{display:flex;flex-wrap:wrap;gap:12px 28px;align-items:flex-start}
+figure{margin:8px 0}figcaption{font-size:12px;color:#57606a}
+"""
+
+
+def _x(text: str) -> str:
+    return escape(text, quote=True)
+
+
+def table_html(table: Table) -> str:
+    numeric = table.numeric or [False] * len(table.header)
+    head = "".join(f"<th>{_x(h)}</th>" for h in table.header)
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f"<td class='num'>{_x(c)}</td>" if numeric[i] else f"<td>{_x(c)}</td>"
+            for i, c in enumerate(row)
+        )
+        + "</tr>"
+        for row in table.rows
+    )
+    note = f"<p class='note'>{_x(table.note)}</p>" if table.note else ""
+    return (
+        f"<table><caption>{_x(table.caption)}</caption><thead><tr>{head}</tr></thead>"
+        f"<tbody>{body}</tbody></table>{note}"
+    )
+
+
+def model_html(panel: dict[str, Any]) -> str:
+    name = str(panel.get("model", panel.get("slug")))
+    anchor = _x(str(panel.get("slug", "model")))
+    parts = [
+        f"<h2 id='{anchor}'>Model {_x(name)}</h2>",
+        f"<p>Domain {_x(str(panel.get('domain', '?')))}; {panel.get('scenarios', 0)} scenarios; "
+        f"{panel.get('replicates', 1)} replicate(s).</p>",
+        table_html(counts_table(panel)),
+        f"<h3 id='{anchor}-overall'>Overall panel</h3>",
+        f"<figure>{svg.heatmap(panel)}<figcaption>Mean per condition and metric. Colour shows "
+        "how good the value is (lower-is-better metrics inverted); grey: undefined.</figcaption>"
+        "</figure>",
+        table_html(overall_table(panel)),
+    ]
+    for contrast, table in zip(panel.get("paired", []), paired_tables(panel), strict=True):
+        parts += [
+            f"<h3 id='{anchor}-{_x(contrast['a'])}-{_x(contrast['b'])}'>Paired contrast "
+            f"{_x(contrast['a'])} vs {_x(contrast['b'])}</h3>",
+            f"<figure>{svg.forest(panel, contrast)}<figcaption>Within-scenario deltas; green: "
+            "favourable to the first condition, red: unfavourable, grey: no change."
+            "</figcaption></figure>",
+            table_html(table),
+        ]
+    parts += [
+        f"<h3 id='{anchor}-categories'>Per category</h3>",
+        f"<div>{svg.legend(panel['conditions'])}</div>",
+        "<p class='note'>Mean per category, condition and metric; \u00d7 marks an undefined "
+        "metric (NA). Hover a bar for its value and n.</p>",
+        "<div class='plots'>",
+        *(f"<figure>{svg.category_bars(panel, m)}</figure>" for m in panel["metrics"]),
+        "</div>",
+        *(table_html(t) for t in category_tables(panel)),
+    ]
+    return "\n".join(parts)
+
+
+def render_html(title: str, panels: list[dict[str, Any]]) -> str:
+    body = "\n".join(model_html(p) for p in panels)
+    return (
+        "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
+        f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>{_x(title)}"
+        f"</title><style>{CSS}</style></head><body>\n<h1>{_x(title)}</h1>\n"
+        "<p>Metric panel of the paper's section 3.7 per grounding condition, per category, and "
+        "paired within-scenario contrasts. Reference responders (ref:*) are built-in "
+        "baselines, not models.</p>\n"
+        f"{body}\n</body></html>\n"
+    )

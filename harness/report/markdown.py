@@ -1,0 +1,54 @@
+"""The report as Markdown (GitHub-flavoured tables)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from .tables import Table, category_tables, counts_table, overall_table, paired_tables
+
+TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
+
+
+def _escape(text: str) -> str:
+    """A table cell on one line, with no character that could end or break the table."""
+    text = "".join(ch if ch.isprintable() else " " for ch in text)
+    for ch in "\\|`*_[]":
+        text = text.replace(ch, "\\" + ch)
+    return TAG_START.sub("&lt;", text)  # "<0.001" stays; "<script" cannot open a tag
+
+
+def table_md(table: Table) -> str:
+    align = [("---:" if num else "---") for num in (table.numeric or [False] * len(table.header))]
+    lines = [
+        f"**{_escape(table.caption)}**",
+        "",
+        "| " + " | ".join(_escape(h) for h in table.header) + " |",
+        "| " + " | ".join(align) + " |",
+        *("| " + " | ".join(_escape(c) for c in row) + " |" for row in table.rows),
+    ]
+    if table.note:
+        lines += ["", f"_{_escape(table.note)}_"]
+    return "\n".join(lines) + "\n"
+
+
+def model_md(panel: dict[str, Any]) -> str:
+    head = (
+        f"## Model {_escape(str(panel.get('model', panel.get('slug'))))} "
+        f"(domain {_escape(str(panel.get('domain', '?')))}, {panel.get('scenarios', 0)} "
+        f"scenarios, {panel.get('replicates', 1)} replicate(s))\n"
+    )
+    parts = [head, table_md(counts_table(panel)), table_md(overall_table(panel))]
+    parts += [table_md(t) for t in paired_tables(panel)]
+    parts.append("### Per category\n")
+    parts += [table_md(t) for t in category_tables(panel)]
+    return "\n".join(parts)
+
+
+def render_markdown(title: str, panels: list[dict[str, Any]]) -> str:
+    intro = (
+        f"# {_escape(title)}\n\n"
+        "Metric panel of the paper's section 3.7 per grounding condition; paired deltas are "
+        "within scenario. Plots are in report.html.\n"
+    )
+    return "\n".join([intro, *(model_md(p) for p in panels)])

@@ -1,0 +1,352 @@
+"""Reference responders: built-in, offline baselines that bracket what a model can score.
+
+They are not models and say nothing about any model. They exist so the whole pipeline
+(prompts, answers, scores, report) runs without a network, and so the panel has known anchors:
+
+* `oracle` answers from the gold: it must score 1.0 on every defined metric. It names the
+  preferred intervention by its candidate label (intervention metrics compare names), cites the
+  gold ids, and states the gold path as claims using the entity names it finds in its prompt.
+  Its unsupported-claim rate is 0.0 wherever the gold path was retrieved; where the condition
+  did not retrieve it (C2 carries no mechanistic chain) the cited path ids are, by the
+  metric's definition, unsupported by the retrieved context.
+* `context-reader` reads only its prompt text, deterministically: it picks the candidate whose
+  chain to the target outcome appears in the grounded context (skipping a candidate whose
+  contraindication the scenario text mentions), cites that chain's ids and evidence, lists the
+  adverse effects it sees for its choice and the contraindications it sees for the other
+  candidates, and flags uncertainty when its chain is marked weak or no candidate has a chain.
+  With no grounded context it behaves like `ungrounded`.
+* `ungrounded` picks the first candidate and cites nothing.
+
+`respond(name, prompt, gold)` returns a dict in the response contract (response.schema.json);
+`answer_with_reference(run_dir, name)` answers a whole run folder into a responses log in the
+harness/README.md format, so a run can be scored without the model runner.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kgbench.errors import UserError
+
+# One grounded-context line, as the compiled context templates write it:
+# "[ASR_0019] Lisinopril -TARGETS-> Angiotensin-converting enzyme (direction: decrease) |
+#  evidence: EV_0007, EV_0011 | provenance: ... | evidence level: high | validated | ..."
+LINE = re.compile(
+    r"\[(?P<id>[A-Za-z][A-Za-z0-9]*_[0-9]+)\] (?P<subject>.+?) -(?P<predicate>[A-Z][A-Z0-9_]*)-> "
+    r"(?P<object>.+?)(?: \(direction: (?P<direction>[a-z_]+)\))?"
+    r" \| evidence: (?P<evidence>[^|]*?)(?: \| (?P<rest>.*))?$"
+)
+PATHWAY = re.compile(r"^Pathway from (?P<name>.+):$")
+NUMBERED = re.compile(r"^\d+\.\s+")
+# How the compiled templates mark weak evidence (C4 annotations, "evidence: none" elsewhere).
+WEAK = re.compile(
+    r"not validated|evidence level: (?:low|very_low)\b|unsupported hypothesis|no evidence"
+    r"|evidence: none\b",
+    re.I,
+)
+EVIDENCE_ID = re.compile(r"[A-Za-z][A-Za-z0-9]*_[0-9]+")
+
+
+def _key(text: str) -> str:
+    return " ".join(re.sub(r"[^0-9a-z]+", " ", text.lower()).split())
+
+
+@dataclass(frozen=True)
+class ContextLine:
+    """One assertion line of a grounded context block."""
+
+    assertion_id: str
+    subject: str
+    predicate: str
+    object: str
+    evidence_ids: tuple[str, ...]
+    weak: bool
+
+
+@dataclass
+class ParsedPrompt:
+    """What the context-reader can see: the options, the target and the context lines."""
+
+    candidates: list[str] = field(default_factory=list)
+    target: str = ""
+    scenario_text: str = ""
+    lines: list[ContextLine] = field(default_factory=list)
+    pathways: list[tuple[str, list[ContextLine]]] = field(default_factory=list)
+    grounded: bool = False  # a "# Grounded context" block is present (it may be empty)
+
+
+def _context_line(text: str) -> ContextLine | None:
+    m = LINE.search(text)
+    if not m:
+        return None
+    evidence = tuple(EVIDENCE_ID.findall(m["evidence"]))
+    return ContextLine(
+        assertion_id=m["id"],
+        subject=m["subject"],
+        predicate=m["predicate"],
+        object=m["object"],
+        evidence_ids=evidence,
+        weak=bool(WEAK.search(text)) or not evidence,
+    )
+
+
+def parse_prompt(prompt: str) -> ParsedPrompt:
+    """Read a prompt rendered from the compiled frame; unknown text is ignored, never fatal."""
+    parsed = ParsedPrompt()
+    lines = prompt.splitlines()
+    state = "head"
+    scenario: list[str] = []
+    pathway: list[ContextLine] | None = None
+    for raw in lines:
+        line = raw.strip()
+        if line.startswith("# Answer format"):
+            break
+        if state == "head":
+            if line.startswith("# Scenario"):
+                state = "scenario"
+            continue
+        if state == "scenario":
+            if line == "# Candidate options":
+                state = "options"
+                continue
+            if line.startswith("Target outcome:") and not parsed.target:
+                parsed.target = line.split(":", 1)[1].strip()
+            scenario.append(line)
+            continue
+        if state == "options":
+            if line.startswith("- "):
+                parsed.candidates.append(line[2:].strip())
+                continue
+            state = "context"
+        if state == "context":
+            m = PATHWAY.match(line)
+            if m:
+                pathway = []
+                parsed.pathways.append((m["name"], pathway))
+                continue
+            if line.startswith("#"):
+                parsed.grounded |= line.startswith("# Grounded context")
+                pathway = None
+                continue
+            item = _context_line(line)
+            if item is None:
+                continue
+            parsed.lines.append(item)
+            if pathway is not None and NUMBERED.match(line):
+                pathway.append(item)
+            elif not NUMBERED.match(line):
+                pathway = None
+    parsed.scenario_text = "\n".join(scenario)
+    return parsed
+
+
+def _same(a: str, b: str) -> bool:
+    ka, kb = _key(a), _key(b)
+    return bool(ka) and (ka == kb or re.search(rf"\b{re.escape(ka)}\b", kb) is not None)
+
+
+def _mentions(text_key: str, name: str) -> bool:
+    """Whether the scenario text names something: the name, or the stem of a one-word name
+    ("pregnancy" in "22 weeks pregnant")."""
+    key = _key(name)
+    if not key:
+        return False
+    if re.search(rf"\b{re.escape(key)}\b", text_key):
+        return True
+    return (
+        " " not in key
+        and len(key) >= 7
+        and re.search(rf"\b{re.escape(key[:6])}", text_key) is not None
+    )
+
+
+def _contract(recommended: str, **fields: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "recommended_intervention": recommended,
+        "causal_path_assertion_ids": [],
+        "adverse_effect_assertion_ids": [],
+        "contraindication_assertion_ids": [],
+        "supporting_evidence_ids": [],
+        "claims": [],
+        "uncertainty_flag": False,
+        "rationale": "",
+    }
+    out.update(fields)
+    return out
+
+
+def ungrounded(prompt: str, gold: dict[str, Any] | None = None) -> dict[str, Any]:
+    """First candidate, no identifiers: the floor a guess reaches."""
+    parsed = parse_prompt(prompt)
+    first = parsed.candidates[0] if parsed.candidates else ""
+    return _contract(first, rationale="Reference baseline: first listed option, no grounding.")
+
+
+def _chains_to_target(parsed: ParsedPrompt, candidate: str) -> list[list[ContextLine]]:
+    return [
+        chain
+        for name, chain in parsed.pathways
+        if chain and _same(name, candidate) and _same(parsed.target, chain[-1].object)
+    ]
+
+
+def context_reader(prompt: str, gold: dict[str, Any] | None = None) -> dict[str, Any]:
+    """A deterministic reader of the grounded context; see the module docstring."""
+    parsed = parse_prompt(prompt)
+    if not parsed.grounded or not parsed.candidates:
+        return ungrounded(prompt)
+    scenario_key = _key(parsed.scenario_text)
+
+    def ruled_out(candidate: str) -> bool:
+        return any(
+            "CONTRAINDICATED" in ln.predicate
+            and _same(ln.subject, candidate)
+            and _mentions(scenario_key, ln.object)
+            for ln in parsed.lines
+        )
+
+    with_chain = [c for c in parsed.candidates if _chains_to_target(parsed, c)]
+    allowed = [c for c in with_chain if not ruled_out(c)] or with_chain
+    if allowed:
+        choice = allowed[0]
+        chains = _chains_to_target(parsed, choice)
+        chain = next((ch for ch in chains if not any(ln.weak for ln in ch)), chains[0])
+    else:
+        choice = next((c for c in parsed.candidates if not ruled_out(c)), parsed.candidates[0])
+        chain = []
+    adverse = [ln for ln in parsed.lines if "ADVERSE" in ln.predicate and _same(ln.subject, choice)]
+    contra = [
+        ln
+        for ln in parsed.lines
+        if "CONTRAINDICATED" in ln.predicate and not _same(ln.subject, choice)
+    ]
+    cited = [*chain, *adverse, *contra]
+    evidence = list(dict.fromkeys(ev for ln in cited for ev in ln.evidence_ids))
+    uncertain = not chain or any(ln.weak for ln in chain)
+    why = (
+        f"Reference baseline: {choice} has a retrieved chain to {parsed.target}."
+        if chain
+        else "Reference baseline: no retrieved chain reaches the target outcome."
+    )
+    return _contract(
+        choice,
+        causal_path_assertion_ids=list(dict.fromkeys(ln.assertion_id for ln in chain)),
+        adverse_effect_assertion_ids=list(dict.fromkeys(ln.assertion_id for ln in adverse)),
+        contraindication_assertion_ids=list(dict.fromkeys(ln.assertion_id for ln in contra)),
+        supporting_evidence_ids=evidence,
+        claims=[
+            {"subject": ln.subject, "predicate": ln.predicate, "object": ln.object} for ln in chain
+        ],
+        uncertainty_flag=uncertain,
+        rationale=why,
+    )
+
+
+def _split_gold(gold: dict[str, Any] | None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """`gold` may be a scenario's gold object or the whole scenario (then labels are known)."""
+    if not isinstance(gold, dict):
+        raise UserError("the oracle responder needs the scenario's gold (pass gold=scenario)")
+    if isinstance(gold.get("gold"), dict):
+        candidates = gold.get("candidates") if isinstance(gold.get("candidates"), list) else []
+        return gold["gold"], [c for c in candidates if isinstance(c, dict)]
+    return gold, []
+
+
+def oracle(prompt: str, gold: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The gold answer in the response contract; see the module docstring."""
+    g, candidates = _split_gold(gold)
+    preferred = g.get("preferred_intervention") or ""
+    label = next(
+        (c.get("label") for c in candidates if c.get("intervention_id") == preferred), preferred
+    )
+    path = list(g.get("causal_path_assertion_ids") or [])
+    by_id = {ln.assertion_id: ln for ln in parse_prompt(prompt).lines}
+    claims = [
+        {"subject": by_id[a].subject, "predicate": by_id[a].predicate, "object": by_id[a].object}
+        for a in path
+        if a in by_id
+    ]
+    return _contract(
+        label,
+        causal_path_assertion_ids=path,
+        adverse_effect_assertion_ids=list(g.get("adverse_effect_assertion_ids") or []),
+        contraindication_assertion_ids=list(g.get("contraindication_assertion_ids") or []),
+        supporting_evidence_ids=list(g.get("evidence_source_ids") or []),
+        claims=claims,
+        uncertainty_flag=bool(g.get("expects_uncertainty")),
+        rationale="Reference oracle: the gold answer.",
+    )
+
+
+RESPONDERS: dict[str, Callable[[str, dict[str, Any] | None], dict[str, Any]]] = {
+    "oracle": oracle,
+    "context-reader": context_reader,
+    "ungrounded": ungrounded,
+}
+
+
+def respond(name: str, prompt: str, gold: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Answer one prompt with a reference responder, as a dict in the response contract.
+
+    `gold` is needed by the oracle only: the scenario's gold object, or the whole scenario
+    (preferred, since then the oracle can name its choice by the candidate label).
+    """
+    try:
+        responder = RESPONDERS[name]
+    except KeyError:
+        known = ", ".join(sorted(RESPONDERS))
+        raise UserError(f"unknown reference responder '{name}'; choose one of {known}") from None
+    return responder(prompt, gold)
+
+
+def model_name(responder: str) -> str:
+    """The model spec of a reference responder, as `kgbench run --model` takes it."""
+    return f"ref:{responder}"
+
+
+def model_slug(model: str) -> str:
+    """A file-name-safe slug for a model name (responses/<slug>.jsonl, scores/<slug>/)."""
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", model).strip("-.")
+    return slug or "model"
+
+
+def answer_with_reference(run_dir: Path, responder: str) -> Path:
+    """Answer every prompt of a run folder with a reference responder; returns the log path.
+
+    This is `kgbench run --model ref:<responder>`: the same runner, key recipe, log format and
+    file name as any model, so `kgbench score` treats baselines exactly like models.
+    """
+    from rich.console import Console
+
+    from harness.runner.api import RunConfig, run_model
+
+    if responder not in RESPONDERS:
+        respond(responder, "")  # raises the unknown-responder error
+    config = RunConfig(run_dir=Path(run_dir), model=model_name(responder), use_cache=False)
+    return run_model(config, Console(stderr=True, quiet=True)).log_path
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m harness.responders --run-dir DIR NAME`: answer a run with a baseline."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m harness.responders", description=main.__doc__)
+    parser.add_argument("--run-dir", type=Path, required=True)
+    parser.add_argument("responder", choices=sorted(RESPONDERS))
+    args = parser.parse_args(argv)
+    try:
+        out = answer_with_reference(args.run_dir, args.responder)
+    except UserError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    print(f"answered with {args.responder}: {out}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,137 @@
+"""`kgbench generate`, `check-scenarios`, `publish` and `verify-release`.
+
+Plain typer commands on `scenario_app`; the top-level CLI mounts them (wrapping each so a
+UserError prints one clear message and exits with code 2). Imports are lazy so `--help` stays
+fast.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+scenario_app = typer.Typer(add_completion=False, no_args_is_help=True)
+
+DomainOption = Annotated[str, typer.Option("--domain", "-d", help="Compiled domain.")]
+
+
+def _console():
+    from rich.console import Console
+
+    return Console(stderr=True, highlight=False)
+
+
+def clear_errors(func: Callable[..., Any]) -> Callable[..., Any]:
+    """A UserError becomes one message per line on stderr and its exit code (2), whether or
+    not the top-level CLI wraps the command again."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        from kgbench.errors import UserError
+
+        try:
+            return func(*args, **kwargs)
+        except UserError as exc:
+            console = _console()
+            for line in str(exc).splitlines():
+                console.print(f"[bold red]error:[/] {line}", markup=True, soft_wrap=True)
+            raise typer.Exit(exc.exit_code) from None
+
+    return wrapper
+
+
+def _display(path: Path) -> str:
+    import os
+
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # pragma: no cover - another drive on Windows
+        return str(path)
+
+
+@scenario_app.command("generate")
+@clear_errors
+def generate(
+    domain: DomainOption = "cardio",
+    seed: Annotated[
+        int | None, typer.Option(help="Random seed (default: the one scenarios.yaml declares).")
+    ] = None,
+    per_category: Annotated[
+        int | None,
+        typer.Option("--per-category", help="Scenarios per category (default: declared)."),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Output file (default: generated/<domain>/scenarios/scenarios.jsonl)."),
+    ] = None,
+) -> None:
+    """Generate category-balanced scenarios from the compiled graph (deterministic, atomic)."""
+    from harness.compiled import CompiledDomain
+    from harness.scenarios.generator import generate_file
+
+    path, records = generate_file(CompiledDomain.open(domain), seed, per_category, out)
+    counts = Counter(r["category"] for r in records)
+    spread = ", ".join(f"{c} {n}" for c, n in counts.items())
+    _console().print(f"[green]generated[/] {len(records)} scenarios in {_display(path)} ({spread})")
+
+
+@scenario_app.command("check-scenarios")
+@clear_errors
+def check_scenarios(
+    file: Annotated[Path, typer.Argument(help="Scenario file (JSON Lines), e.g. hand-written.")],
+    domain: DomainOption = "cardio",
+) -> None:
+    """Validate a scenario file against the scenario schema and the compiled graph."""
+    from harness.compiled import CompiledDomain
+    from harness.scenarios.validation import check_file
+
+    records = check_file(CompiledDomain.open(domain), file)
+    _console().print(f"[green]valid[/] {len(records)} scenarios in {_display(file)}")
+
+
+@scenario_app.command("publish")
+@clear_errors
+def publish(
+    version: Annotated[str, typer.Option(help="Release version (MAJOR.MINOR.PATCH).")],
+    domain: DomainOption = "cardio",
+    scenarios: Annotated[
+        Path | None,
+        typer.Option(help="Scenario file (default: generated/<domain>/scenarios/scenarios.jsonl)."),
+    ] = None,
+) -> None:
+    """Publish scenarios and gold as an immutable, versioned release under generated/<domain>/gold/."""
+    from harness.compiled import CompiledDomain
+    from harness.release.publish import publish_release
+
+    result = publish_release(CompiledDomain.open(domain), version, scenarios)
+    if result.unchanged:
+        _console().print(
+            f"[green]unchanged[/] release {version} already holds this content: {_display(result.path)}"
+        )
+        return
+    bump = f" ({result.bump} bump from {result.previous})" if result.previous else ""
+    _console().print(
+        f"[green]published[/] release {version}{bump}: {result.scenarios} scenarios in {_display(result.path)}"
+    )
+
+
+@scenario_app.command("verify-release")
+@clear_errors
+def verify_release(
+    path: Annotated[
+        Path, typer.Argument(help="A release folder (generated/<domain>/gold/<version>).")
+    ],
+) -> None:
+    """Re-check every hash and validate every record of a release; exit 2 on tampering."""
+    from harness.release.verify import verify_or_raise
+
+    manifest = verify_or_raise(path)
+    _console().print(
+        f"[green]verified[/] release {manifest['release_version']} of {manifest['domain']}: "
+        f"{len(manifest['files'])} files, {manifest['counts']['scenarios']} scenarios"
+    )

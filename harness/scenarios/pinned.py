@@ -1,0 +1,102 @@
+"""Pinned scenarios: fixed by the spec (the paper's walk-through), gold computed all the same.
+
+A pinned scenario declares its category, candidates, preferred intervention, target,
+population and patient; the generator still derives its gold path (the category's path rule,
+applicable to the population), adverse effects, contraindications, evidence and acceptable
+classes from the graph, so a pinned item can never drift from the graph it is scored against.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kgbench.errors import UserError
+
+from .clinical import Clinical
+from .narratives import Wording
+from .patterns import Instance, Patterns
+from .rules import CategoryRule
+
+
+def _decimals(value: float) -> int:
+    """Decimals a declared lab value was written with (138 -> 0, 5.6 -> 1)."""
+    value = float(value)
+    return 0 if value.is_integer() else len(repr(value).split(".")[1])
+
+
+class Pins:
+    def __init__(self, patterns: Patterns, clinical: Clinical, wording: Wording, source: str):
+        self.patterns = patterns
+        self.clinical = clinical
+        self.wording = wording
+        self.source = source
+
+    def instance(self, pin: dict[str, Any], rule: CategoryRule) -> tuple[Instance, list[str]]:
+        """The instance of a pinned scenario and its candidates, in declared order."""
+        where = f"pinned scenario {pin['scenario_id']} in {self.source}"
+        preferred, target, pop = pin["preferred"], pin["target_outcome"], pin["population"]
+        ranked = self.patterns.ranked(preferred, target, rule)
+        chain = next((c for c in ranked if self.clinical.applies(c, pop)), None)
+        if chain is None:
+            raise UserError(
+                f"{where}: no chain of the {rule.category} kind from {preferred} to {target} "
+                f"applies to {pop}"
+            )
+        conditions = tuple(pin["patient"].get("condition_ids") or ())
+        if self.clinical.contraindications(preferred, conditions):
+            raise UserError(
+                f"{where}: the preferred {preferred} is contraindicated for the patient"
+            )
+        competitors: tuple[str, ...] = ()
+        if rule.pattern == "competing":
+            competitors = tuple(
+                c
+                for c in pin["candidates"]
+                if c != preferred
+                and any(
+                    self.clinical.applies(x, pop) for x in self.patterns.ranked(c, target, rule)
+                )
+            )
+        inst = Instance(
+            rule.category,
+            preferred,
+            target,
+            pop,
+            chain,
+            chain.ids,
+            conditions,
+            competitors=competitors,
+            expects_uncertainty=rule.expects_uncertainty,
+            group=preferred,
+            key=(preferred, target),
+        )
+        return inst, list(pin["candidates"])
+
+    def patient(self, pin: dict[str, Any], inst: Instance) -> dict[str, Any]:
+        """The declared patient, with the narrative written the same way as generated ones."""
+        declared = pin["patient"]
+        labs = [
+            (
+                {"name": lab["name"], "value": lab["value"], "unit": lab["unit"]},
+                _decimals(lab["value"]),
+            )
+            for lab in declared.get("labs") or ()
+        ]
+        status = declared.get("pregnancy_status") or "not_applicable"
+        narrative = self.wording.narrative(
+            declared["age"],
+            declared["sex"],
+            inst.population,
+            inst.conditions,
+            labs,
+            status if status != "not_applicable" else None,
+            declared.get("notes"),
+        )
+        return {
+            "age": declared["age"],
+            "sex": declared["sex"],
+            "condition_ids": list(inst.conditions),
+            "labs": [lab for lab, _ in labs],
+            "pregnancy_status": status,
+            "narrative": narrative,
+        }

@@ -1,0 +1,207 @@
+"""The scenario rules of a compiled domain (generated/<domain>/scenario_rules.json), typed.
+
+The compiler has already validated the declaration (ids exist, classes exist, templates use
+known fields), so this module only gives it shape: small frozen dataclasses the generator can
+pass around instead of nested dictionaries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from harness.compiled import CompiledDomain
+from kgbench.errors import UserError
+
+
+@dataclass(frozen=True)
+class ChainRule:
+    """Which chains of assertions count (see ChainRule in spec/declarations.yaml)."""
+
+    roles: tuple[str, ...]
+    max_hops: int
+    min_hops: int = 1
+    condition: str | None = None
+    validated_only: bool = False
+    evidence_levels: tuple[str, ...] = ()
+    causal_status: tuple[str, ...] = ()
+    via_classes: tuple[str, ...] = ()
+    avoid_classes: tuple[str, ...] = ()
+    effect: str | None = None
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ChainRule:
+        return cls(
+            roles=tuple(data["roles"]),
+            max_hops=int(data["max_hops"]),
+            min_hops=int(data.get("min_hops") or 1),
+            condition=data.get("condition"),
+            validated_only=bool(data.get("validated_only")),
+            evidence_levels=tuple(data.get("evidence_levels") or ()),
+            causal_status=tuple(data.get("causal_status") or ()),
+            via_classes=tuple(data.get("via_classes") or ()),
+            avoid_classes=tuple(data.get("avoid_classes") or ()),
+            effect=data.get("effect"),
+        )
+
+
+@dataclass(frozen=True)
+class AnchorRule:
+    """Which single assertions a pattern is built around."""
+
+    roles: tuple[str, ...]
+    causal_status: tuple[str, ...] = ()
+    evidence_levels: tuple[str, ...] = ()
+    validated: bool | None = None
+    subject_classes: tuple[str, ...] = ()
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> AnchorRule | None:
+        if not data:
+            return None
+        return cls(
+            roles=tuple(data["roles"]),
+            causal_status=tuple(data.get("causal_status") or ()),
+            evidence_levels=tuple(data.get("evidence_levels") or ()),
+            validated=data.get("validated"),
+            subject_classes=tuple(data.get("subject_classes") or ()),
+        )
+
+    def matches(self, assertion: dict[str, Any], role: str, subject_class: str) -> bool:
+        return (
+            role in self.roles
+            and (not self.causal_status or assertion["causal_status"] in self.causal_status)
+            and (not self.evidence_levels or assertion["evidence_level"] in self.evidence_levels)
+            and (self.validated is None or assertion["validated"] == self.validated)
+            and (not self.subject_classes or subject_class in self.subject_classes)
+        )
+
+
+@dataclass(frozen=True)
+class CategoryRule:
+    category: str
+    pattern: str
+    path: ChainRule
+    title: str
+    decision: str
+    anchor: AnchorRule | None = None
+    target_classes: tuple[str, ...] = ()
+    mechanism: ChainRule | None = None
+    pathways: ChainRule | None = None
+    min_pathways: int = 2
+    competitors: tuple[int, int] = (2, 3)
+    exclude_modified: bool = False
+    strict_preference: bool = False
+    marker_distractor: bool = False
+    salient_classes: tuple[str, ...] = ()
+    expects_uncertainty: bool = False
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CategoryRule:
+        comp = data.get("competitors") or {"min": 2, "max": 3}
+        return cls(
+            category=data["category"],
+            pattern=data["pattern"],
+            path=ChainRule.from_dict(data["path"]),
+            title=data["title"],
+            decision=data["decision"],
+            anchor=AnchorRule.from_dict(data.get("anchor")),
+            target_classes=tuple(data.get("target_classes") or ()),
+            mechanism=ChainRule.from_dict(data["mechanism"]) if data.get("mechanism") else None,
+            pathways=ChainRule.from_dict(data["pathways"]) if data.get("pathways") else None,
+            min_pathways=int(data.get("min_pathways") or 2),
+            competitors=(int(comp["min"]), int(comp["max"])),
+            exclude_modified=bool(data.get("exclude_modified")),
+            strict_preference=bool(data.get("strict_preference")),
+            marker_distractor=bool(data.get("marker_distractor")),
+            salient_classes=tuple(data.get("salient_classes") or ()),
+            expects_uncertainty=bool(data.get("expects_uncertainty")),
+        )
+
+
+@dataclass(frozen=True)
+class WeakEvidence:
+    evidence_levels: tuple[str, ...]
+    unvalidated: bool
+    unsupported: bool
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Everything scenarios.yaml declares, as the generator uses it."""
+
+    domain: str
+    source: str
+    scenario_schema_version: str
+    seed: int
+    per_category: int
+    target_classes: tuple[str, ...]
+    default_population: str
+    candidates: tuple[int, int]
+    childbearing_age: tuple[int, int] | None
+    path_ranking: tuple[str, ...]
+    preference_order: tuple[str, ...]
+    indication_source_types: tuple[str, ...]
+    treated_classes: tuple[str, ...]
+    finding_classes: tuple[str, ...]
+    adequate_chain: ChainRule
+    distractor_exclusion: ChainRule
+    weak_evidence: WeakEvidence
+    adverse_effects: AnchorRule | None
+    outcome_groups: tuple[tuple[str, ...], ...]
+    categories: tuple[CategoryRule, ...]
+    pinned: tuple[dict[str, Any], ...]
+    populations: dict[str, dict[str, Any]]
+    entity_profiles: dict[str, dict[str, Any]]
+    labs: tuple[dict[str, Any], ...]
+    narrative: dict[str, Any]
+
+    def category(self, name: str) -> CategoryRule:
+        return next(c for c in self.categories if c.category == name)
+
+
+def load_rules(domain: CompiledDomain) -> Rules:
+    """Read scenario_rules.json; a domain without one cannot generate scenarios."""
+    if not (domain.root / "scenario_rules.json").exists():
+        raise UserError(
+            f"domain '{domain.name}' declares no scenario rules: add `scenarios: scenarios.yaml` "
+            f"to domains/{domain.name}/domain.yaml and run `kgbench compile -d {domain.name}`"
+        )
+    doc = domain.json("scenario_rules.json")
+    r = doc["rules"]
+    weak = r["weak_evidence"]
+    return Rules(
+        domain=doc["domain"],
+        source=doc["source"],
+        scenario_schema_version=doc["scenario_schema_version"],
+        seed=int(r["seed"]),
+        per_category=int(r["per_category"]),
+        target_classes=tuple(r["target_classes"]),
+        default_population=r["default_population"],
+        candidates=(int(r["candidates"]["min"]), int(r["candidates"]["max"])),
+        childbearing_age=(
+            (int(r["childbearing_age"]["min"]), int(r["childbearing_age"]["max"]))
+            if r.get("childbearing_age")
+            else None
+        ),
+        path_ranking=tuple(r["path_ranking"]),
+        preference_order=tuple(r["preference_order"]),
+        indication_source_types=tuple(r.get("indication_source_types") or ()),
+        treated_classes=tuple(r.get("treated_classes") or ()),
+        finding_classes=tuple(r.get("finding_classes") or ()),
+        adequate_chain=ChainRule.from_dict(r["adequate_chain"]),
+        distractor_exclusion=ChainRule.from_dict(r["distractor_exclusion"]),
+        weak_evidence=WeakEvidence(
+            evidence_levels=tuple(weak["evidence_levels"]),
+            unvalidated=bool(weak.get("unvalidated")),
+            unsupported=bool(weak.get("unsupported")),
+        ),
+        adverse_effects=AnchorRule.from_dict(r.get("adverse_effects")),
+        outcome_groups=tuple(tuple(g["members"]) for g in r.get("outcome_groups") or ()),
+        categories=tuple(CategoryRule.from_dict(c) for c in r["categories"]),
+        pinned=tuple(r.get("pinned") or ()),
+        populations={p["population"]: p for p in r.get("populations") or ()},
+        entity_profiles={p["entity"]: p for p in r.get("entity_profiles") or ()},
+        labs=tuple(r.get("labs") or ()),
+        narrative=r["narrative"],
+    )

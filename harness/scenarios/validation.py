@@ -1,0 +1,285 @@
+"""Validation of scenario files, generated or hand-written: schema first, then the graph.
+
+The framework is scenario-source-agnostic: a clinician's vignette in the same format is
+scored exactly like a generated item, so it must meet the same bar. Every record is checked
+against generated/<domain>/schemas/scenario.schema.json, then against the graph: every id
+exists and has the right kind, the preferred intervention is a candidate and acceptable, the
+gold path is a real chain from the preferred intervention to the target outcome, the
+adverse-effect and contraindication ids are assertions of those roles. Each problem names the
+file, line, scenario and field.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from harness.compiled import CompiledDomain
+from kgbench.errors import Location, UserError
+
+from .files import read_jsonl
+from .kg import KnowledgeGraph
+
+MAX_SHOWN = 50
+
+
+@dataclass(frozen=True)
+class Problem:
+    location: Location
+    scenario_id: str
+    message: str
+
+    def __str__(self) -> str:
+        loc = self.location
+        where = [loc.file, f"line {loc.line}", f"scenario {self.scenario_id}"]
+        if loc.field:
+            where.append(f"field '{loc.field}'")
+        return ", ".join(where) + f": {self.message}"
+
+
+class ScenarioErrors(UserError):
+    """One or more invalid scenarios, reported together, one per line."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        shown = [str(p) for p in problems[:MAX_SHOWN]]
+        if len(problems) > MAX_SHOWN:
+            shown.append(f"... and {len(problems) - MAX_SHOWN} more problems")
+        super().__init__("\n".join(shown))
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def _suggest(word: str, options: Iterable[str]) -> str:
+    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.8)
+    return f" (did you mean '{close[0]}'?)" if close else ""
+
+
+@cache
+def _validator(schema_path: Path):
+    import json
+
+    import jsonschema
+
+    schema = json.loads(schema_path.read_text(encoding="utf-8"))
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _field(path: Iterable[Any]) -> str:
+    out = ""
+    for p in path:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out
+
+
+class _Checker:
+    def __init__(self, domain: CompiledDomain, file: str) -> None:
+        self.domain = domain
+        self.kg = KnowledgeGraph(domain)
+        self.file = file
+        self.problems: list[Problem] = []
+
+    def add(self, line: int, sid: str, field: str, message: str) -> None:
+        self.problems.append(Problem(Location(self.file, line, field), sid, message))
+
+    def schema(self, line: int, sid: str, record: dict[str, Any]) -> bool:
+        validator = _validator(self.domain.root / "schemas" / "scenario.schema.json")
+        errors = sorted(
+            validator.iter_errors(record), key=lambda e: list(map(str, e.absolute_path))
+        )
+        for err in errors:
+            path = list(err.absolute_path)
+            if err.validator == "required":
+                missing = err.message.split("'")[1] if "'" in err.message else "?"
+                path.append(missing)
+                message = f"'{missing}' is required"
+            elif err.validator == "additionalProperties":
+                message = err.message
+            else:
+                message = f"{err.message}"
+            self.add(line, sid, _field(path) or "(record)", message)
+        return not errors
+
+    def entity(
+        self,
+        line: int,
+        sid: str,
+        field: str,
+        value: str,
+        kinds: set[str] | None = None,
+        what: str = "entity",
+    ) -> bool:
+        ent = self.kg.entities.get(value)
+        if ent is None:
+            self.add(
+                line, sid, field, f"unknown {what} '{value}'" + _suggest(value, self.kg.entities)
+            )
+            return False
+        if kinds is not None and ent["category"] not in kinds:
+            self.add(
+                line,
+                sid,
+                field,
+                f"'{value}' is a {ent['category']}; expected {' or '.join(sorted(kinds))}",
+            )
+            return False
+        return True
+
+    def assertions(self, line: int, sid: str, field: str, ids: list[str], role: str | None) -> bool:
+        ok = True
+        for i, aid in enumerate(ids):
+            a = self.kg.assertions.get(aid)
+            if a is None:
+                self.add(
+                    line,
+                    sid,
+                    f"{field}[{i}]",
+                    f"unknown assertion '{aid}'" + _suggest(aid, self.kg.assertions),
+                )
+                ok = False
+            elif role is not None and self.kg.role(a) != role:
+                self.add(
+                    line,
+                    sid,
+                    f"{field}[{i}]",
+                    f"{aid} is a {a['predicate']} assertion (role {self.kg.role(a)}); expected role {role}",
+                )
+                ok = False
+        return ok
+
+    def graph(self, line: int, sid: str, s: dict[str, Any]) -> None:
+        if s["domain"] != self.domain.name:
+            self.add(
+                line, sid, "domain", f"domain '{s['domain']}' does not match '{self.domain.name}'"
+            )
+        intervention_kinds = {
+            c["name"] for c in self.kg.graph["entity_classes"] if c["is_intervention"]
+        }
+        self.entity(line, sid, "population_id", s["population_id"])
+        target_ok = self.entity(line, sid, "target_outcome_id", s["target_outcome_id"])
+        for i, c in enumerate(s["patient"].get("condition_ids") or []):
+            self.entity(line, sid, f"patient.condition_ids[{i}]", c)
+        cands = [c["intervention_id"] for c in s["candidates"]]
+        for i, c in enumerate(cands):
+            self.entity(
+                line, sid, f"candidates[{i}].intervention_id", c, intervention_kinds, "intervention"
+            )
+        if len(set(cands)) != len(cands):
+            self.add(line, sid, "candidates", "a candidate is listed twice")
+        gold = s["gold"]
+        preferred = gold["preferred_intervention"]
+        if preferred not in cands:
+            self.add(
+                line,
+                sid,
+                "gold.preferred_intervention",
+                f"'{preferred}' is not one of the candidates ({', '.join(cands)})",
+            )
+        acceptable = gold["acceptable_interventions"]
+        for i, a in enumerate(acceptable):
+            if a not in self.kg.entities and a not in self.kg.classes:
+                known = [*self.kg.entities, *self.kg.classes]
+                self.add(
+                    line,
+                    sid,
+                    f"gold.acceptable_interventions[{i}]",
+                    f"unknown intervention or class '{a}'" + _suggest(a, known),
+                )
+        if preferred not in acceptable:
+            self.add(
+                line,
+                sid,
+                "gold.acceptable_interventions",
+                f"the preferred '{preferred}' must be acceptable",
+            )
+        path = gold.get("causal_path_assertion_ids") or []
+        if (
+            self.assertions(line, sid, "gold.causal_path_assertion_ids", path, None)
+            and path
+            and target_ok
+        ):
+            self.chain(line, sid, path, preferred, s["target_outcome_id"])
+        self.assertions(
+            line,
+            sid,
+            "gold.adverse_effect_assertion_ids",
+            gold.get("adverse_effect_assertion_ids") or [],
+            "adverse_effect",
+        )
+        self.assertions(
+            line,
+            sid,
+            "gold.contraindication_assertion_ids",
+            gold.get("contraindication_assertion_ids") or [],
+            "contraindication",
+        )
+        for i, e in enumerate(gold.get("evidence_source_ids") or []):
+            if e not in self.kg.evidence:
+                self.add(
+                    line,
+                    sid,
+                    f"gold.evidence_source_ids[{i}]",
+                    f"unknown evidence source '{e}'" + _suggest(e, self.kg.evidence),
+                )
+        self.assertions(
+            line, sid, "anchor_assertion_ids", s.get("anchor_assertion_ids") or [], None
+        )
+
+    def chain(self, line: int, sid: str, path: list[str], preferred: str, target: str) -> None:
+        field = "gold.causal_path_assertion_ids"
+        steps = [self.kg.assertions[i] for i in path]
+        if steps[0]["subject_id"] != preferred:
+            self.add(
+                line,
+                sid,
+                f"{field}[0]",
+                f"the gold path must start at the preferred intervention {preferred}; {path[0]} starts at {steps[0]['subject_id']}",
+            )
+        for i in range(1, len(steps)):
+            if steps[i - 1]["object_id"] != steps[i]["subject_id"]:
+                self.add(
+                    line,
+                    sid,
+                    f"{field}[{i}]",
+                    f"not a chain: {path[i - 1]} ends at {steps[i - 1]['object_id']} but {path[i]} starts at {steps[i]['subject_id']}",
+                )
+        if steps[-1]["object_id"] != target:
+            self.add(
+                line,
+                sid,
+                f"{field}[{len(path) - 1}]",
+                f"the gold path must end at the target outcome {target}; {path[-1]} ends at {steps[-1]['object_id']}",
+            )
+
+
+def validate_records(
+    domain: CompiledDomain, records: list[tuple[int, dict[str, Any]]], file: str = "<generated>"
+) -> list[Problem]:
+    """Every problem of every record (schema, then graph checks for schema-valid records)."""
+    c = _Checker(domain, file)
+    seen: dict[str, int] = {}
+    for line, record in records:
+        sid = str(record.get("scenario_id", f"on line {line}"))
+        if not c.schema(line, sid, record):
+            continue
+        if sid in seen:
+            c.add(line, sid, "scenario_id", f"duplicate scenario id (first on line {seen[sid]})")
+        seen.setdefault(sid, line)
+        c.graph(line, sid, record)
+    return c.problems
+
+
+def check_file(domain: CompiledDomain, path: Path) -> list[dict[str, Any]]:
+    """Read and validate a scenario file; raises ScenarioErrors listing every problem."""
+    records = list(read_jsonl(path))
+    if not records:
+        raise UserError(f"{path}: no scenarios in the file")
+    problems = validate_records(domain, records, str(path))
+    if problems:
+        raise ScenarioErrors(problems)
+    return [r for _, r in records]

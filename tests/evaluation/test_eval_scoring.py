@@ -1,0 +1,365 @@
+"""The scorer: the paper's Table 1 worked example, metric semantics, malformed responses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from compiler.api import compile_domain
+from harness.compiled import CompiledDomain
+from harness.metrics import DEFAULT_METRICS, DEFINED_WHEN, KINDS, Lexicon
+from harness.scoring import (
+    DEFAULT_CONTRACT,
+    Contract,
+    coerce_response,
+    load_compiled_scorer,
+    score_response,
+)
+from kgbench.errors import SpecError
+
+REPO = Path(__file__).resolve().parents[2]
+
+# --- the Table 1 fixture: a small graph, its C4-like context, the gold and the parsed answer ---
+
+ENTITIES = [
+    ("DRG_0001", "Drug", "Lisinopril", ["Zestril"]),
+    ("DRG_0002", "Drug", "Atenolol", []),
+    ("PRT_0001", "ProteinTarget", "Angiotensin-converting enzyme", ["ACE"]),
+    ("BPR_0001", "BiologicalProcess", "RAAS activity", []),
+    ("OUT_0001", "ClinicalOutcome", "Blood pressure", ["systolic blood pressure"]),
+    ("OUT_0002", "ClinicalOutcome", "Major adverse cardiovascular events", ["cardiovascular event risk"]),
+    ("DIS_0001", "Disease", "Essential hypertension", []),
+    ("ADE_0001", "AdverseEffect", "Dry cough", []),
+    ("ADE_0003", "AdverseEffect", "Hyperkalemia", []),
+    ("RSK_0001", "RiskFactor", "LDL cholesterol", ["LDL-C"]),
+]  # fmt: skip
+ASSERTIONS = [
+    ("ASR_0019", "DRG_0001", "TARGETS", "PRT_0001", "decrease"),
+    ("ASR_0010", "PRT_0001", "PARTICIPATES_IN", "BPR_0001", "none"),
+    ("ASR_0011", "BPR_0001", "CAUSES_INCREASE_IN", "OUT_0001", "increase"),
+    ("ASR_0013", "OUT_0001", "CAUSES_INCREASE_IN", "OUT_0002", "increase"),
+    ("ASR_0028", "DRG_0001", "INDICATED_FOR", "DIS_0001", "none"),
+    ("ASR_0087", "DRG_0001", "MAY_CAUSE_ADVERSE_EFFECT", "ADE_0001", "none"),
+    ("ASR_0091", "DRG_0001", "MAY_CAUSE_ADVERSE_EFFECT", "ADE_0003", "none"),
+]
+SUPPORTS = [("EV_0007", "ASR_0013"), ("EV_0007", "ASR_0028"), ("EV_0011", "ASR_0011"),
+            ("EV_0011", "ASR_0013"), ("EV_0003", "ASR_0019"), ("EV_0003", "ASR_0010"),
+            ("EV_0003", "ASR_0087"), ("EV_0003", "ASR_0091")]  # fmt: skip
+
+GOLD = {
+    "preferred_intervention": "DRG_0001",
+    "acceptable_interventions": ["DRG_0001", "CLS_001"],
+    "causal_path_assertion_ids": ["ASR_0019", "ASR_0010", "ASR_0011", "ASR_0013"],
+    "adverse_effect_assertion_ids": ["ASR_0087", "ASR_0091"],
+    "contraindication_assertion_ids": [],
+    "evidence_source_ids": ["EV_0007", "EV_0011"],
+    "expects_uncertainty": False,
+}
+# "I recommend lisinopril. It blocks angiotensin I production and thereby lowers blood pressure,
+# which reduces cardiovascular events. It also lowers LDL cholesterol. The main adverse effect
+# to counsel is a dry cough. Supporting evidence: HOPE trial." (paper, Table 1)
+TABLE1_RESPONSE = {
+    "recommended_intervention": "lisinopril",
+    "causal_path_assertion_ids": ["ASR_0019", "ASR_0011", "ASR_0013"],
+    "adverse_effect_assertion_ids": ["ASR_0087"],
+    "contraindication_assertion_ids": [],
+    "supporting_evidence_ids": ["EV_0011"],
+    "claims": [{"subject": "lisinopril", "predicate": "lowers", "object": "LDL cholesterol"}],
+    "uncertainty_flag": False,
+    "rationale": "Lisinopril lowers blood pressure through ACE inhibition.",
+}
+TABLE1_EXPECTED = {
+    "intervention_accuracy": 1.0,
+    "preferred_intervention_accuracy": 1.0,
+    "causal_edge_precision": 1.0,
+    "causal_edge_recall": 0.75,
+    "causal_edge_f1": 0.857,
+    "adverse_effect_f1": 0.667,
+    "contraindication_recall": None,
+    "evidence_accuracy": 1.0,
+    "unsupported_claim_rate": 0.25,
+    "uncertainty_correctness": 1.0,
+}
+
+
+def table1_graph() -> dict[str, Any]:
+    return {
+        "entities": [{"id": i, "category": c, "name": n, "synonyms": s} for i, c, n, s in ENTITIES],
+        "entity_classes": [
+            {"name": "Drug", "is_intervention": True},
+            {"name": "Disease", "is_intervention": False},
+        ],
+        "intervention_classes": [
+            {"class_id": "CLS_001", "class_name": "ACE inhibitor", "member_ids": ["DRG_0001"]},
+            {"class_id": "CLS_002", "class_name": "Beta-blocker", "member_ids": ["DRG_0002"]},
+        ],
+        "assertions": [
+            {"assertion_id": a, "subject_id": s, "predicate": p, "object_id": o, "direction": d}
+            for a, s, p, o, d in ASSERTIONS
+        ],
+        "supports": [{"evidence_id": e, "assertion_id": a} for e, a in SUPPORTS],
+        "evidence_sources": [{"evidence_id": e} for e in sorted({e for e, _ in SUPPORTS})],
+    }
+
+
+def context_from_graph(
+    graph: dict[str, Any], ids: list[str], candidates: list[str], target: str
+) -> dict[str, Any]:
+    """A C4-like extracted context holding exactly the given assertions (test helper)."""
+    ents = {e["id"]: e for e in graph["entities"]}
+    by_id = {a["assertion_id"]: a for a in graph["assertions"]}
+    ev = {}
+    for s in graph["supports"]:
+        ev.setdefault(s["assertion_id"], []).append(s["evidence_id"])
+
+    def ref(i: str) -> dict[str, str]:
+        return {"id": i, "name": ents[i]["name"], "category": ents[i]["category"]}
+
+    assertions = {
+        a: {
+            **by_id[a],
+            "subject": ref(by_id[a]["subject_id"]),
+            "object": ref(by_id[a]["object_id"]),
+            "evidence": [{"evidence_id": e} for e in sorted(ev.get(a, []))],
+        }
+        for a in ids
+    }
+    return {
+        "scenario_id": "SCN_0001",
+        "condition": "C4",
+        "parameters": {"candidate_ids": candidates, "target_id": target, "context_ids": []},
+        "entities": {i: ref(i) for i in sorted({*candidates, target})},
+        "sections": [
+            {
+                "name": "causal_chains",
+                "paths": [{"candidate_id": candidates[0], "assertion_ids": ids[:4]}],
+            }
+        ],
+        "assertions": assertions,
+    }
+
+
+def assert_table1(scores: dict[str, float | None]) -> None:
+    assert set(scores) == set(TABLE1_EXPECTED)
+    for name, want in TABLE1_EXPECTED.items():
+        got = scores[name]
+        if want is None:
+            assert got is None, name
+        else:
+            assert got is not None and round(got, 3) == want, (name, got)
+
+
+TABLE1_IDS = ["ASR_0019", "ASR_0010", "ASR_0011", "ASR_0013", "ASR_0028", "ASR_0087", "ASR_0091"]
+
+
+def test_table1_worked_example_with_the_domain_lexicon():
+    graph = table1_graph()
+    ctx = context_from_graph(graph, TABLE1_IDS, ["DRG_0001", "DRG_0002"], "OUT_0002")
+    scores = score_response(
+        GOLD, TABLE1_RESPONSE, ctx, lexicon=Lexicon.from_graph(graph), metrics=DEFAULT_METRICS
+    )
+    assert_table1(scores)
+
+
+def test_table1_worked_example_without_a_lexicon():
+    """Exact ids and names from gold and context are enough for the worked example."""
+    ctx = context_from_graph(table1_graph(), TABLE1_IDS, ["DRG_0001", "DRG_0002"], "OUT_0002")
+    assert_table1(score_response(GOLD, TABLE1_RESPONSE, ctx))
+    assert_table1(score_response(GOLD, json.dumps(TABLE1_RESPONSE), ctx))
+
+
+@pytest.fixture(scope="module")
+def cardio(tmp_path_factory: pytest.TempPathFactory) -> CompiledDomain:
+    committed = REPO / "generated" / "cardio"
+    if (committed / "kg.json").exists() and (committed / "scorer.py").exists():
+        return CompiledDomain("cardio", committed)
+    if not (REPO / "domains" / "cardio" / "data" / "assertions.csv").exists():
+        pytest.skip("domains/cardio has no data yet")
+    try:
+        result = compile_domain("cardio", out_root=tmp_path_factory.mktemp("gen"))
+    except SpecError as exc:
+        pytest.skip(f"domains/cardio does not compile yet: {str(exc).splitlines()[0]}")
+    return CompiledDomain("cardio", result.out_dir)
+
+
+def test_table1_worked_example_against_the_cardio_graph(cardio):
+    graph = cardio.graph
+    scorer = load_compiled_scorer(cardio)
+    ctx = context_from_graph(graph, TABLE1_IDS, ["DRG_0001"], "OUT_0002")
+    ldl = {i for i in scorer.lexicon.resolve("LDL cholesterol")}
+    assert ldl, "cardio has an LDL cholesterol entity"
+    assert not any(a["object_id"] in ldl for a in ctx["assertions"].values())
+    assert_table1(scorer.score(GOLD, TABLE1_RESPONSE, ctx).scores)
+
+
+# --- metric semantics ---------------------------------------------------------------------
+
+
+def _intervention(name: str, gold_field: str, value: Any) -> float | None:
+    lex = Lexicon.from_graph(table1_graph())
+    metric = next(m for m in DEFAULT_METRICS if m.gold_field == gold_field)
+    return score_response(
+        {gold_field: value}, {"recommended_intervention": name}, None, lexicon=lex, metrics=[metric]
+    )[metric.name]
+
+
+@pytest.mark.parametrize(
+    ("name", "accepted"),
+    [
+        ("Lisinopril", 1.0),
+        ("lisinopril 10 mg once daily", 1.0),
+        ("ACE inhibitor", 1.0),  # the class counts for its member
+        ("ACE inhibitor (lisinopril)", 1.0),
+        ("Zestril", 1.0),
+        ("DRG_0001", 1.0),
+        ("Atenolol", 0.0),
+        ("Lisinopril or atenolol", 0.0),  # a hedge between rivals names no choice
+        ("", 0.0),
+        ("angiotensin-converting enzyme", 0.0),  # a target, not an intervention
+    ],
+)
+def test_intervention_matching(name, accepted):
+    assert _intervention(name, "preferred_intervention", "DRG_0001") == accepted
+    assert _intervention(name, "acceptable_interventions", ["CLS_001"]) == accepted
+
+
+def test_sibling_in_an_acceptable_class_counts_only_for_acceptability():
+    graph = table1_graph()
+    graph["intervention_classes"][0]["member_ids"].append("DRG_0002")
+    lex = Lexicon.from_graph(graph)
+    resp = {"recommended_intervention": "Atenolol"}
+    gold = {
+        "preferred_intervention": "DRG_0001",
+        "acceptable_interventions": ["DRG_0001", "CLS_001"],
+    }
+    scores = score_response(gold, resp, None, lexicon=lex)
+    assert scores["intervention_accuracy"] == 1.0
+    assert scores["preferred_intervention_accuracy"] == 0.0
+
+
+def test_claims_match_by_predicate_or_direction_and_never_by_chain():
+    graph = table1_graph()
+    ctx = context_from_graph(graph, TABLE1_IDS, ["DRG_0001"], "OUT_0002")
+    lex = Lexicon.from_graph(graph)
+
+    def rate(*claims: tuple[str, str, str]) -> float | None:
+        resp = {"claims": [{"subject": s, "predicate": p, "object": o} for s, p, o in claims]}
+        return score_response(GOLD, resp, ctx, lexicon=lex)["unsupported_claim_rate"]
+
+    assert rate(("Lisinopril", "TARGETS", "Angiotensin-converting enzyme")) == 0.0
+    assert rate(("lisinopril", "inhibits", "ACE")) == 0.0  # direction: decrease
+    assert rate(("RAAS activity", "CAUSES_INCREASE_IN", "systolic blood pressure")) == 0.0
+    assert rate(("RAAS activity", "reduces", "blood pressure")) == 1.0  # wrong direction
+    assert rate(("Lisinopril", "lowers", "Blood pressure")) == 1.0  # a chain, not an edge
+    assert rate(("Zestril", "may cause", "Dry cough"), ("Aspirin", "causes", "Dry cough")) == 0.5
+    assert (
+        score_response(
+            GOLD, {"claims": [{"subject": "x", "predicate": "y", "object": "z"}]}, None, lexicon=lex
+        )["unsupported_claim_rate"]
+        is None
+    )
+
+
+def test_cited_causal_ids_outside_the_context_are_unsupported():
+    graph = table1_graph()
+    ctx = context_from_graph(graph, ["ASR_0019", "ASR_0010"], ["DRG_0001"], "OUT_0002")
+    resp = {"causal_path_assertion_ids": ["ASR_0019", "ASR_0010", "ASR_0011", "ASR_9999"]}
+    scores = score_response(GOLD, resp, ctx, lexicon=Lexicon.from_graph(graph))
+    assert scores["unsupported_claim_rate"] == 0.5
+    assert scores["causal_edge_precision"] == 0.75
+
+
+def test_evidence_must_support_a_cited_assertion():
+    lex = Lexicon.from_graph(table1_graph())
+    resp = {
+        "causal_path_assertion_ids": ["ASR_0011"],
+        "supporting_evidence_ids": ["EV_0011", "EV_0007", "EV_0003"],
+    }
+    assert score_response(GOLD, resp, None, lexicon=lex)["evidence_accuracy"] == pytest.approx(
+        1 / 3
+    )
+
+
+# --- malformed responses ------------------------------------------------------------------
+
+
+def test_malformed_responses_are_scored_and_flagged(mini_scorer):
+    gold = GOLD
+    for raw in [
+        "",
+        "I recommend lisinopril.",
+        "[1, 2]",
+        "null",
+        '{"recommended_intervention": ',
+        "{" * 5000,
+    ]:
+        item = mini_scorer.score(gold, raw, None)
+        assert not (item.parse_ok and item.schema_ok)
+        assert item.scores["intervention_accuracy"] == 0.0
+        assert item.scores["uncertainty_correctness"] == 0.0
+        assert item.scores["causal_edge_precision"] is None
+
+
+def test_wrong_types_count_as_absent_and_unknown_ids_are_listed(mini_scorer):
+    resp = {
+        "recommended_intervention": ["Lisinopril"],
+        "causal_path_assertion_ids": "ASR_0001",
+        "adverse_effect_assertion_ids": ["ASR_0006", 7, None],
+        "contraindication_assertion_ids": [],
+        "supporting_evidence_ids": ["EV_0001", "EV_0404"],
+        "claims": [{"subject": "Lisinopril"}, "text"],
+        "uncertainty_flag": "false",
+        "rationale": "",
+        "extra": 1,
+    }
+    item = mini_scorer.score(GOLD, resp, None)
+    assert item.parse_ok and not item.schema_ok
+    assert item.scores["intervention_accuracy"] == 0.0
+    assert item.scores["causal_edge_precision"] is None  # the string was not a list
+    assert item.unknown_ids == ("EV_0404",)
+    problems = " ".join(item.problems)
+    assert "recommended_intervention" in problems and "uncertainty_flag" in problems
+    assert "not in the contract" in problems
+
+
+def test_json_in_a_code_fence_is_read():
+    text = "Here is my answer:\n```json\n" + json.dumps(TABLE1_RESPONSE) + "\n```\nThanks."
+    coerced = coerce_response(text)
+    assert coerced.parse_ok and coerced.schema_ok
+    assert coerced.response["recommended_intervention"] == "lisinopril"
+
+
+# --- the declared panel -------------------------------------------------------------------
+
+
+def test_default_panel_is_the_spec_panel_and_the_compiled_panel(mini_scorer):
+    spec = yaml.safe_load((REPO / "spec" / "metrics.yaml").read_text())["metrics"]
+    fields = (
+        "name",
+        "title",
+        "kind",
+        "response_field",
+        "gold_field",
+        "defined_when",
+        "higher_is_better",
+    )
+    declared = [(*tuple(m[f] for f in fields), m.get("binary", False)) for m in spec]
+    default = [(*tuple(getattr(m, f) for f in fields), m.binary) for m in DEFAULT_METRICS]
+    assert default == declared
+    assert mini_scorer.metrics == DEFAULT_METRICS
+
+
+def test_metric_kinds_and_rules_cover_the_declared_enums():
+    decl = yaml.safe_load((REPO / "spec" / "declarations.yaml").read_text())
+    enums = decl["enums"]
+    assert set(KINDS) == set(enums["MetricKind"]["permissible_values"])
+    assert set(DEFINED_WHEN) == set(enums["DefinedWhen"]["permissible_values"])
+
+
+def test_contract_is_read_from_the_compiled_response_schema(mini_domain):
+    schema = mini_domain.json("schemas/response.schema.json")
+    assert Contract.from_schema(schema) == DEFAULT_CONTRACT
