@@ -7,13 +7,14 @@ BIN := $(VENV)/bin
 KG := $(BIN)/kgbench
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv compile compile-all validate test lint format bench neo4j neo4j-stop clean
+.PHONY: help venv compile compile-all validate test lint format bench neo4j neo4j-stop pilot clean
 
 help:
 	@echo "make compile DOMAIN=cardio   compile a domain into generated/<domain>/"
 	@echo "make test                    lint, check generated/ is fresh, run the whole suite"
 	@echo "make bench                   run the benchmarks under bench/"
 	@echo "make neo4j                   build and start the embedded Neo4j"
+	@echo "make pilot DOMAIN=cardio     the whole pipeline end to end with the context-reader baseline"
 
 # The virtual environment is rebuilt whenever the pinned dependencies change.
 $(STAMP): pyproject.toml requirements.lock
@@ -49,6 +50,9 @@ bench: $(STAMP)
 
 neo4j: $(STAMP)
 	$(KG) neo4j start
+
+pilot: $(STAMP)
+	$(KG) pilot --domain $(DOMAIN)
 
 neo4j-stop: $(STAMP)
 	$(KG) neo4j stop

@@ -211,8 +211,14 @@ def context_reader(prompt: str, gold: dict[str, Any] | None = None) -> dict[str,
 
     with_chain = [c for c in parsed.candidates if _chains_to_target(parsed, c)]
     allowed = [c for c in with_chain if not ruled_out(c)] or with_chain
+    # a candidate whose chain is fully supported beats one that only has weak chains
+    strong = [
+        c
+        for c in allowed
+        if any(not any(ln.weak for ln in ch) for ch in _chains_to_target(parsed, c))
+    ]
     if allowed:
-        choice = allowed[0]
+        choice = (strong or allowed)[0]
         chains = _chains_to_target(parsed, choice)
         chain = next((ch for ch in chains if not any(ln.weak for ln in ch)), chains[0])
     else:

@@ -66,6 +66,28 @@ def validate_cmd(domain: DomainArg = "cardio") -> None:
     )
 
 
+@app.command("pilot")
+@user_errors
+def pilot_cmd(
+    domain: DomainArg = "cardio",
+    run_dir: Annotated[
+        Path | None, typer.Option(help="Run folder (default runs/pilot-<domain>).")
+    ] = None,
+    responder: Annotated[
+        str, typer.Option(help="Reference responder behind the local server.")
+    ] = "context-reader",
+) -> None:
+    """The whole pipeline end to end: compile, Neo4j, load, generate, extract, prompts,
+    answer through the local OpenAI-compatible server, score, report."""
+    from harness.pilot import default_run_dir, panel_table, run_pilot
+
+    console = _stderr()
+    target = run_dir or default_run_dir(domain)
+    md, html = run_pilot(domain, target, responder, console)
+    print(panel_table(md))
+    console.print(f"[green]report[/]: {md} and {html}")
+
+
 def main() -> None:  # pragma: no cover - console entry point
     app()
 

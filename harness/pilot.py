@@ -1,0 +1,119 @@
+"""`kgbench pilot` / `make pilot`: the whole pipeline end to end, on one command.
+
+compile -> embedded Neo4j (unless NEO4J_URI points elsewhere) -> load -> generate scenarios
+-> extract every (scenario, condition) -> render prompts -> answer with the context-reader
+baseline through the local OpenAI-compatible reference server and the real `openai` client
+-> score -> report. It prints the panel and where the report is. Each step is the same code
+the individual commands run; nothing here is pilot-only logic.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.console import Console
+
+from .compiled import REPO_ROOT, CompiledDomain
+
+LOCAL_KEY = "local-reference-server"  # the loopback server checks no key; never a real one
+
+
+def run_pilot(domain: str, run_dir: Path, responder: str, console: Console) -> tuple[Path, Path]:
+    from compiler.api import compile_domain
+    from harness.graph.extract import extract
+    from harness.graph.load import load
+    from harness.neo4j import connection_settings, open_driver, start
+    from harness.prompts import build_prompts
+    from harness.report import write_report
+    from harness.runner.api import RunConfig, run_model
+    from harness.scenarios.generator import generate_file
+    from harness.scoring import score_run
+    from harness.server.app import start_server_in_thread
+
+    timings: list[tuple[str, float]] = []
+
+    def step(name: str, func: Callable[[], object]) -> object:
+        console.print(f"[bold]-- {name}[/]")
+        t = time.perf_counter()
+        result = func()
+        timings.append((name, time.perf_counter() - t))
+        return result
+
+    if run_dir.exists():
+        shutil.rmtree(run_dir)
+    run_dir.mkdir(parents=True)
+    step("compile", lambda: compile_domain(domain))
+    compiled = CompiledDomain.open(domain)
+    if not os.environ.get("NEO4J_URI"):
+        step("start the embedded Neo4j", start)
+    settings = connection_settings()
+    with open_driver(settings) as driver:
+        step("load", lambda: load(driver, compiled, settings.database))
+        _, scenarios = step(
+            "generate scenarios", lambda: generate_file(compiled, out=run_dir / "scenarios.jsonl")
+        )
+
+        def extract_all() -> int:
+            n = 0
+            for scenario in scenarios:
+                for cond in (c["id"] for c in compiled.conditions if c["query"]):
+                    ctx = extract(driver, compiled, scenario, cond, settings.database)
+                    path = run_dir / "contexts" / scenario["scenario_id"] / f"{cond}.json"
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    path.write_text(json.dumps(ctx, indent=2, sort_keys=True) + "\n")
+                    n += 1
+            return n
+
+        step("extract", extract_all)
+    step("render prompts", lambda: build_prompts(run_dir, domain))
+    base_url, stop_server = start_server_in_thread(responder=responder, run_dir=run_dir)
+    previous_key = os.environ.get("OPENAI_API_KEY")
+    os.environ["OPENAI_API_KEY"] = LOCAL_KEY
+    try:
+        config = RunConfig(
+            run_dir=run_dir,
+            model=f"openai:{responder}",
+            base_url=base_url,
+            concurrency=16,
+            use_cache=False,
+        )
+        step(f"answer with {responder} via {base_url}", lambda: run_model(config, console))
+    finally:
+        stop_server()
+        if previous_key is None:
+            os.environ.pop("OPENAI_API_KEY", None)
+        else:
+            os.environ["OPENAI_API_KEY"] = previous_key
+    step("score", lambda: score_run(run_dir))
+    md, html = step("report", lambda: write_report(run_dir))
+    total = sum(t for _, t in timings)
+    console.print(
+        "timings: "
+        + ", ".join(f"{name} {t:.1f} s" for name, t in timings)
+        + f"; total {total:.1f} s"
+    )
+    return md, html
+
+
+def panel_table(md_path: Path) -> str:
+    """The response counts and the overall panel, as the Markdown report has them."""
+    lines = md_path.read_text(encoding="utf-8").splitlines()
+    out: list[str] = []
+    for marker in ("**Responses per condition**", "**Overall panel"):
+        start = next((i for i, line in enumerate(lines) if line.startswith(marker)), None)
+        if start is None:
+            continue
+        end = start + 1
+        while end < len(lines) and (lines[end].startswith("|") or not lines[end].strip()):
+            end += 1
+        out += [*lines[start:end], ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def default_run_dir(domain: str) -> Path:
+    return REPO_ROOT / "runs" / f"pilot-{domain}"
