@@ -93,8 +93,24 @@ def test_context_reader_uses_only_what_the_context_shows(prompts):
     assert set(direct["supporting_evidence_ids"]) == {"EV_0001", "EV_0002"}
 
 
-def test_context_reader_flags_weak_or_missing_chains(prompts):
-    weak = respond("context-reader", prompts["SCN_0004", "C4"])
+def test_context_reader_prefers_supported_chains_and_flags_weak_ones(prompts):
+    # SCN_0004 under C4 shows smoking cessation's weak chain and amlodipine's validated one
+    mixed = respond("context-reader", prompts["SCN_0004", "C4"])
+    assert mixed["recommended_intervention"] == "Amlodipine"
+    assert mixed["causal_path_assertion_ids"] == ["ASR_0008", "ASR_0009", "ASR_0010", "ASR_0004"]
+    assert mixed["uncertainty_flag"] is False
+    only_weak = (
+        "# Scenario SCN_0009\nA patient.\n\nDecision: choose.\nTarget outcome: Major adverse "
+        "cardiovascular events\n\n# Candidate options\n- Smoking cessation\n- Amlodipine\n\n"
+        "# Grounded context: Integrated\n\n## Causal pathways with provenance\n"
+        "Pathway from Smoking cessation:\n"
+        "  1. [ASR_0011] Smoking cessation -CAUSES_DECREASE_IN-> Tobacco smoking (direction: "
+        "decrease) | evidence: EV_0001 | evidence level: high | validated\n"
+        "  2. [ASR_0013] Tobacco smoking -CAUSES_INCREASE_IN-> Major adverse cardiovascular events "
+        "(direction: increase) | evidence: none | evidence level: low | not validated\n\n"
+        "# Answer format\n"
+    )
+    weak = respond("context-reader", only_weak)
     assert weak["recommended_intervention"] == "Smoking cessation"
     assert weak["causal_path_assertion_ids"] == ["ASR_0011", "ASR_0013"]
     assert weak["uncertainty_flag"] is True
