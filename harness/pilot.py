@@ -9,7 +9,6 @@ the individual commands run; nothing here is pilot-only logic.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import time
@@ -27,6 +26,7 @@ def run_pilot(domain: str, run_dir: Path, responder: str, console: Console) -> t
     from compiler.api import compile_domain
     from harness.graph.extract import extract
     from harness.graph.load import load
+    from harness.jsonio import atomic_write_json
     from harness.neo4j import connection_settings, open_driver, start
     from harness.prompts import build_prompts
     from harness.report import write_report
@@ -63,9 +63,9 @@ def run_pilot(domain: str, run_dir: Path, responder: str, console: Console) -> t
             for scenario in scenarios:
                 for cond in (c["id"] for c in compiled.conditions if c["query"]):
                     ctx = extract(driver, compiled, scenario, cond, settings.database)
-                    path = run_dir / "contexts" / scenario["scenario_id"] / f"{cond}.json"
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    path.write_text(json.dumps(ctx, indent=2, sort_keys=True) + "\n")
+                    atomic_write_json(
+                        run_dir / "contexts" / scenario["scenario_id"] / f"{cond}.json", ctx
+                    )
                     n += 1
             return n
 

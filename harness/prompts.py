@@ -17,8 +17,6 @@ import copy
 import hashlib
 import json
 import os
-import tempfile
-from collections.abc import Iterable
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -26,6 +24,7 @@ from typing import Any
 import jinja2
 
 from harness.compiled import GENERATED, CompiledDomain
+from harness.jsonio import atomic_write_text, jsonl_text, read_jsonl
 from harness.scenario_io import read_scenarios
 from kgbench.errors import Location, UserError
 
@@ -33,41 +32,6 @@ PROMPTS_FILE = Path("prompts") / "prompts.jsonl"
 
 
 # --- run-folder helpers -------------------------------------------------------------------
-
-
-def atomic_write_text(path: Path, text: str) -> None:
-    """Write a file so a reader sees the old or the new content, never half of it."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def jsonl_text(records: Iterable[dict[str, Any]]) -> str:
-    """JSON Lines with sorted keys: the same records always give the same bytes."""
-    return "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in records)
-
-
-def read_jsonl(path: Path, what: str) -> list[dict[str, Any]]:
-    """Objects of a JSON Lines file; a bad line is a UserError naming the file and line."""
-    out = []
-    with path.open(encoding="utf-8") as handle:
-        for n, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise UserError(f"not valid JSON: {exc.msg}", Location(str(path), n)) from None
-            if not isinstance(item, dict):
-                raise UserError(f"expected a {what} object", Location(str(path), n))
-            out.append(item)
-    return out
 
 
 def open_domain(domain: str) -> CompiledDomain:

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from kgbench.errors import Location, UserError
 
 from .compiled import REPO_ROOT
+from .jsonio import iter_jsonl
 
 
 def default_scenarios_path(domain: str) -> Path:
@@ -21,19 +21,10 @@ def read_scenarios(path: Path) -> list[dict[str, Any]]:
             f"scenario file not found: {path} (run `kgbench generate` or pass --scenarios)"
         )
     out = []
-    with path.open(encoding="utf-8") as handle:
-        for n, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise UserError(f"not valid JSON: {exc.msg}", Location(str(path), n)) from None
-            if not isinstance(item, dict) or "scenario_id" not in item:
-                raise UserError(
-                    "expected a scenario object with a scenario_id", Location(str(path), n)
-                )
-            out.append(item)
+    for n, item in iter_jsonl(path, "scenario"):
+        if "scenario_id" not in item:
+            raise UserError("expected a scenario object with a scenario_id", Location(str(path), n))
+        out.append(item)
     return out
 
 

@@ -33,9 +33,8 @@ from harness.metrics import (
 )
 from kgbench.errors import UserError
 
+from .jsonio import atomic_write_text, jsonl_text
 from .prompts import (
-    atomic_write_text,
-    jsonl_text,
     load_context,
     load_scenarios,
     open_domain,

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Annotated
 
@@ -72,6 +70,7 @@ def extract_command(
     """Extract scenario subgraphs: one to stdout, or all scenarios x conditions into a run folder."""
     from harness.compiled import CompiledDomain
     from harness.graph.extract import extract
+    from harness.jsonio import atomic_write_json
     from harness.neo4j import connection_settings, open_driver
     from harness.scenario_io import default_scenarios_path, find_scenario, read_scenarios
 
@@ -103,14 +102,6 @@ def extract_command(
                 ctx = extract(driver, compiled, item, c, settings.database)
                 if ctx is None:
                     continue
-                _write_json(run_dir / "contexts" / item["scenario_id"] / f"{c}.json", ctx)
+                atomic_write_json(run_dir / "contexts" / item["scenario_id"] / f"{c}.json", ctx)
                 written += 1
     _console().print(f"[green]extracted[/] {written} contexts into {run_dir / 'contexts'}")
-
-
-def _write_json(path: Path, data) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(json.dumps(data, indent=2, sort_keys=True) + "\n")
-    os.replace(tmp, path)

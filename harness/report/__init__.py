@@ -13,7 +13,7 @@ from typing import Any
 
 from kgbench.errors import Location, UserError
 
-from ..prompts import atomic_write_text
+from ..jsonio import atomic_write_text
 from .html import render_html
 from .markdown import render_markdown
 

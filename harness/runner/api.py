@@ -21,10 +21,11 @@ from rich.console import Console
 
 from kgbench.errors import UserError
 
+from ..jsonio import atomic_write_json
 from .batch import BatchOptions, BatchRunner
 from .client import Completion, OpenAITransport, ReferenceTransport, RequestFailure
 from .engine import OnlineRunner, RetryPolicy
-from .log import JsonlLog, RecordWriter, RunLock, atomic_write_json
+from .log import JsonlLog, RecordWriter, RunLock
 from .parse import ResponseJudge
 from .plan import RequestItem, Settings, plan_requests
 from .pricing import resolve_prices

@@ -26,9 +26,10 @@ from rich.console import Console
 
 from kgbench.errors import ServiceError, UserError
 
+from ..jsonio import atomic_write_bytes, atomic_write_json
 from .client import Completion, build_body, scrub
 from .engine import RetryPolicy
-from .log import JsonlLog, atomic_write_bytes, atomic_write_json
+from .log import JsonlLog
 from .parse import ResponseJudge
 from .plan import RequestItem
 from .pricing import Prices

@@ -9,13 +9,8 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
-from collections.abc import Iterable, Iterator
-from pathlib import Path
+from collections.abc import Iterable
 from typing import Any
-
-from kgbench.errors import Location, UserError
 
 
 def record_line(record: dict[str, Any]) -> str:
@@ -34,33 +29,3 @@ def json_bytes(obj: Any) -> bytes:
 
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def atomic_write_bytes(path: Path, content: bytes) -> None:
-    """Write one file via a temporary sibling and rename, so readers see old or new, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(content)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for every non-blank line; malformed lines are user errors."""
-    if not path.is_file():
-        raise UserError(f"file not found: {path}")
-    with path.open(encoding="utf-8") as handle:
-        for n, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise UserError(f"not valid JSON: {exc.msg}", Location(str(path), n)) from None
-            if not isinstance(item, dict):
-                raise UserError("expected a JSON object on each line", Location(str(path), n))
-            yield n, item

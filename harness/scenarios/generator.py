@@ -22,8 +22,9 @@ from typing import Any
 from harness.compiled import CompiledDomain
 from kgbench.errors import UserError
 
+from ..jsonio import atomic_write_bytes
 from .clinical import Clinical
-from .files import atomic_write_bytes, jsonl_bytes
+from .files import jsonl_bytes
 from .gold import GoldBuilder
 from .kg import KnowledgeGraph
 from .narratives import Wording, capitalise

@@ -21,7 +21,7 @@ from typing import Any
 from harness.compiled import CompiledDomain
 from kgbench.errors import Location, UserError
 
-from .files import read_jsonl
+from ..jsonio import iter_jsonl as read_jsonl
 from .kg import KnowledgeGraph
 
 MAX_SHOWN = 50
