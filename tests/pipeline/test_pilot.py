@@ -28,6 +28,19 @@ def test_pilot_runs_the_cardio_matrix(
     log = [json.loads(line) for line in (run_dir / "responses/openai-context-reader.jsonl").open()]
     assert len(log) == 320 and len({r["key"] for r in log}) == 320
     assert all(r["status"] == "ok" and r["parse_ok"] and r["schema_ok"] for r in log)
+    # every scenario: the four prompts are byte-identical outside the grounded-context block
+    prompts = [json.loads(line) for line in (run_dir / "prompts/prompts.jsonl").open()]
+    by_scenario: dict[str, dict[str, str]] = {}
+    for record in prompts:
+        text = record["messages"][-1]["content"]
+        by_scenario.setdefault(record["scenario_id"], {})[record["condition"]] = text
+    assert len(by_scenario) == 80
+    for texts in by_scenario.values():
+        assert "# Grounded context" not in texts["C1"]
+        for cond in ("C2", "C3", "C4"):
+            start = texts[cond].index("\n# Grounded context")
+            end = texts[cond].index("\n# Answer format")
+            assert texts[cond][:start] + texts[cond][end:] == texts["C1"]
     panel = json.loads((run_dir / "scores/openai-context-reader/panel.json").read_text())
     text = panel_table(md)
     assert "Overall panel" in text and "| C1 |" in text
