@@ -201,6 +201,26 @@ class Clinical:
         ]
         return min([chain, *options], key=lambda c: (-self.finder.weakest(c), c.hops, c.ids))
 
+    def outcome_trial(self, intervention: str, target: str, population: str) -> bool:
+        """Evidence-based medicine's first question: was the option shown to change this outcome?
+
+        True when a validated causal claim from the intervention straight to the target outcome,
+        applying to the patient's population, is supported by a trial or a meta-analysis (an
+        outcome trial), rather than inferred through a surrogate such as blood pressure.
+        """
+        for a in self.kg.outgoing.get(intervention, ()):
+            if a["object_id"] != target or self.kg.role(a) != "causal" or not a["validated"]:
+                continue
+            if not self.assertion_applies(a, population):
+                continue
+            kinds = {
+                self.kg.evidence[e]["source_type"]
+                for e in self.kg.supports.get(a["assertion_id"], ())
+            }
+            if kinds & set(self.rules.outcome_trial_source_types):
+                return True
+        return False
+
     def preference_key(
         self, intervention: str, chain: Chain, conditions: Iterable[str], population: str
     ) -> tuple:
@@ -209,7 +229,9 @@ class Clinical:
         best = self.support(intervention, chain, population)
         parts: list = []
         for key in self.rules.preference_order:
-            if key == "guideline_indication":
+            if key == "outcome_trial":
+                parts.append(0 if self.outcome_trial(intervention, chain.end, population) else 1)
+            elif key == "guideline_indication":
                 parts.append(
                     0 if self.guideline_indicated(intervention, conditions, population) else 1
                 )

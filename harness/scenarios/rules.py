@@ -141,6 +141,7 @@ class Rules:
     childbearing_age: tuple[int, int] | None
     path_ranking: tuple[str, ...]
     preference_order: tuple[str, ...]
+    outcome_trial_source_types: tuple[str, ...]
     indication_source_types: tuple[str, ...]
     treated_classes: tuple[str, ...]
     finding_classes: tuple[str, ...]
@@ -186,6 +187,9 @@ def load_rules(domain: CompiledDomain) -> Rules:
         ),
         path_ranking=tuple(r["path_ranking"]),
         preference_order=tuple(r["preference_order"]),
+        outcome_trial_source_types=tuple(
+            r.get("outcome_trial_source_types") or ("trial", "meta_analysis")
+        ),
         indication_source_types=tuple(r.get("indication_source_types") or ()),
         treated_classes=tuple(r.get("treated_classes") or ()),
         finding_classes=tuple(r.get("finding_classes") or ()),
