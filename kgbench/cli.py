@@ -77,8 +77,7 @@ def pilot_cmd(
         str, typer.Option(help="Reference responder behind the local server.")
     ] = "context-reader",
 ) -> None:
-    """The whole pipeline end to end: compile, Neo4j, load, generate, extract, prompts,
-    answer through the local OpenAI-compatible server, score, report."""
+    """The whole pipeline end to end with a reference baseline, then the panel."""
     from harness.pilot import default_run_dir, panel_table, run_pilot
 
     console = _stderr()
