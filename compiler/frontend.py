@@ -18,6 +18,7 @@ from kgbench.errors import Location, SpecError
 
 from . import ir
 from .declarations import as_mapping, load_declaration
+from .jsonschemas import spec_fields
 from .paths import REPO_ROOT, SPEC_DIR, display_path, repo_relative
 from .scenarios import check_scenario_rules
 from .schema import ROLES, SEMVER, SchemaModel, load_schema, suggest
@@ -237,27 +238,6 @@ def _conditions(doc: YamlDoc) -> tuple[ir.Condition, ...]:
     return tuple(out)
 
 
-RESPONSE_FIELDS = (
-    "recommended_intervention",
-    "causal_path_assertion_ids",
-    "adverse_effect_assertion_ids",
-    "contraindication_assertion_ids",
-    "supporting_evidence_ids",
-    "claims",
-    "uncertainty_flag",
-    "rationale",
-)
-GOLD_FIELDS = (
-    "preferred_intervention",
-    "acceptable_interventions",
-    "causal_path_assertion_ids",
-    "adverse_effect_assertion_ids",
-    "contraindication_assertion_ids",
-    "evidence_source_ids",
-    "expects_uncertainty",
-)
-
-
 def _metrics(doc: YamlDoc) -> tuple[ir.Metric, ...]:
     out = []
     seen: set[str] = set()
@@ -267,7 +247,10 @@ def _metrics(doc: YamlDoc) -> tuple[ir.Metric, ...]:
                 f"duplicate metric '{m['name']}'", doc.location(["metrics", i, "name"], "name")
             )
         seen.add(m["name"])
-        for key, allowed in (("response_field", RESPONSE_FIELDS), ("gold_field", GOLD_FIELDS)):
+        for key, allowed in (
+            ("response_field", spec_fields("response.yaml", "ModelResponse")),
+            ("gold_field", spec_fields("scenario.yaml", "Gold")),
+        ):
             if m[key] not in allowed:
                 raise SpecError(
                     f"unknown {key.replace('_', ' ')} '{m[key]}'"

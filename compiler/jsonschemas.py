@@ -92,6 +92,25 @@ def declaration_schema(root_class: str) -> dict[str, Any]:
     )
 
 
+def spec_fields(schema_file: str, class_name: str) -> tuple[str, ...]:
+    """Field names of a spec class, in declaration order (disk-cached like other derived data).
+
+    The compiler checks metric declarations against these, so the response contract and the
+    gold structure are declared once, in spec/response.yaml and spec/scenario.yaml.
+    """
+    from .cache import cached
+
+    path = SPEC_DIR / schema_file
+
+    def build():
+        schema = class_schema(path, class_name)
+        required = schema.get("required", [])
+        names = [*required, *(n for n in schema.get("properties", {}) if n not in required)]
+        return names, [path]
+
+    return tuple(cached("spec-fields", [path], class_name, build))
+
+
 def strict_openai_schema(schema: dict[str, Any]) -> dict[str, Any]:
     """Reduce a generated schema to what OpenAI strict mode accepts.
 

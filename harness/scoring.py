@@ -144,28 +144,19 @@ class Contract:
         return out, problems
 
 
-DEFAULT_CONTRACT = Contract(
-    fields={
-        "recommended_intervention": FieldRule("string"),
-        "causal_path_assertion_ids": FieldRule("string_list"),
-        "adverse_effect_assertion_ids": FieldRule("string_list"),
-        "contraindication_assertion_ids": FieldRule("string_list"),
-        "supporting_evidence_ids": FieldRule("string_list"),
-        "claims": FieldRule("object_list", ("subject", "predicate", "object")),
-        "uncertainty_flag": FieldRule("boolean"),
-        "rationale": FieldRule("string"),
-    },
-    required=(
-        "recommended_intervention",
-        "causal_path_assertion_ids",
-        "adverse_effect_assertion_ids",
-        "contraindication_assertion_ids",
-        "supporting_evidence_ids",
-        "claims",
-        "uncertainty_flag",
-        "rationale",
-    ),
-)
+_DEFAULT_FIELDS: dict[str, FieldRule] = {
+    "recommended_intervention": FieldRule("string"),
+    "causal_path_assertion_ids": FieldRule("string_list"),
+    "adverse_effect_assertion_ids": FieldRule("string_list"),
+    "contraindication_assertion_ids": FieldRule("string_list"),
+    "supporting_evidence_ids": FieldRule("string_list"),
+    "claims": FieldRule("object_list", ("subject", "predicate", "object")),
+    "uncertainty_flag": FieldRule("boolean"),
+    "rationale": FieldRule("string"),
+}
+
+# Without a compiled schema at hand every field of the contract is required (strict mode).
+DEFAULT_CONTRACT = Contract(fields=_DEFAULT_FIELDS, required=tuple(_DEFAULT_FIELDS))
 
 
 def parse_raw(raw: Any) -> tuple[Any, bool]:
