@@ -24,6 +24,7 @@ class CompileResult:
     out_dir: Path
     files: int
     up_to_date: bool
+    warnings: tuple[str, ...] = ()
 
 
 def validate_domain(domain: str | Path):
@@ -34,12 +35,10 @@ def validate_domain(domain: str | Path):
 
 
 def check_domain(domain: str | Path):
-    """Validate a domain without building the IR (what `kgbench validate` runs)."""
+    """Validate a domain exactly as `compile` does, writing nothing (`kgbench validate`)."""
     from .frontend import DomainSummary, load_domain
 
-    result = load_domain(domain, build=False)
-    if isinstance(result, DomainSummary):
-        return result
+    result = load_domain(domain)
     return DomainSummary(
         result.name,
         result.version,
@@ -47,6 +46,7 @@ def check_domain(domain: str | Path):
         len(result.assertions),
         len(result.evidence_sources),
         len(result.supports),
+        result.warnings,
     )
 
 
@@ -83,7 +83,7 @@ def compile_domain(
     domain_ir = validate_domain(domain_dir)
     artifacts = build_artifacts(domain_ir)
     write_tree(out_dir, artifacts, keep=PRESERVED)
-    return CompileResult(domain_dir.name, out_dir, len(artifacts), False)
+    return CompileResult(domain_dir.name, out_dir, len(artifacts), False, domain_ir.warnings)
 
 
 def _up_to_date(out_dir: Path) -> bool:

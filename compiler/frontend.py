@@ -18,6 +18,7 @@ from kgbench.errors import Location, SpecError
 
 from . import ir
 from .declarations import as_mapping, load_declaration
+from .evidence import EvidenceChecker, parse_provenance, parse_rules
 from .jsonschemas import spec_fields
 from .paths import REPO_ROOT, SPEC_DIR, display_path, repo_relative
 from .scenarios import check_scenario_rules
@@ -53,8 +54,8 @@ def resolve_domain_dir(domain: str | Path) -> Path:
     )
 
 
-def load_domain(domain: str | Path, build: bool = True) -> ir.Domain | DomainSummary:
-    """Validate a domain; return its IR, or with build=False only a summary (faster)."""
+def load_domain(domain: str | Path) -> ir.Domain:
+    """Validate a domain and return its IR (`validate` and `compile` both run all of this)."""
     domain_dir = resolve_domain_dir(domain)
     domain_file = domain_dir / "domain.yaml"
     doc = load_declaration(domain_file, "DomainConfig")
@@ -99,13 +100,19 @@ def load_domain(domain: str | Path, build: bool = True) -> ir.Domain | DomainSum
         tables[name] = read_table(spec, domain_dir / rel, errors)
     errors.raise_if_any()
 
-    if not build:
-        summary = _summary_if_valid(cfg, doc, model, tables, errors)
-        if summary is not None:
-            return summary
+    # `validate` runs exactly what `compile` runs: the whole IR is built, nothing is written.
     domain = _build(cfg, doc, model, tables, conditions, metrics, spec_version, errors)
     errors.raise_if_any()
-    domain = replace(domain, schema_file=str(schema_path))
+    domain = replace(
+        domain,
+        schema_file=str(schema_path),
+        evidence_rules=parse_rules(doc),
+        provenance_rules=parse_provenance(conditions_doc),
+    )
+    warnings: list[str] = []
+    facts = EvidenceChecker(domain, tables, doc, errors, warnings).run()
+    errors.raise_if_any()
+    domain = replace(domain, facts=facts, warnings=tuple(warnings))
     _check_expected_counts(domain, doc)
     if scenarios_doc is not None:
         domain = replace(domain, scenario_rules=check_scenario_rules(scenarios_doc, domain, model))
@@ -136,39 +143,7 @@ class DomainSummary:
     assertions: int
     evidence_sources: int
     supports: int
-
-
-def _summary_if_valid(cfg, doc, model: SchemaModel, tables: dict[str, Table], errors: ErrorList):
-    """Validate by columns only (no IR); None when the row-by-row path must run instead."""
-    if not _arrow_checks(model, tables):
-        return None
-    classes = {c.name: c for c in model.entity_classes}
-    ent = tables["entities"].arrow
-    cats = ent["category"].to_pylist()
-    category_of = dict(zip(ent["id"].to_pylist(), cats, strict=True))
-    _intervention_classes(tables.get("intervention_classes"), category_of, classes, errors)
-    errors.raise_if_any()
-    asr = tables["assertions"].arrow
-    ev = tables["evidence_sources"].arrow
-    study = sum(1 for v in ev["study_level"].to_pylist() if v.lower() == "true")
-    _check_counts(
-        _expected(cfg),
-        doc,
-        set(classes),
-        {p.name for p in model.predicates},
-        Counter(cats),
-        Counter(asr["predicate"].to_pylist()),
-        len(ev["evidence_id"]),
-        study,
-    )
-    return DomainSummary(
-        cfg["name"],
-        cfg["version"],
-        len(cats),
-        len(asr["assertion_id"]),
-        len(ev["evidence_id"]),
-        len(tables["assertion_evidence"].arrow["assertion_id"]),
-    )
+    warnings: tuple[str, ...] = ()
 
 
 def _spec_version() -> str:
@@ -295,7 +270,11 @@ def _build(
     entities, evidence, assertions, supports, category_of = graph
 
     classes_out = _intervention_classes(
-        tables.get("intervention_classes"), category_of, classes, errors
+        tables.get("intervention_classes"),
+        category_of,
+        classes,
+        errors,
+        {e.id: e.name for e in entities if classes[e.category].is_group},
     )
 
     prompt = cfg.get("prompt") or {}
@@ -554,7 +533,7 @@ def _graph_from_columns(tables: dict[str, Table]):
     entities = list(map(ir.Entity, *(ent[f] for f in ir.Entity._fields)))
     assertions = list(map(ir.Assertion, *(asr[f] for f in ir.Assertion._fields)))
     evidence = list(map(ir.EvidenceSource, *(ev[f] for f in ir.EvidenceSource._fields)))
-    supports = list(map(ir.Support, links["assertion_id"], links["evidence_id"]))
+    supports = list(map(ir.Support, *(links[f] for f in ir.Support._fields)))
     category_of = dict(zip(ent["id"], ent["category"], strict=True))
     return entities, evidence, assertions, supports, category_of
 
@@ -564,33 +543,40 @@ def _intervention_classes(
     category_of: dict[str, str],
     classes: dict[str, ir.EntityClass],
     errors: ErrorList,
+    names: dict[str, str] | None = None,
 ) -> tuple[ir.InterventionClass, ...]:
+    """MEMBER_OF rows: a class (an entity of an intervention_group class) and an intervention."""
     if table is None:
         return ()
-    names: dict[str, str] = {}
     members: dict[str, list[str]] = {}
     for i, row in enumerate(table.rows):
-        cid, cname, member = row["class_id"], row["class_name"], row["member_id"]
-        if names.setdefault(cid, cname) != cname:
-            errors.add(
-                f"class '{cid}' is named '{names[cid]}' elsewhere; one id, one name",
-                table.location(i, "class_name"),
-            )
-            continue
-        cat = category_of.get(member)
-        if member in category_of and cat is None:
-            continue  # already reported on the entity's own row
-        if cat is None:
-            errors.add(
-                f"unknown entity '{member}'" + suggest(member, category_of),
-                table.location(i, "member_id"),
-            )
-            continue
-        if not classes[cat].is_intervention:
-            errors.add(
-                f"'{member}' is a {cat}, which is not an intervention class (annotation intervention: true)",
-                table.location(i, "member_id"),
-            )
+        cid, member = row["class_id"], row["member_id"]
+        ok = True
+        for ref, field, want_group in ((cid, "class_id", True), (member, "member_id", False)):
+            cat = category_of.get(ref)
+            if ref in category_of and cat is None:
+                ok = False  # already reported on the entity's own row
+            elif cat is None:
+                errors.add(
+                    f"unknown entity '{ref}'" + suggest(ref, category_of),
+                    table.location(i, field),
+                )
+                ok = False
+            elif want_group and not classes[cat].is_group:
+                errors.add(
+                    f"'{ref}' is a {cat}, not an intervention class "
+                    "(annotation intervention_group: true)",
+                    table.location(i, field),
+                )
+                ok = False
+            elif not want_group and not classes[cat].is_intervention:
+                errors.add(
+                    f"'{ref}' is a {cat}, which is not an intervention class "
+                    "(annotation intervention: true); classes cannot be members of classes",
+                    table.location(i, field),
+                )
+                ok = False
+        if not ok:
             continue
         if member in members.setdefault(cid, []):
             errors.add(
@@ -598,8 +584,9 @@ def _intervention_classes(
             )
             continue
         members[cid].append(member)
+    names = names or {}
     return tuple(
-        ir.InterventionClass(cid, names[cid], tuple(sorted(members[cid])))
+        ir.InterventionClass(cid, names.get(cid, cid), tuple(sorted(members[cid])))
         for cid in sorted(members)
     )
 

@@ -21,6 +21,7 @@ class EntityClass:
     id_prefix: str
     is_intervention: bool
     description: str
+    is_group: bool = False  # an intervention class (its entities are classes, not options)
 
 
 @dataclass(frozen=True)
@@ -34,6 +35,7 @@ class Predicate:
     direction: str | None
     biolink_qualifier: str | None
     description: str
+    members_inherit: str = "homogeneous"
 
 
 class Entity(NamedTuple):
@@ -71,19 +73,66 @@ class EvidenceSource(NamedTuple):
     year: int
     evidence_tier: str
     study_level: bool
+    studied_interventions: tuple[str, ...] = ()
+    studied_populations: tuple[str, ...] = ()
 
 
 class Support(NamedTuple):
-    """(:EvidenceSource {evidence_id})-[:SUPPORTS]->(:Assertion {assertion_id})."""
+    """(:EvidenceSource {evidence_id})-[:SUPPORTS]->(:Assertion {assertion_id}); a guideline's
+    link may carry the class of recommendation and level of evidence it states."""
 
     assertion_id: str
     evidence_id: str
+    recommendation_class: str | None = None
+    level_of_evidence: str | None = None
 
 
 @dataclass(frozen=True)
 class InterventionClass:
     class_id: str
     class_name: str
+    member_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """A declared resolution of contradictory outcome claims on one triple: `contested` keeps
+    both and makes the triple uncertain; an assertion id names the claim that stands."""
+
+    assertions: tuple[str, ...]
+    resolution: str
+    note: str
+
+
+@dataclass(frozen=True)
+class EvidenceRules:
+    """The domain's evidence declarations (domain.yaml `evidence_rules`)."""
+
+    study_scope: str = "error"  # error | warning: a study supporting a claim it did not study
+    homogeneous_classes: tuple[str, ...] = ()
+    composites: tuple[tuple[str, tuple[str, ...]], ...] = ()  # composite outcome -> components
+    conflicts: tuple[Conflict, ...] = ()
+
+
+@dataclass(frozen=True)
+class ProvenanceRule:
+    """One declared provenance label and the assertion fields it requires (first match wins)."""
+
+    label: str
+    relation_classes: tuple[str, ...] = ()
+    roles: tuple[str, ...] = ()
+    causal_status: tuple[str, ...] = ()
+    source_types: tuple[str, ...] = ()
+    validated: bool | None = None
+    has_evidence: bool | None = None
+
+
+class AssertionFacts(NamedTuple):
+    """What the compiler derives per assertion: its provenance label, and for a class-level
+    claim the members it applies to (empty otherwise)."""
+
+    assertion_id: str
+    provenance: str
     member_ids: tuple[str, ...]
 
 
@@ -176,6 +225,10 @@ class Domain:
     schema_file: str = ""
     inputs: tuple[InputFile, ...] = field(default=())
     scenario_rules: ScenarioRules | None = None
+    evidence_rules: EvidenceRules = field(default_factory=EvidenceRules)
+    provenance_rules: tuple[ProvenanceRule, ...] = ()
+    facts: tuple[AssertionFacts, ...] = ()
+    warnings: tuple[str, ...] = ()
 
     @cached_property
     def neo4j_label(self) -> str:

@@ -43,7 +43,28 @@ def generate(schema_path: str) -> dict[str, Any]:
     from linkml.generators.jsonschemagen import JsonSchemaGenerator
 
     gen = JsonSchemaGenerator(schema_path, not_closed=False)
-    return json.loads(gen.serialize())
+    whole = json.loads(gen.serialize())
+    for cls, fields in _nullable_fields(schema_path).items():
+        props = whole.get("$defs", {}).get(cls, {}).get("properties", {})
+        for name in fields:
+            if name in props:
+                props[name] = _nullable(props[name])
+    return whole
+
+
+def _nullable_fields(schema_path: str) -> dict[str, list[str]]:
+    """Attributes annotated `nullable: true`: required keys whose value may be null (a gold
+    answer or a model's recommendation that abstains). LinkML has no nullable flag of its own,
+    so the annotation is read from the schema file and applied to the generated schema."""
+    import yaml
+
+    data = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8")) or {}
+    out: dict[str, list[str]] = {}
+    for cls, body in (data.get("classes") or {}).items():
+        for name, attr in ((body or {}).get("attributes") or {}).items():
+            if str(((attr or {}).get("annotations") or {}).get("nullable", "")).lower() == "true":
+                out.setdefault(cls, []).append(name)
+    return out
 
 
 def class_schema(schema_path: Path, class_name: str, title: str | None = None) -> dict[str, Any]:

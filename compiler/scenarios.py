@@ -57,6 +57,10 @@ class _Checker:
         columns = {c.name: c for c in model.tables["assertions"].columns}
         self.evidence_levels = columns["evidence_level"].enum_values
         self.causal_status = columns["causal_status"].enum_values
+        sources = {c.name: c for c in model.tables["evidence_sources"].columns}
+        self.source_types = sources["source_type"].enum_values
+        links = {c.name: c for c in model.tables["assertion_evidence"].columns}
+        self.rec_classes = links["recommendation_class"].enum_values
 
     def add(self, path: Sequence[str | int], message: str) -> None:
         field = next((p for p in reversed(path) if isinstance(p, str)), None)
@@ -167,8 +171,30 @@ def check_scenario_rules(doc: YamlDoc, domain: ir.Domain, model: SchemaModel) ->
     c.entity(["default_population"], data["default_population"])
     c.count_range(["candidates"], data["candidates"], CANDIDATE_LIMITS)
     c.count_range(["childbearing_age"], data.get("childbearing_age"), (0, 120))
-    for key in ("adequate_chain", "distractor_exclusion"):
-        c.chain([key], data[key])
+    c.chain(["distractor_exclusion"], data["distractor_exclusion"])
+    policy = data["outcome_evidence"]
+    c.enum_values(
+        ["outcome_evidence", "evidence_levels"], policy["evidence_levels"], c.evidence_levels
+    )
+    for key in ("study_source_types", "guideline_source_types"):
+        c.enum_values(["outcome_evidence", key], policy.get(key), c.source_types)
+    c.enum_values(
+        ["outcome_evidence", "guideline_classes"], policy.get("guideline_classes"), c.rec_classes
+    )
+    scores = set()
+    for i, score in enumerate(data.get("clinical_scores") or ()):
+        scores.add(score["name"])
+        c.entities_(["clinical_scores", i, "when"], score["when"])
+        for j, comp in enumerate(score["components"]):
+            c.entities_(["clinical_scores", i, "components", j, "findings"], comp.get("findings"))
+            c.count_range(["clinical_scores", i, "components", j, "age"], comp.get("age"), (0, 120))
+    for i, prof in enumerate(data.get("populations") or ()):
+        for j, t in enumerate(prof.get("score_thresholds") or ()):
+            if t["score"] not in scores:
+                c.add(
+                    ["populations", i, "score_thresholds", j, "score"],
+                    f"unknown clinical score '{t['score']}'" + suggest(t["score"], scores),
+                )
     c.enum_values(
         ["weak_evidence", "evidence_levels"],
         data["weak_evidence"]["evidence_levels"],

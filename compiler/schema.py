@@ -32,7 +32,12 @@ ROLES = (
     "contraindication",
     "interaction",
     "modifier",
+    "null_effect",
 )
+# How a class-level claim (an assertion whose subject is an intervention class) reaches the
+# class's members: always (every member: a shared target, a class adverse effect), only for
+# classes the domain declares homogeneous (the default: outcome claims), or never.
+MEMBER_INHERITANCE = ("always", "homogeneous", "never")
 
 
 @dataclass(frozen=True)
@@ -215,6 +220,7 @@ def _entity_classes(view, shown: str) -> tuple[EntityClass, ...]:
                 id_prefix=prefix,
                 is_intervention=(_ann(cls, "intervention") or "").lower() == "true",
                 description=cls.description or "",
+                is_group=(_ann(cls, "intervention_group") or "").lower() == "true",
             )
         )
     if not out:
@@ -260,6 +266,13 @@ def _predicates(enum, class_names: set[str], shown: str) -> tuple[Predicate, ...
         direction = _ann(pv, "direction")
         if direction not in (None, "increase", "decrease"):
             raise SpecError(f"predicate '{name}' direction must be increase or decrease", loc)
+        inherit = _ann(pv, "members_inherit") or "homogeneous"
+        if inherit not in MEMBER_INHERITANCE:
+            raise SpecError(
+                f"predicate '{name}' members_inherit must be one of "
+                f"{', '.join(MEMBER_INHERITANCE)}; got {inherit!r}",
+                loc,
+            )
         if not (pv.meaning or "").startswith("biolink:"):
             raise SpecError(
                 f"predicate '{name}' needs meaning: a Biolink predicate (biolink:...)", loc
@@ -275,6 +288,7 @@ def _predicates(enum, class_names: set[str], shown: str) -> tuple[Predicate, ...
                 direction=direction,
                 biolink_qualifier=_ann(pv, "biolink_qualifier"),
                 description=pv.description or "",
+                members_inherit=inherit,
             )
         )
     if not out:

@@ -47,6 +47,7 @@ def compile_cmd(
     result = compile_domain(domain, out_root=out, force=force)
     took = time.perf_counter() - start
     state = "up to date" if result.up_to_date else f"wrote {result.files} files"
+    _print_warnings(result.warnings)
     _stderr().print(
         f"[green]compiled[/] {result.domain}: {state} in {display_path(result.out_dir)} ({took:.2f} s)"
     )
@@ -59,11 +60,21 @@ def validate_cmd(domain: DomainArg = "cardio") -> None:
     from compiler.api import check_domain
 
     result = check_domain(domain)
+    _print_warnings(result.warnings)
     _stderr().print(
         f"[green]valid[/] {result.name} {result.version}: {result.entities} entities, "
         f"{result.assertions} assertions, {result.evidence_sources} evidence sources, "
         f"{result.supports} evidence links"
     )
+
+
+def _print_warnings(warnings: tuple[str, ...]) -> None:
+    """Downgraded problems (a domain's declared warnings) print, but do not fail the command."""
+    from rich.text import Text
+
+    console = _stderr()
+    for w in warnings:  # user text: never read as markup
+        console.print(Text.assemble(("warning", "yellow"), ": ", w))
 
 
 @app.command("pilot")

@@ -40,7 +40,7 @@ def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
                 "id": cond.id,
                 "name": cond.name,
                 "query": path,
-                "parameters": ["candidate_ids", "target_id", "context_ids"],
+                "parameters": ["candidate_ids", "target_id", "outcome_ids", "context_ids"],
                 "sections": [
                     {
                         "name": s["name"],

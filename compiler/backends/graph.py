@@ -11,7 +11,22 @@ from ..ir import Domain
 from .base import Artifact, EmitContext, json_bytes
 
 
+def _assertions(domain: Domain) -> list[dict]:
+    """Each assertion with what the compiler derived for it: its provenance label, and for a
+    class-level claim the members it applies to."""
+    facts = {f.assertion_id: f for f in domain.facts}
+    out = []
+    for a in domain.assertions:
+        row = a._asdict()
+        fact = facts.get(a.assertion_id)
+        row["provenance"] = fact.provenance if fact else ""
+        row["member_ids"] = list(fact.member_ids) if fact else []
+        out.append(row)
+    return out
+
+
 def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
+    rules = domain.evidence_rules
     data = {
         "domain": domain.name,
         "domain_version": domain.version,
@@ -20,12 +35,20 @@ def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
         "entity_classes": [asdict(c) for c in domain.entity_classes],
         "predicates": [asdict(p) for p in domain.predicates],
         "entities": [e._asdict() for e in domain.entities],
-        "assertions": [a._asdict() for a in domain.assertions],
+        "assertions": _assertions(domain),
         "evidence_sources": [e._asdict() for e in domain.evidence_sources],
         "supports": [s._asdict() for s in domain.supports],
         "intervention_classes": [asdict(c) for c in domain.intervention_classes],
         "conditions": [asdict(c) for c in domain.conditions],
         "metrics": [asdict(m) for m in domain.metrics],
+        "evidence_rules": {
+            "study_scope": rules.study_scope,
+            "homogeneous_classes": list(rules.homogeneous_classes),
+            "composite_outcomes": [
+                {"outcome_id": o, "members": list(m)} for o, m in rules.composites
+            ],
+            "conflicts": [asdict(c) for c in rules.conflicts],
+        },
         "prompt": {"domain_phrase": domain.domain_phrase, "role": domain.role_sentence},
     }
     return [Artifact("kg.json", json_bytes(data))]

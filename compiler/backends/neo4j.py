@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from ..ir import Assertion, Domain, Entity, EvidenceSource
+from ..ir import Assertion, Domain, Entity, EvidenceSource, Support
 from .base import Artifact, EmitContext, csv_bytes, json_bytes, render
 
 ARRAY_DELIMITER = "|"
@@ -28,9 +28,13 @@ def entity_properties(e: Entity) -> dict[str, Any]:
     return _clean(e._asdict())
 
 
-def assertion_properties(a: Assertion) -> dict[str, Any]:
+def assertion_properties(
+    a: Assertion, provenance: str = "", member_ids: tuple[str, ...] = ()
+) -> dict[str, Any]:
     props = a._asdict()
     props["id"] = a.assertion_id
+    props["provenance"] = provenance or None
+    props["member_ids"] = member_ids
     return _clean(props)
 
 
@@ -40,13 +44,23 @@ def evidence_properties(e: EvidenceSource) -> dict[str, Any]:
     return _clean(props)
 
 
-def edge_properties(a: Assertion) -> dict[str, Any]:
+def edge_properties(a: Assertion, member_ids: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The direct edge's properties; a class-level claim lists the members it applies to, so
+    extraction can show it under a member (`member_ids`, absent on other edges)."""
     props = {"assertion_id": a.assertion_id, **{f: getattr(a, f) for f in EDGE_FIELDS}}
+    props["member_ids"] = member_ids
     return _clean(props)
+
+
+def support_properties(s: Support) -> dict[str, Any]:
+    return _clean(
+        {"recommendation_class": s.recommendation_class, "level_of_evidence": s.level_of_evidence}
+    )
 
 
 def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
     label = domain.neo4j_label
+    facts = {f.assertion_id: f for f in domain.facts}
     out: list[Artifact] = []
     statements = []
 
@@ -90,8 +104,14 @@ def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
                 "id": a.assertion_id,
                 "subject_id": a.subject_id,
                 "object_id": a.object_id,
-                "props": assertion_properties(a),
-                "edge_props": edge_properties(a),
+                "props": assertion_properties(
+                    a,
+                    facts[a.assertion_id].provenance if a.assertion_id in facts else "",
+                    facts[a.assertion_id].member_ids if a.assertion_id in facts else (),
+                ),
+                "edge_props": edge_properties(
+                    a, facts[a.assertion_id].member_ids if a.assertion_id in facts else ()
+                ),
             }
             for a in domain.assertions
             if a.predicate == pred.name
@@ -117,7 +137,12 @@ def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
         )
 
     sup_rows = [
-        {"assertion_id": s.assertion_id, "evidence_id": s.evidence_id} for s in domain.supports
+        {
+            "assertion_id": s.assertion_id,
+            "evidence_id": s.evidence_id,
+            "props": support_properties(s),
+        }
+        for s in domain.supports
     ]
     out.append(Artifact("neo4j/rows/supports.json", json_bytes(sup_rows)))
     statements.append(
@@ -128,7 +153,27 @@ def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
                 "UNWIND $rows AS row\n"
                 f"MATCH (e:{label} {{id: row.evidence_id}})\n"
                 f"MATCH (a:{label} {{id: row.assertion_id}})\n"
-                "MERGE (e)-[:SUPPORTS]->(a);"
+                "MERGE (e)-[s:SUPPORTS]->(a)\n"
+                "SET s = row.props;"
+            ),
+        }
+    )
+
+    member_rows = [
+        {"class_id": c.class_id, "member_id": m}
+        for c in domain.intervention_classes
+        for m in c.member_ids
+    ]
+    out.append(Artifact("neo4j/rows/members.json", json_bytes(member_rows)))
+    statements.append(
+        {
+            "name": "members",
+            "rows": "rows/members.json",
+            "cypher": (
+                "UNWIND $rows AS row\n"
+                f"MATCH (m:{label} {{id: row.member_id}})\n"
+                f"MATCH (k:{label} {{id: row.class_id}})\n"
+                "MERGE (m)-[:MEMBER_OF]->(k);"
             ),
         }
     )
@@ -167,6 +212,7 @@ def expected_counts(domain: Domain) -> dict[str, int]:
         "assertions": len(domain.assertions),
         "evidence_sources": len(domain.evidence_sources),
         "supports": len(domain.supports),
+        "members": sum(len(c.member_ids) for c in domain.intervention_classes),
     }
     for cls, n in sorted(Counter(e.category for e in domain.entities).items()):
         counts[f"entities.{cls}"] = n
@@ -241,6 +287,14 @@ def _checks(domain: Domain) -> list[dict[str, Any]]:
             "cypher": f"MATCH (:{label}:EvidenceSource)-[r:SUPPORTS]->(:{label}:Assertion) RETURN count(r) AS value;",
         },
     ]
+    checks.append(
+        {
+            "name": "members",
+            "expect": counts["members"],
+            "description": "MEMBER_OF link count matches the spec",
+            "cypher": f"MATCH (:{label}:Entity)-[r:MEMBER_OF]->(:{label}:Entity) RETURN count(r) AS value;",
+        }
+    )
     for key, n in counts.items():
         if key.startswith("entities."):
             cls = key.split(".", 1)[1]
@@ -307,15 +361,22 @@ def _import_files(domain: Domain) -> list[Artifact]:
         ("confidence", ":double"), ("validated", ":boolean"), ("context", ""), ("population_id", ""),
         ("temporality", ""), ("source_databases", ":string[]"), ("no_evidence_reason", ""),
     ]  # fmt: skip
+    facts = {f.assertion_id: f for f in domain.facts}
     asr_header = [f"id:ID({space})", ":LABEL"] + [f"{n}{t}" for n, t in asr_fields]
+    asr_header += ["provenance", "member_ids:string[]"]
     asr_rows = [
         [a.assertion_id, d.join((label, "Assertion"))]
         + [_cell(getattr(a, n)) for n, _ in asr_fields]
+        + [
+            _cell(facts[a.assertion_id].provenance or None if a.assertion_id in facts else None),
+            _cell(facts[a.assertion_id].member_ids if a.assertion_id in facts else ()),
+        ]
         for a in domain.assertions
     ]
     ev_fields = [
         ("evidence_id", ""), ("source_type", ""), ("title", ""), ("citation", ""), ("year", ":long"),
         ("evidence_tier", ""), ("study_level", ":boolean"),
+        ("studied_interventions", ":string[]"), ("studied_populations", ":string[]"),
     ]  # fmt: skip
     ev_header = [f"id:ID({space})", ":LABEL"] + [f"{n}{t}" for n, t in ev_fields]
     ev_rows = [
@@ -326,7 +387,20 @@ def _import_files(domain: Domain) -> list[Artifact]:
     link_header = [f":START_ID({space})", f":END_ID({space})", ":TYPE"]
     has_subject = [[a.assertion_id, a.subject_id, "HAS_SUBJECT"] for a in domain.assertions]
     has_object = [[a.assertion_id, a.object_id, "HAS_OBJECT"] for a in domain.assertions]
-    supports = [[s.evidence_id, s.assertion_id, "SUPPORTS"] for s in domain.supports]
+    support_header = [*link_header, "recommendation_class", "level_of_evidence"]
+    supports = [
+        [
+            s.evidence_id,
+            s.assertion_id,
+            "SUPPORTS",
+            _cell(s.recommendation_class),
+            _cell(s.level_of_evidence),
+        ]
+        for s in domain.supports
+    ]
+    members = [
+        [m, c.class_id, "MEMBER_OF"] for c in domain.intervention_classes for m in c.member_ids
+    ]
     edge_header = [
         *link_header,
         "assertion_id",
@@ -335,6 +409,7 @@ def _import_files(domain: Domain) -> list[Artifact]:
         "evidence_level",
         "direction",
         "confidence:double",
+        "member_ids:string[]",
     ]
     edges = [
         [
@@ -347,6 +422,7 @@ def _import_files(domain: Domain) -> list[Artifact]:
             a.evidence_level,
             a.direction,
             a.confidence,
+            _cell(facts[a.assertion_id].member_ids if a.assertion_id in facts else ()),
         ]
         for a in domain.assertions
     ]
@@ -356,7 +432,8 @@ def _import_files(domain: Domain) -> list[Artifact]:
         "nodes_evidence_sources.csv": csv_bytes(ev_header, ev_rows),
         "relationships_has_subject.csv": csv_bytes(link_header, has_subject),
         "relationships_has_object.csv": csv_bytes(link_header, has_object),
-        "relationships_supports.csv": csv_bytes(link_header, supports),
+        "relationships_supports.csv": csv_bytes(support_header, supports),
+        "relationships_members.csv": csv_bytes(link_header, members),
         "relationships_direct.csv": csv_bytes(edge_header, edges),
     }
     plan = {

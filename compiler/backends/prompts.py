@@ -18,7 +18,13 @@ from .schemas import response_schema
 # Runtime Jinja for each annotation a condition may show beside an assertion (one line each).
 ANNOTATION_SNIPPETS = {
     "evidence_ids": " | evidence: {{ (a.evidence | map(attribute='evidence_id') | join(', ')) or 'none' }}",
-    "provenance_label": " | provenance: {{ provenance(a) }}",
+    "provenance_label": "{% if a.provenance %} | provenance: {{ a.provenance }}{% endif %}",
+    "recommendation": (
+        "{% for e in a.evidence if e.recommendation_class %}"
+        " | {{ e.evidence_id }}: {{ e.recommendation_class | replace('_', ' ') }}"
+        "{% if e.level_of_evidence %}, level of evidence {{ e.level_of_evidence | replace('_', '-') }}"
+        "{% endif %}{% endfor %}"
+    ),
     "evidence_tier": (
         " | evidence tier: {{ (a.evidence | map(attribute='evidence_tier') | sort | first)"
         " if a.evidence else 'none' }}"

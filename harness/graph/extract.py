@@ -18,12 +18,18 @@ from ..compiled import CompiledDomain
 CONTEXT_SCHEMA_VERSION = "1.0.0"
 
 
-def parameters(scenario: dict[str, Any]) -> dict[str, Any]:
+def parameters(scenario: dict[str, Any], domain: CompiledDomain) -> dict[str, Any]:
+    """Query parameters; `outcome_ids` adds the composites that contain the target, since a
+    claim on a composite (MACE) speaks for its components (myocardial infarction)."""
     patient = scenario.get("patient") or {}
     context_ids = [scenario["population_id"], *patient.get("condition_ids", [])]
+    target = scenario["target_outcome_id"]
+    composites = (domain.graph.get("evidence_rules") or {}).get("composite_outcomes") or []
+    outcome_ids = [target, *sorted(c["outcome_id"] for c in composites if target in c["members"])]
     return {
         "candidate_ids": [c["intervention_id"] for c in scenario["candidates"]],
-        "target_id": scenario["target_outcome_id"],
+        "target_id": target,
+        "outcome_ids": outcome_ids,
         "context_ids": sorted(set(context_ids)),
     }
 
@@ -48,7 +54,7 @@ def extract(
     cond = domain.condition(condition_id)
     if not cond["query"]:
         return None
-    params = parameters(scenario)
+    params = parameters(scenario, domain)
     unknown = [
         i for i in [*params["candidate_ids"], params["target_id"]] if i not in domain.entities
     ]
@@ -88,7 +94,15 @@ def extract(
         )
         assertions[item["assertion_id"]] = item
     populations = [a.get("population_id") for a in assertions.values()]
-    ids = [*params["candidate_ids"], params["target_id"], *filter(None, populations)]
+    classes = [  # the subject of a class-level claim, so the prompt can name the class
+        a["subject_id"] for a in assertions.values() if a.get("member_ids")
+    ]
+    ids = [
+        *params["candidate_ids"],
+        *params["outcome_ids"],
+        *filter(None, populations),
+        *classes,
+    ]
     entities = {
         i: {k: domain.entities[i][k] for k in ("id", "name", "category")} for i in sorted(set(ids))
     }

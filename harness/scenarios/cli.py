@@ -74,10 +74,13 @@ def generate(
     from harness.compiled import CompiledDomain
     from harness.scenarios.generator import generate_file
 
-    path, records = generate_file(CompiledDomain.open(domain), seed, per_category, out)
+    path, records, report = generate_file(CompiledDomain.open(domain), seed, per_category, out)
     counts = Counter(r["category"] for r in records)
     spread = ", ".join(f"{c} {n}" for c, n in counts.items())
-    _console().print(f"[green]generated[/] {len(records)} scenarios in {_display(path)} ({spread})")
+    console = _console()
+    for line in report.lines():
+        console.print(line, markup=False)
+    console.print(f"[green]generated[/] {len(records)} scenarios in {_display(path)} ({spread})")
 
 
 @scenario_app.command("check-scenarios")

@@ -1,14 +1,20 @@
-"""`kgbench generate`: category-balanced scenarios computed from the compiled graph.
+"""`kgbench generate`: category-balanced scenarios whose gold rests on outcome evidence.
 
 For each declared category, in declaration order: its pinned scenarios first (`pinned`), then
 instances of its pattern (`patterns`) that are admissible and have enough plausible
-distractors (`gold`), spread out (`selection`) with a random generator seeded by
-(seed, category), so categories do not disturb each other. Two instances with the same key
-are never both taken; asking for more than the graph supports is an error naming the
-category. Ids run SCN_0001.. in category blocks.
+distractors (`gold`), in a spread-out order (`selection`) drawn with a random generator seeded
+by (seed, category), so categories do not disturb each other. Each instance gets its
+candidates, then its patient (whose computed scores may add findings), then its gold; an
+instance whose final patient breaks the evidence rule (the preferred no longer qualifies, or
+another candidate does) is skipped, never published. Asking for more than the graph supports
+is an error naming the category and the evidence it lacks. Ids run SCN_0001.. in category
+blocks.
 
 The output is a pure function of generated/<domain>/ and the seed, validated against the
-scenario schema and the graph before it is written (atomically).
+scenario schema and the graph before it is written (atomically). `GenerationReport` says, per
+category, how many instances matched, how many were kept or skipped and why, and how many
+items depend on rule order (by construction none: an item with two equally supported
+candidates is never generated).
 """
 
 from __future__ import annotations
@@ -24,8 +30,9 @@ from kgbench.errors import UserError
 
 from ..jsonio import atomic_write_bytes
 from .clinical import Clinical
+from .evidence import OutcomeJudge
 from .files import jsonl_bytes
-from .gold import GoldBuilder
+from .gold import GoldBuilder, GoldError
 from .kg import KnowledgeGraph
 from .narratives import Wording, capitalise
 from .paths import ChainFinder
@@ -40,6 +47,40 @@ ID_WIDTH = 4
 
 
 @dataclass
+class CategoryStats:
+    category: str
+    matched: int = 0
+    eligible: int = 0  # admissible, with enough distractors, distinct keys
+    kept: int = 0
+    skipped: Counter = field(default_factory=Counter)
+
+
+@dataclass
+class GenerationReport:
+    categories: list[CategoryStats] = field(default_factory=list)
+    rule_order_dependent: int = 0
+    distractor_use: Counter = field(default_factory=Counter)
+    distractor_cap: int = 0
+
+    def lines(self) -> list[str]:
+        out = []
+        for c in self.categories:
+            skipped = ", ".join(f"{n} {why}" for why, n in sorted(c.skipped.items())) or "none"
+            out.append(
+                f"{c.category}: {c.kept} kept of {c.eligible} eligible ({c.matched} matches); "
+                f"skipped: {skipped}"
+            )
+        most = self.distractor_use.most_common(1)
+        if most:
+            out.append(
+                f"most frequent distractor: {most[0][0]} in {most[0][1]} scenarios "
+                f"(cap {self.distractor_cap})"
+            )
+        out.append(f"items whose gold depends on rule order: {self.rule_order_dependent}")
+        return out
+
+
+@dataclass
 class Generator:
     domain: CompiledDomain
     seed: int | None = None
@@ -51,45 +92,39 @@ class Generator:
             self.seed = self.rules.seed
         self.kg = KnowledgeGraph(self.domain)
         self.finder = ChainFinder(self.kg)
-        self.clinical = Clinical(self.kg, self.finder, self.rules)
-        self.patterns = Patterns(self.finder, self.clinical, self.rules)
-        self.gold = GoldBuilder(self.clinical, self.rules)
+        self.judge = OutcomeJudge(self.kg, self.rules)
+        self.clinical = Clinical(self.kg, self.finder, self.rules, self.judge)
+        self.patterns = Patterns(self.finder, self.clinical, self.judge, self.rules)
+        self.gold = GoldBuilder(self.clinical, self.judge, self.rules)
         self.patients = PatientMaker(self.rules)
         names = {e: ent["name"] for e, ent in self.kg.entities.items()}
         self.wording = Wording(
             names, self.rules.entity_profiles, self.rules.populations, self.rules.narrative
         )
-        self.pins = Pins(self.patterns, self.clinical, self.wording, self.rules.source)
-
-    # selection ---------------------------------------------------------------------------------
+        self.pins = Pins(self.patterns, self.judge, self.wording, self.rules.source)
+        self.report = GenerationReport()
 
     def rng(self, category: str) -> random.Random:
         return random.Random(f"{self.seed}/{category}")
 
-    def pick(
-        self, rule: CategoryRule, n: int, rng: random.Random, used_pairs: Counter
-    ) -> list[Instance]:
-        if n <= 0:
-            return []
+    # selection ---------------------------------------------------------------------------------
+
+    def pool(self, rule: CategoryRule, stats: CategoryStats) -> list[Instance]:
         matched = self.patterns.instances(rule)
+        stats.matched = len(matched)
         if not matched:
             raise UserError(
-                f"category '{rule.category}' (pattern {rule.pattern}): the rule matches nothing "
-                f"in the graph of domain '{self.domain.name}'; relax it in {self.rules.source}"
+                f"category '{rule.category}' (pattern {rule.pattern}): no instance in the graph "
+                f"of domain '{self.domain.name}'. {_missing(rule)} Relax the rule in "
+                f"{self.rules.source} or add the evidence."
             )
         pool = sorted(
             (i for i in matched if self.patterns.admissible(i) and self.gold.feasible(i)),
-            key=lambda i: (i.key, i.path.ids),
+            key=lambda i: (i.key, i.path.ids if i.path else ()),
         )
         unique = list({i.key: i for i in reversed(pool)}.values())[::-1]
-        if len(unique) < n:
-            raise UserError(
-                f"category '{rule.category}': {n} scenarios requested, but the graph supports "
-                f"only {len(unique)} distinct scenarios without repeats ({len(matched)} pattern "
-                "matches, fewer with enough plausible distractors); lower --per-category or "
-                f"relax the rule in {self.rules.source}"
-            )
-        return spread(unique, n, rng, used_pairs)
+        stats.eligible = len(unique)
+        return unique
 
     # assembly ----------------------------------------------------------------------------------
 
@@ -105,16 +140,17 @@ class Generator:
         title: str | None = None,
         decision: str | None = None,
     ) -> dict[str, Any]:
-        gold = self.gold.gold(inst, candidates)
+        if patient is None:
+            patient = self.make_patient(inst, candidates, rng)
+        conditions = tuple(patient["condition_ids"])
+        gold = self.gold.gold(inst, candidates, conditions)
         focus = inst.focus or next(iter(inst.conditions), None)
         words = {
             "target": self.wording.outcome(inst.target),
             "population": self.wording.population(inst.population),
             "condition": self.wording.phrase(focus) if focus else "",
         }
-        if patient is None:
-            patient = self.make_patient(inst, candidates, rng)
-        record = {
+        return {
             "schema_version": self.rules.scenario_schema_version,
             "scenario_id": scenario_id,
             "domain": self.domain.name,
@@ -129,7 +165,6 @@ class Generator:
             "anchor_assertion_ids": list(inst.anchors),
             "source": source,
         }
-        return record
 
     def pregnancy_matters(self, candidates: list[str]) -> bool:
         pregnancy = self.patients.pregnancy_findings()
@@ -138,22 +173,30 @@ class Generator:
     def make_patient(
         self, inst: Instance, candidates: list[str], rng: random.Random
     ) -> dict[str, Any]:
-        relevant = (*inst.conditions, inst.population, *inst.path.nodes, inst.target)
-        p = self.patients.make(
-            rng, inst.population, inst.conditions, relevant, self.pregnancy_matters(candidates)
+        relevant = (
+            *inst.conditions,
+            inst.population,
+            *(inst.path.nodes if inst.path else ()),
+            inst.target,
         )
+        try:
+            p = self.patients.make(
+                rng, inst.population, inst.conditions, relevant, self.pregnancy_matters(candidates)
+            )
+        except ValueError as exc:  # a score threshold the population cannot meet
+            raise GoldError(str(exc)) from None
         narrative = self.wording.narrative(
             p.age,
             p.sex,
             inst.population,
-            inst.conditions,
+            p.findings,
             p.labs,
             p.pregnancy_status if p.pregnancy_matters else None,
         )
         return {
             "age": p.age,
             "sex": p.sex,
-            "condition_ids": list(inst.conditions),
+            "condition_ids": list(p.findings),
             "labs": [lab for lab, _ in p.labs],
             "pregnancy_status": p.pregnancy_status,
             "narrative": narrative,
@@ -163,10 +206,15 @@ class Generator:
         n = per_category if per_category is not None else self.rules.per_category
         if n < 1:
             raise UserError(f"--per-category must be at least 1, got {n}")
+        total = n * len(self.rules.categories)
+        self.gold.cap = max(1, int(self.rules.distractor_share_max * total))
+        self.report = GenerationReport(distractor_cap=self.gold.cap)
         records: list[dict[str, Any]] = []
         used_pairs: Counter = Counter()
         source = f"generated by kgbench generate (seed {self.seed})"
         for rule in self.rules.categories:
+            stats = CategoryStats(rule.category)
+            self.report.categories.append(stats)
             rng = self.rng(rule.category)
             pins = [p for p in self.rules.pinned if p["category"] == rule.category]
             if len(pins) > n:
@@ -183,9 +231,8 @@ class Generator:
                         "in category order"
                     )
                 inst, candidates = self.pins.instance(pin, rule)
-                used_pairs[(inst.preferred, inst.target)] += 1
-                records.append(
-                    self.scenario(
+                try:
+                    record = self.scenario(
                         rule,
                         inst,
                         candidates,
@@ -196,19 +243,113 @@ class Generator:
                         title=pin["title"],
                         decision=pin.get("decision"),
                     )
-                )
-            for inst in self.pick(rule, n - len(pins), rng, used_pairs):
-                candidates, adds = self.gold.candidates(inst, rng)
-                if adds:
-                    inst = replace(inst, conditions=tuple(dict.fromkeys((*inst.conditions, *adds))))
-                sid = _scenario_id(len(records) + 1)
-                records.append(self.scenario(rule, inst, candidates, rng, sid, source))
+                except GoldError as exc:
+                    raise UserError(
+                        f"pinned scenario {pin['scenario_id']} in {self.rules.source}: {exc}"
+                    ) from None
+                used_pairs[(inst.preferred, inst.target)] += 1
+                self.gold.commit(inst, candidates)
+                stats.kept += 1
+                records.append(record)
+            records.extend(
+                self._category(rule, n - len(pins), rng, used_pairs, stats, source, records)
+            )
+        self.report.rule_order_dependent = rule_order_dependent(self.judge, records)
+        self.report.distractor_use = Counter(self.gold.used)
         problems = validate_records(self.domain, [(i + 1, r) for i, r in enumerate(records)])
         if problems:  # a broken invariant of the generator, not a user error
             raise AssertionError(
                 "generated scenarios fail validation:\n" + "\n".join(map(str, problems))
             )
         return records
+
+    def _category(
+        self,
+        rule: CategoryRule,
+        n: int,
+        rng: random.Random,
+        used_pairs: Counter,
+        stats: CategoryStats,
+        source: str,
+        records: list[dict[str, Any]],
+    ) -> list[dict[str, Any]]:
+        if n <= 0:
+            return []
+        unique = self.pool(rule, stats)
+        order = spread(unique, len(unique), rng, Counter(used_pairs))
+        out: list[dict[str, Any]] = []
+        for inst in order:
+            if len(out) == n:
+                break
+            if not self.gold.feasible(inst):
+                stats.skipped["distractor cap"] += 1
+                continue
+            candidates, adds = self.gold.candidates(inst, rng)
+            if len(candidates) < self.rules.candidates[0]:
+                stats.skipped["too few distractors"] += 1
+                continue
+            if adds:
+                inst = replace(inst, conditions=tuple(dict.fromkeys((*inst.conditions, *adds))))
+            sid = _scenario_id(len(records) + len(out) + 1)
+            try:
+                record = self.scenario(rule, inst, candidates, rng, sid, source)
+            except GoldError as exc:
+                stats.skipped[str(exc).split(",")[0]] += 1
+                continue
+            used_pairs[(inst.preferred, inst.target)] += 1
+            self.gold.commit(inst, candidates)
+            stats.kept += 1
+            out.append(record)
+        if len(out) < n:
+            raise UserError(
+                f"category '{rule.category}': {n} scenarios requested, but the graph supports "
+                f"only {len(out)} ({stats.matched} pattern matches, {stats.eligible} eligible; "
+                f"skipped: {dict(stats.skipped) or 'none'}). {_missing(rule)} Lower "
+                f"--per-category, relax the rule in {self.rules.source}, or add the evidence."
+            )
+        return out
+
+
+def _missing(rule: CategoryRule) -> str:
+    """What evidence a category needs, in words (for the message when it finds too little)."""
+    needs = {
+        "causal_chain": "a qualified preferred (an outcome claim on the target for the "
+        "population, backed by a trial or meta-analysis that studied it or a class 1/2a "
+        "guideline recommendation) explained by a validated chain of the rule's kind",
+        "multiple_pathways": "a qualified preferred with several validated chains through "
+        "distinct final mediators",
+        "association": "an associational (not causal) link from a marker to the target and a "
+        "qualified preferred whose chain avoids the marker",
+        "competing": "a qualified preferred and, in the same population, options with a "
+        "validated chain to the target but no outcome evidence (or a null result) for it",
+        "contraindication": "an option qualified for the target that a patient finding "
+        "contraindicates, and a qualified alternative it does not",
+        "adverse_effect": "a qualified preferred with a validated adverse effect and the "
+        "mechanism behind it",
+        "weak_evidence": "enough options with only weak, unvalidated or null evidence for a "
+        "target, and none qualified",
+    }
+    return f"It needs {needs.get(rule.pattern, 'instances')}."
+
+
+def rule_order_dependent(judge: OutcomeJudge, records: list[dict[str, Any]]) -> int:
+    """Items whose gold a tie-break would decide: two or more candidates qualify for the
+    patient (then which one is "preferred" is rule order, not medicine). Re-judged
+    independently of how the item was built."""
+    count = 0
+    for r in records:
+        findings = tuple(r["patient"]["condition_ids"])
+        qualified = [
+            c["intervention_id"]
+            for c in r["candidates"]
+            if judge.judge(
+                c["intervention_id"], r["target_outcome_id"], r["population_id"], findings
+            ).qualified
+        ]
+        preferred = r["gold"]["preferred_intervention"]
+        if len(qualified) > 1 or qualified != ([preferred] if preferred else []):
+            count += 1
+    return count
 
 
 def _scenario_id(n: int) -> str:
@@ -224,9 +365,10 @@ def generate_file(
     seed: int | None = None,
     per_category: int | None = None,
     out: Path | None = None,
-) -> tuple[Path, list[dict[str, Any]]]:
-    """Generate and write scenarios (JSON Lines, atomically); returns the path and records."""
-    records = Generator(domain, seed).generate(per_category)
+) -> tuple[Path, list[dict[str, Any]], GenerationReport]:
+    """Generate and write scenarios (JSON Lines, atomically); returns path, records, report."""
+    gen = Generator(domain, seed)
+    records = gen.generate(per_category)
     path = out or default_output(domain)
     atomic_write_bytes(path, jsonl_bytes(records))
-    return path, records
+    return path, records, gen.report

@@ -1,18 +1,20 @@
-"""Candidates and gold for one scenario instance.
+"""Candidates and gold for one scenario instance, with the justification behind every verdict.
 
-Distractors must be clinically plausible and must not be right: a distractor has no chain of
-the distractor-exclusion kind to the target (by default: no validated chain at all), is not
-ruled out for the patient (a contraindication would change the gold), shares no intervention
-class with an acceptable option, and acts on something related to the scenario. Plausibility
-tiers, best first: an intervention acting on the associated marker (confounded items), one
-indicated for a condition the patient has, one acting on an outcome related to the target
-(adjacent to it, or of the target classes); within a tier the least used so far comes first,
-so that no distractor recurs often enough to become a tell.
+Distractors are plausible and wrong for this patient: each is judged by the same
+`OutcomeJudge` as the preferred and must not qualify (no outcome evidence for this outcome and
+population, a null or harm result, contested evidence, or a contraindication the patient has).
+Plausibility tiers, best first: acting on the associated marker (confounded items); a
+same-indication alternative or a real trap (indicated for, or contraindicated by, one of the
+patient's findings); acting on something related to the target. An option that lowers a
+sibling outcome is a last resort. Within a tier the least used option comes first, and no
+option may be a distractor in more than the declared share of the domain's scenarios.
 
-The gold is computed, never written by hand: the preferred intervention, the acceptable ones
-with their classes (a class counts only when no non-acceptable candidate belongs to it), the
-gold path, the preferred's adverse-effect assertions, the contraindication assertions that hit
-this patient, the evidence sources that support the path, and the expected uncertainty.
+The gold is computed, never written by hand: the preferred (or none: abstain), the acceptable
+answers (the preferred and its homogeneous classes; never a heterogeneous class, never a
+contraindicated member), the outcome claims that qualify it, the explanatory path, the
+preferred's adverse effects, the contraindications that hit this patient, the sources of the
+preferred's own outcome claims and mechanism (another drug's trial never enters), and a
+justification for every candidate.
 """
 
 from __future__ import annotations
@@ -23,8 +25,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from .clinical import Clinical
-from .patterns import Instance
+from .evidence import CONTRAINDICATED, QUALIFIED, Judgement, OutcomeJudge
+from .patterns import UNQUALIFIED, Instance
 from .rules import Rules
+
+RULES_VERSION = "evidence-anchored 2.0"
+
+
+class GoldError(Exception):
+    """An instance whose final patient breaks the evidence rule (skipped, never published)."""
 
 
 @dataclass(frozen=True)
@@ -35,77 +44,89 @@ class Distractor:
 
 
 class GoldBuilder:
-    TIERS = ("marker", "indicated", "related")  # then: lowers a sibling outcome
+    LAST_RESORT = 3
 
-    def __init__(self, clinical: Clinical, rules: Rules) -> None:
+    def __init__(self, clinical: Clinical, judge: OutcomeJudge, rules: Rules) -> None:
         self.clinical = clinical
+        self.judge = judge
         self.kg = clinical.kg
         self.rules = rules
         self._pools: dict[tuple, tuple[Distractor, ...]] = {}
         self.used: Counter = Counter()  # distractor use so far: no option becomes a tell
+        self.cap: int | None = None  # most uses of one option as a distractor (set per run)
+
+    # distractors ---------------------------------------------------------------------------
 
     def _adjacent(self, target: str) -> set[str]:
         near = {a["subject_id"] for a in self.kg.incoming.get(target, ())}
         near |= {a["object_id"] for a in self.kg.outgoing.get(target, ())}
         return near - {target}
 
+    def _sibling(self, intervention: str, target: str, population: str) -> bool:
+        """Qualified for another outcome of the target's declared family: a poor distractor."""
+        family = {m for g in self.rules.outcome_groups if target in g for m in g} - {target}
+        return any(self.judge.judge(intervention, o, population).qualified for o in family)
+
     def pool(self, inst: Instance) -> tuple[Distractor, ...]:
         """Eligible distractors for an instance, best tier first (ties by id)."""
         key = (inst.target, inst.population, inst.conditions, inst.core, inst.marker_actors)
         if key in self._pools:
             return self._pools[key]
-        taken = set(inst.core)
         taken_classes = {c for s in inst.core for c in self.kg.classes_of.get(s, ())}
         targets = set(self.rules.target_classes)
         adjacent = self._adjacent(inst.target)
-        indicated_for = set(inst.conditions)
+        findings = set(inst.conditions)
         out: list[Distractor] = []
         for d in self.kg.interventions:
-            if d in taken or taken_classes & set(self.kg.classes_of.get(d, ())):
+            if d in inst.core or taken_classes & set(self.kg.classes_of.get(d, ())):
                 continue
-            if self.clinical.has_validated_chain(d, inst.target, inst.population):
-                continue
-            if self.clinical.contraindications(d, inst.conditions):
+            status = self.judge.judge(d, inst.target, inst.population, inst.conditions).status
+            if status not in (*UNQUALIFIED, CONTRAINDICATED):
                 continue
             # A treatment for a finding the patient lacks only makes sense once she has it.
             treated = self.clinical.treats(d)
-            adds = treated if treated and not set(treated) & indicated_for else ()
-            reach = self.clinical.reach(d)
+            adds = treated if treated and not set(treated) & findings else ()
+            if adds and status == CONTRAINDICATED:
+                continue
             if d in inst.marker_actors:
                 tier = 0
-            elif any(
-                a["object_id"] in indicated_for for a in self.kg.out_role(d, ("therapeutic",))
+            elif status == CONTRAINDICATED or self.clinical.indicated_for(
+                d, findings, inst.population
             ):
                 tier = 1
-            elif reach & adjacent or any(self.kg.category(e) in targets for e in reach):
+            elif self.clinical.reach(d) & adjacent or any(
+                self.kg.category(e) in targets for e in self.clinical.reach(d)
+            ):
                 tier = 2
             else:
                 continue
-            if self.clinical.acts_on_family(d, inst.target):
-                tier = len(self.TIERS)  # last resort: it lowers a sibling outcome
+            if self._sibling(d, inst.target, inst.population):
+                tier = self.LAST_RESORT
             out.append(Distractor(d, tier, adds[:1]))
         self._pools[key] = tuple(sorted(out, key=lambda x: (x.tier, x.intervention)))
         return self._pools[key]
 
+    def _open(self, d: Distractor) -> bool:
+        return self.cap is None or self.used[d.intervention] < self.cap
+
     def feasible(self, inst: Instance) -> bool:
-        """Enough distractors of distinct classes for the smallest candidate set."""
+        """Enough distractors of distinct classes (within the share cap) for the smallest set."""
         seen: set[str] = set()
         distinct = 0
         for d in self.pool(inst):
             own = set(self.kg.classes_of.get(d.intervention, ()))
-            if not own & seen:
+            if self._open(d) and not own & seen:
                 distinct += 1
                 seen |= own
         return len(inst.core) + distinct >= self.rules.candidates[0]
 
     def candidates(self, inst: Instance, rng: random.Random) -> tuple[list[str], tuple[str, ...]]:
-        """The preferred, the pattern's required options and seeded distractors, shuffled;
-        and the findings the chosen distractors need the patient to have."""
+        """The pattern's options and seeded distractors, shuffled; and the findings the chosen
+        distractors need the patient to have."""
         low, high = self.rules.candidates
-        pool = list(self.pool(inst))
+        pool = [d for d in self.pool(inst) if self._open(d)]
         total = rng.randint(max(low, len(inst.core)), max(high, len(inst.core)))
-        # Last-resort distractors make up the minimum, never an optional fourth option.
-        usual = sum(1 for d in pool if d.tier < len(self.TIERS))
+        usual = sum(1 for d in pool if d.tier < self.LAST_RESORT)
         need = max(low - len(inst.core), min(total - len(inst.core), usual))
         need = max(0, min(need, len(pool)))
         rng.shuffle(pool)
@@ -117,32 +138,158 @@ class GoldBuilder:
             if len(picked) < need and not own & classes:
                 picked.append(d)
                 classes |= own
-        self.used.update(d.intervention for d in picked)
         chosen = [*inst.core, *(d.intervention for d in picked)]
         rng.shuffle(chosen)
         adds = tuple(dict.fromkeys(f for d in picked for f in d.adds))
         return chosen, adds
 
-    def gold(self, inst: Instance, candidates: list[str]) -> dict[str, Any]:
-        acceptable = [inst.preferred, *sorted(inst.competitors)]
-        outsiders = set(candidates) - set(acceptable)
-        classes = sorted(
-            {
-                c
-                for s in acceptable
-                for c in self.kg.classes_of.get(s, ())
-                if not outsiders & set(self.kg.classes[c]["member_ids"])
+    def commit(self, inst: Instance, candidates: list[str]) -> None:
+        """Count the distractors of a scenario that is kept."""
+        self.used.update(c for c in candidates if c != inst.preferred)
+
+    # gold ----------------------------------------------------------------------------------
+
+    def verdicts(
+        self, inst: Instance, candidates: list[str], conditions: tuple[str, ...]
+    ) -> dict[str, Judgement]:
+        """Every candidate judged for the final patient; raises GoldError when the item no
+        longer stands (the preferred does not qualify, or another candidate does)."""
+        out = {c: self.judge.judge(c, inst.target, inst.population, conditions) for c in candidates}
+        qualified = sorted(c for c, j in out.items() if j.qualified)
+        wanted = [inst.preferred] if inst.preferred else []
+        if qualified != wanted:
+            raise GoldError(
+                f"qualified candidates {qualified or 'none'}, expected {wanted or 'none'}"
+            )
+        return out
+
+    def own_sources(self, assertion_id: str, preferred: str) -> tuple[str, ...]:
+        """Sources of a path edge that speak for the preferred: never a study of another drug,
+        never a trial behind a physiology edge (guidelines, reviews, cohorts of exposures stay)."""
+        a = self.kg.assertions[assertion_id]
+        keep = []
+        for e in self.kg.supports.get(assertion_id, ()):
+            ev = self.kg.evidence[e]
+            studied = ev.get("studied_interventions") or ()
+            physiology = a["subject_id"] not in (*self.kg.interventions, *self.kg.group_ids)
+            if ev["source_type"] == "trial" and physiology:
+                continue
+            if studied and not (
+                preferred in studied
+                or any(c in studied for c in self.kg.classes_of.get(preferred, ()))
+            ):
+                continue
+            keep.append(e)
+        return tuple(keep)
+
+    def gold(
+        self, inst: Instance, candidates: list[str], conditions: tuple[str, ...]
+    ) -> dict[str, Any]:
+        verdicts = self.verdicts(inst, candidates, conditions)
+        contraindications = sorted({i for j in verdicts.values() for i in j.contraindications})
+        justification = {
+            "rules": RULES_VERSION,
+            "candidates": [self._judgement(inst, c, verdicts[c]) for c in candidates],
+        }
+        if inst.preferred is None:
+            return {
+                "preferred_intervention": None,
+                "acceptable_interventions": [],
+                "outcome_assertion_ids": [],
+                "causal_path_assertion_ids": [],
+                "adverse_effect_assertion_ids": [],
+                "contraindication_assertion_ids": contraindications,
+                "evidence_source_ids": [],
+                "expects_uncertainty": True,
+                "justification": justification,
             }
+        best = verdicts[inst.preferred]
+        claims = best.claims
+        others = set(candidates) - {inst.preferred}
+        classes = sorted(
+            c
+            for c in self.kg.classes_of.get(inst.preferred, ())
+            if c in self.kg.homogeneous and not others & set(self.kg.classes[c]["member_ids"])
         )
-        contraindications = sorted(
-            {i for s in candidates for i in self.clinical.contraindications(s, inst.conditions)}
-        )
+        path = list(inst.path.ids) if inst.path else []
+        evidence = {e for c in claims for e in c.qualifying}
+        evidence |= {e for i in path for e in self.own_sources(i, inst.preferred)}
         return {
             "preferred_intervention": inst.preferred,
-            "acceptable_interventions": [*acceptable, *classes],
-            "causal_path_assertion_ids": list(inst.path.ids),
+            "acceptable_interventions": [inst.preferred, *classes],
+            "outcome_assertion_ids": [c.assertion_id for c in claims],
+            "causal_path_assertion_ids": path,
             "adverse_effect_assertion_ids": list(self.clinical.adverse_effects(inst.preferred)),
             "contraindication_assertion_ids": contraindications,
-            "evidence_source_ids": list(self.clinical.evidence_for(inst.path.ids)),
-            "expects_uncertainty": inst.expects_uncertainty,
+            "evidence_source_ids": sorted(evidence),
+            "expects_uncertainty": False,
+            "justification": justification,
         }
+
+    def _judgement(self, inst: Instance, candidate: str, j: Judgement) -> dict[str, Any]:
+        name = self.kg.name_of(candidate)
+        target = self.kg.name_of(inst.target).lower()
+        population = self.kg.name_of(inst.population)
+        entry: dict[str, Any] = {"intervention_id": candidate}
+        if j.status == QUALIFIED:
+            claim = j.claim
+            assert claim is not None
+            entry.update(
+                verdict="preferred",
+                reason="outcome_evidence",
+                assertion_ids=[c.assertion_id for c in j.claims],
+                evidence_source_ids=sorted({e for c in j.claims for e in c.qualifying}),
+                finding_ids=[],
+                strength=claim.describe(self.kg),
+                summary=(
+                    f"{name} is shown to lower {target} in {population.lower()} "
+                    f"({claim.assertion_id}: {claim.describe(self.kg)})."
+                ),
+            )
+            return entry
+        entry["verdict"] = "excluded"
+        entry["reason"] = j.status
+        if j.status == CONTRAINDICATED:
+            found = ", ".join(self.kg.name_of(f).lower() for f in j.findings)
+            entry.update(
+                assertion_ids=list(j.contraindications),
+                evidence_source_ids=list(self.clinical.evidence_for(j.contraindications)),
+                finding_ids=list(j.findings),
+                summary=f"{name} is contraindicated for this patient ({found}; "
+                + ", ".join(j.contraindications)
+                + ").",
+            )
+        elif j.status in ("null_evidence", "harm_evidence", "contested_evidence"):
+            words = {
+                "null_evidence": "was tested and not shown to lower",
+                "harm_evidence": "was shown to increase",
+                "contested_evidence": "has contested evidence on",
+            }[j.status]
+            entry.update(
+                assertion_ids=list(j.blocking),
+                evidence_source_ids=list(self.clinical.evidence_for(j.blocking)),
+                finding_ids=[],
+                summary=f"{name} {words} {target} in this population ("
+                + ", ".join(j.blocking)
+                + ").",
+            )
+        else:
+            chains = self.clinical.chains(
+                candidate, inst.target, self.rules.distractor_exclusion, inst.population
+            )
+            via = chains[0].ids if chains else ()
+            entry.update(
+                assertion_ids=list(via),
+                evidence_source_ids=[],
+                finding_ids=[],
+                summary=(
+                    f"{name} has no outcome evidence for {target} in this population"
+                    + (
+                        f"; its chain ({' -> '.join(via)}) runs through a surrogate and does "
+                        "not make it an answer."
+                        if via
+                        else "."
+                    )
+                ),
+            )
+        return entry

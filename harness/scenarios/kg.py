@@ -58,6 +58,47 @@ class KnowledgeGraph:
         return tuple(sorted(e for e, ent in self.entities.items() if ent["category"] in kinds))
 
     @cached_property
+    def group_ids(self) -> frozenset[str]:
+        """Ids of intervention-class entities (their claims are class-level claims)."""
+        kinds = {c["name"] for c in self.graph["entity_classes"] if c.get("is_group")}
+        return frozenset(e for e, ent in self.entities.items() if ent["category"] in kinds)
+
+    def claims(
+        self, intervention: str, roles: set[str] | tuple[str, ...]
+    ) -> list[tuple[dict[str, Any], str | None]]:
+        """The intervention's own assertions in these roles, then the class-level claims that
+        apply to it, each with the class it comes through (None for its own)."""
+        own = [(a, None) for a in self.out_role(intervention, roles)]
+        inherited = [
+            (a, cls)
+            for cls in self.classes_of.get(intervention, ())
+            for a in self.out_role(cls, roles)
+            if intervention in (a.get("member_ids") or ())
+        ]
+        return own + inherited
+
+    @cached_property
+    def links(self) -> dict[str, tuple[dict[str, Any], ...]]:
+        """Assertion id -> its SUPPORTS links (evidence id, class of recommendation, level)."""
+        out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+        for s in self.graph["supports"]:
+            out[s["assertion_id"]].append(s)
+        return {a: tuple(sorted(v, key=lambda s: s["evidence_id"])) for a, v in out.items()}
+
+    @cached_property
+    def evidence_rules(self) -> dict[str, Any]:
+        return self.graph.get("evidence_rules") or {}
+
+    @cached_property
+    def homogeneous(self) -> frozenset[str]:
+        return frozenset(self.evidence_rules.get("homogeneous_classes") or ())
+
+    def outcome_ids(self, target: str) -> tuple[str, ...]:
+        """The target and the declared composite outcomes that contain it."""
+        composites = self.evidence_rules.get("composite_outcomes") or ()
+        return (target, *sorted(c["outcome_id"] for c in composites if target in c["members"]))
+
+    @cached_property
     def classes(self) -> dict[str, dict[str, Any]]:
         """Intervention class id -> {class_id, class_name, member_ids}."""
         return {c["class_id"]: c for c in self.graph["intervention_classes"]}

@@ -157,6 +157,7 @@ class ChainFinder:
                 parts.append(-chain.hops)
             elif key == "assertion_ids":
                 parts.append(chain.ids)
+            # outcome_claim_first is applied by the caller, which knows the qualifying claim
         parts.append(chain.ids)
         return tuple(parts)
 

@@ -1,20 +1,24 @@
 """The generic graph patterns a category rule can name, each yielding scenario instances.
 
-An instance is everything a pattern decides: the preferred intervention, the target outcome,
-the population, the gold path, the anchor assertions, the findings the patient must have and
-any candidates the pattern itself requires (a contraindicated option, competing options).
-Distractors, the patient's profile and the wording are filled in later, the same way for all
-patterns. Every pattern enumerates its matches in a deterministic order; the generator picks
-among them with the seeded random generator.
+An instance is everything a pattern decides: the preferred intervention (None when the answer
+is to abstain), the target outcome, the population, the explanatory path, the anchor
+assertions, the findings the patient must have and the candidates the pattern itself requires
+(a contraindicated option, a competitor that only has a surrogate chain). Distractors, the
+patient and the wording are filled in later, the same way for all patterns.
+
+Every pattern asks one judge (`evidence.OutcomeJudge`) whether an intervention is the answer
+for the patient: the preferred must qualify through outcome evidence; the candidates a pattern
+adds must not. The path is the preferred's mechanism (or its own outcome claim), an
+explanation, never the reason it is correct.
 
 Patterns (ScenarioPattern in spec/declarations.yaml):
-  causal_chain       the preferred intervention's chain to the target (via/avoid classes)
-  multiple_pathways  several distinct chains of the preferred intervention to the target
-  association        a non-causal association with the target; the preferred acts causally
-  competing          several candidates with adequate chains; the declared tie-break decides
-  contraindication   a candidate with a chain to the target is ruled out for this patient
-  adverse_effect     the preferred intervention's adverse effect and the mechanism behind it
-  weak_evidence      the only chains to the target rest on weak or missing evidence
+  causal_chain       a qualified preferred, explained by a chain (via/avoid classes)
+  multiple_pathways  a qualified preferred with several distinct chains to the target
+  association        the patient has a marker associated (not causally) with the target
+  competing          a qualified preferred against options with a surrogate chain only
+  contraindication   an option that would qualify is contraindicated for this patient
+  adverse_effect     a qualified preferred with an adverse effect the graph explains
+  weak_evidence      no candidate qualifies: the answer is to abstain
 """
 
 from __future__ import annotations
@@ -24,21 +28,24 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .clinical import Clinical
+from .evidence import CONTRAINDICATED, QUALIFIED, Judgement, OutcomeJudge
 from .paths import Chain, ChainFinder
 from .rules import CategoryRule, Rules
+
+# Statuses of an option that is tempting but not the answer (never contraindicated).
+UNQUALIFIED = ("no_outcome_evidence", "null_evidence", "harm_evidence", "contested_evidence")
 
 
 @dataclass(frozen=True)
 class Instance:
     category: str
-    preferred: str
+    preferred: str | None  # None: no candidate is adequately supported (abstain)
     target: str
     population: str
-    path: Chain
+    path: Chain | None
     anchors: tuple[str, ...]
     conditions: tuple[str, ...]  # the patient's findings (entity ids), population's included
     fixed: tuple[str, ...] = ()  # candidates the pattern requires besides the preferred
-    competitors: tuple[str, ...] = ()  # acceptable candidates besides the preferred
     marker_actors: tuple[str, ...] = ()  # distractors acting on an associated marker
     expects_uncertainty: bool = False
     focus: str | None = None  # the finding the item turns on (titles name it)
@@ -47,16 +54,19 @@ class Instance:
 
     @property
     def core(self) -> tuple[str, ...]:
-        return (self.preferred, *self.fixed, *self.competitors)
+        return (*((self.preferred,) if self.preferred else ()), *self.fixed)
 
 
 class Patterns:
     """Pattern kinds, bound to one graph and one domain's rules."""
 
-    def __init__(self, finder: ChainFinder, clinical: Clinical, rules: Rules) -> None:
+    def __init__(
+        self, finder: ChainFinder, clinical: Clinical, judge: OutcomeJudge, rules: Rules
+    ) -> None:
         self.finder = finder
         self.kg = finder.kg
         self.clinical = clinical
+        self.judge = judge
         self.rules = rules
 
     def instances(self, rule: CategoryRule) -> list[Instance]:
@@ -77,54 +87,45 @@ class Patterns:
         kinds = set(rule.target_classes or self.rules.target_classes)
         return sorted(e for e, ent in self.kg.entities.items() if ent["category"] in kinds)
 
-    def ranked(self, start: str, target: str, rule: CategoryRule) -> list[Chain]:
-        chains = self.finder.chains(start, target, rule.path)
-        return sorted(chains, key=lambda c: self.finder.rank_key(c, self.rules.path_ranking))
-
-    def placed(
-        self, start: str, target: str, rule: CategoryRule, findings: tuple[str, ...] = ()
-    ) -> tuple[Chain, str] | None:
-        """The best chain that applies to some population, and that population."""
-        for chain in self.ranked(start, target, rule):
-            pop = self.clinical.population_for(chain, start, findings)
-            if pop is not None:
-                return chain, pop
-        return None
+    def settings(self, start: str, target: str) -> list[str]:
+        """Populations a scenario about (start, target) may be set in."""
+        return [
+            p
+            for p in self.clinical.populations_for(start, target)
+            if self.clinical.target_allowed(target, p)
+            and target not in self.clinical.implied_conditions(p)
+        ]
 
     def conditions(
-        self, preferred: str, population: str, findings: tuple[str, ...]
+        self, preferred: str | None, population: str, findings: tuple[str, ...]
     ) -> tuple[str, ...]:
         """Population-implied findings, the pattern's findings, what the preferred treats,
-        then the preferred's indication."""
+        then the preferred's indication (a guideline-supported one first)."""
         out = [*self.clinical.implied_conditions(population), *findings]
-        out += self.clinical.treats(preferred)
-        indications = sorted(
-            self.clinical.indications(preferred, population),
-            key=lambda a: (not self.clinical.guideline_supported(a), a["assertion_id"]),
-        )
-        if indications:
-            out.append(indications[0]["object_id"])
+        if preferred:
+            out += self.clinical.treats(preferred)
+            indications = sorted(
+                self.clinical.indications(preferred, population),
+                key=lambda a: (not self.clinical.guideline_supported(a), a["assertion_id"]),
+            )
+            if indications:
+                out.append(indications[0]["object_id"])
         return tuple(dict.fromkeys(out))
 
-    def eligible(
-        self, rule: CategoryRule, intervention: str, conditions: tuple[str, ...], population: str
-    ) -> bool:
-        """May this intervention be a preferred (or competing) answer for this patient?"""
-        if self.clinical.ruled_out(intervention, conditions, population):
-            return False
-        if not self.clinical.shown_in(intervention, population):
-            return False
-        return not (
-            rule.exclude_modified
-            and self.clinical.modified(intervention, (population, *conditions))
-        )
+    def verdict(
+        self, intervention: str, target: str, population: str, conditions: tuple[str, ...]
+    ) -> Judgement:
+        return self.judge.judge(intervention, target, population, conditions)
 
-    def admissible(self, inst: Instance) -> bool:
-        """Instance-level checks every pattern shares."""
-        implied = self.clinical.implied_conditions(inst.population)
-        return inst.target not in implied and self.clinical.target_allowed(
-            inst.target, inst.population
-        )
+    def explanation(self, chains: list[Chain], judgement: Judgement, target: str) -> Chain:
+        """The gold path among the admissible chains: the preferred's own outcome claim when
+        the ranking puts it first and it is one of them, else the best-ranked chain."""
+        claim = judgement.claim
+        if "outcome_claim_first" in self.rules.path_ranking and claim is not None:
+            direct = next((c for c in chains if c.ids == (claim.assertion_id,)), None)
+            if direct is not None:
+                return direct
+        return chains[0]
 
     def via_findings(self, chain: Chain, rule: CategoryRule) -> tuple[str, ...]:
         """Intermediate nodes of the required classes that a patient can have (a risk factor,
@@ -132,66 +133,79 @@ class Patterns:
         kinds = set(rule.path.via_classes) & set(self.rules.finding_classes)
         return tuple(n for n in chain.intermediates if self.kg.category(n) in kinds)
 
+    def admissible(self, inst: Instance) -> bool:
+        implied = self.clinical.implied_conditions(inst.population)
+        return inst.target not in implied and self.clinical.target_allowed(
+            inst.target, inst.population
+        )
+
+    def _qualified_with_chain(
+        self, rule: CategoryRule, start: str, target: str, pop: str, findings: tuple[str, ...] = ()
+    ) -> tuple[Chain, Judgement, tuple[str, ...]] | None:
+        """A qualified start explained by a chain of the rule's kind, with its patient's
+        findings; None when either is missing."""
+        chains = self.clinical.chains(start, target, rule.path, pop)
+        if not chains:
+            return None
+        first = chains[0]
+        conditions = self.conditions(start, pop, (*findings, *self.via_findings(first, rule)))
+        judgement = self.verdict(start, target, pop, conditions)
+        if not judgement.qualified:
+            return None
+        return self.explanation(chains, judgement, target), judgement, conditions
+
     # patterns ----------------------------------------------------------------------------------
 
     def causal_chain(self, rule: CategoryRule) -> Iterator[Instance]:
         for start in self.kg.interventions:
             for target in self.targets(rule):
-                found = self.placed(start, target, rule)
-                if found is None:
-                    continue
-                chain, pop = found
-                via = self.via_findings(chain, rule)
-                conditions = self.conditions(start, pop, via)
-                if not self.eligible(rule, start, conditions, pop):
-                    continue
-                yield Instance(
-                    rule.category,
-                    start,
-                    target,
-                    pop,
-                    chain,
-                    chain.ids,
-                    conditions,
-                    expects_uncertainty=rule.expects_uncertainty,
-                    focus=(via or (None,))[0],
-                    group=start,
-                    key=(start, target),
-                )
+                for pop in self.settings(start, target):
+                    found = self._qualified_with_chain(rule, start, target, pop)
+                    if found is None:
+                        continue
+                    chain, _judgement, conditions = found
+                    via = self.via_findings(chain, rule)
+                    yield Instance(
+                        rule.category,
+                        start,
+                        target,
+                        pop,
+                        chain,
+                        chain.ids,
+                        conditions,
+                        expects_uncertainty=rule.expects_uncertainty,
+                        focus=(via or (None,))[0],
+                        group=start,
+                        key=(start, target),
+                    )
 
     def multiple_pathways(self, rule: CategoryRule) -> Iterator[Instance]:
         for start in self.kg.interventions:
             for target in self.targets(rule):
-                found = self.placed(start, target, rule)
-                if found is None:
-                    continue
-                chain, pop = found
-                routes: dict[str, Chain] = {}
-                alternatives = self.finder.chains(start, target, rule.pathways or rule.path)
-                for c in sorted(
-                    alternatives, key=lambda c: self.finder.rank_key(c, self.rules.path_ranking)
-                ):
-                    if self.clinical.applies(c, pop):
-                        routes.setdefault(c.nodes[-2], c)  # distinct final mediators
-                if len(routes) < rule.min_pathways:
-                    continue
-                conditions = self.conditions(start, pop, self.via_findings(chain, rule))
-                if not self.eligible(rule, start, conditions, pop):
-                    continue
-                others = [c for m, c in routes.items() if m != chain.nodes[-2]]
-                anchors = tuple(dict.fromkeys(i for c in (chain, *others) for i in c.ids))
-                yield Instance(
-                    rule.category,
-                    start,
-                    target,
-                    pop,
-                    chain,
-                    anchors,
-                    conditions,
-                    expects_uncertainty=rule.expects_uncertainty,
-                    group=start,
-                    key=(start, target),
-                )
+                for pop in self.settings(start, target):
+                    found = self._qualified_with_chain(rule, start, target, pop)
+                    if found is None:
+                        continue
+                    chain, _judgement, conditions = found
+                    routes: dict[str, Chain] = {}
+                    for c in self.clinical.chains(start, target, rule.pathways or rule.path, pop):
+                        if c.hops > 1:
+                            routes.setdefault(c.nodes[-2], c)  # distinct final mediators
+                    if len(routes) < rule.min_pathways:
+                        continue
+                    anchors = tuple(dict.fromkeys(i for c in routes.values() for i in c.ids))
+                    yield Instance(
+                        rule.category,
+                        start,
+                        target,
+                        pop,
+                        chain,
+                        anchors,
+                        conditions,
+                        expects_uncertainty=rule.expects_uncertainty,
+                        group=start,
+                        key=(start, target),
+                    )
 
     def _anchors(self, rule: CategoryRule) -> Iterator[dict]:
         assert rule.anchor is not None  # the compiler requires it for anchored patterns
@@ -199,197 +213,206 @@ class Patterns:
             if rule.anchor.matches(a, self.kg.role(a), self.kg.category(a["subject_id"])):
                 yield a
 
+    def _subjects(self, anchor: dict) -> tuple[str, ...]:
+        """The interventions an anchor speaks about: its subject, or a class claim's members."""
+        if anchor["subject_id"] in self.kg.group_ids:
+            return tuple(anchor.get("member_ids") or ())
+        return (anchor["subject_id"],)
+
     def association(self, rule: CategoryRule) -> Iterator[Instance]:
         for anchor in self._anchors(rule):
             marker, target = anchor["subject_id"], anchor["object_id"]
             if target not in self.targets(rule) or marker in self.kg.interventions:
                 continue
-            actors = tuple(
-                d
-                for d in self.kg.interventions
-                if self.finder.reaches(d, marker, self.rules.distractor_exclusion)
-                and not self.clinical.has_validated_chain(d, target)
-            )
             for start in self.kg.interventions:
-                options = [c for c in self.ranked(start, target, rule) if marker not in c.nodes]
-                placed = next(
-                    (
-                        (c, p)
-                        for c in options
-                        if (p := self.clinical.population_for(c, start, (marker,))) is not None
-                        and self.clinical.assertion_applies(anchor, p)
-                    ),
-                    None,
-                )
-                if placed is None:
-                    continue
-                chain, pop = placed
-                conditions = self.conditions(start, pop, (marker,))
-                if not self.eligible(rule, start, conditions, pop):
-                    continue
-                yield Instance(
-                    rule.category,
-                    start,
-                    target,
-                    pop,
-                    chain,
-                    (anchor["assertion_id"],),
-                    conditions,
-                    marker_actors=actors if rule.marker_distractor else (),
-                    expects_uncertainty=rule.expects_uncertainty,
-                    focus=marker,
-                    group=anchor["assertion_id"],
-                    key=(anchor["assertion_id"], start),
-                )
+                for pop in self.settings(start, target):
+                    if not self.judge.holds_in(anchor, pop):
+                        continue
+                    chains = [
+                        c
+                        for c in self.clinical.chains(start, target, rule.path, pop)
+                        if marker not in c.nodes
+                    ]
+                    if not chains:
+                        continue
+                    conditions = self.conditions(start, pop, (marker,))
+                    judgement = self.verdict(start, target, pop, conditions)
+                    if not judgement.qualified:
+                        continue
+                    actors = tuple(
+                        d
+                        for d in self.kg.interventions
+                        if d != start
+                        and self.finder.reaches(d, marker, self.rules.distractor_exclusion)
+                        and self.verdict(d, target, pop, conditions).status in UNQUALIFIED
+                    )
+                    chain = self.explanation(chains, judgement, target)
+                    yield Instance(
+                        rule.category,
+                        start,
+                        target,
+                        pop,
+                        chain,
+                        (anchor["assertion_id"],),
+                        conditions,
+                        marker_actors=actors if rule.marker_distractor else (),
+                        expects_uncertainty=rule.expects_uncertainty,
+                        focus=marker,
+                        group=anchor["assertion_id"],
+                        key=(anchor["assertion_id"], start),
+                    )
 
     def competing(self, rule: CategoryRule) -> Iterator[Instance]:
+        """A qualified option against options with a validated chain to the target (so they
+        look as if they work) but no outcome evidence, or a null or harm result, for it."""
         low, high = rule.competitors
         high = min(high, self.rules.candidates[1])
         for target in self.targets(rule):
-            placed = {s: self.placed(s, target, rule) for s in self.kg.interventions}
-            pops = sorted({p[1] for p in placed.values() if p} | {self.rules.default_population})
+            pops = sorted({p for s in self.kg.interventions for p in self.settings(s, target)})
             for pop in pops:
                 implied = self.clinical.implied_conditions(pop)
-                options: dict[str, Chain] = {}
+                surrogate = [
+                    s
+                    for s in self.kg.interventions
+                    if self.clinical.chains(s, target, rule.path, pop)
+                    and self.verdict(s, target, pop, self.conditions(None, pop, implied)).status
+                    in UNQUALIFIED
+                ]
                 for start in self.kg.interventions:
-                    chain = next(
-                        (
-                            c
-                            for c in self.ranked(start, target, rule)
-                            if self.clinical.applies(c, pop)
-                        ),
-                        None,
-                    )
-                    if chain is not None and self.eligible(rule, start, implied, pop):
-                        options[start] = chain
-                for k in range(low, high + 1):
-                    for group in itertools.combinations(sorted(options), k):
-                        inst = self._competition(rule, target, pop, group, options)
-                        if inst is not None:
-                            yield inst
+                    found = self._qualified_with_chain(rule, start, target, pop)
+                    if found is None:
+                        continue
+                    chain, _, base = found
+                    for k in range(max(1, low - 1), high):
+                        for group in itertools.combinations(surrogate, k):
+                            inst = self._competition(rule, target, pop, start, chain, base, group)
+                            if inst is not None:
+                                yield inst
 
     def _competition(
         self,
         rule: CategoryRule,
         target: str,
         pop: str,
+        start: str,
+        chain: Chain,
+        base: tuple[str, ...],
         group: tuple[str, ...],
-        options: dict[str, Chain],
     ) -> Instance | None:
-        classes = [set(self.kg.classes_of.get(s, ())) for s in group]
+        options = (start, *group)
+        classes = [set(self.kg.classes_of.get(s, ())) for s in options]
         if any(a & b for a, b in itertools.combinations(classes, 2)):
             return None  # two options of one class are not a choice between interventions
-        # Only what the patient has independently of the options (her population's findings,
-        # and the risk factors lifestyle options treat) may favour one option's indication.
-        findings: list[str] = list(self.clinical.implied_conditions(pop))
-        for s in group:
-            findings += self.clinical.treats(s)
-        conditions = tuple(dict.fromkeys(findings))
-        if any(not self.eligible(rule, s, conditions, pop) for s in group):
+        # What the competitors treat, the patient has: offering them must make sense.
+        conditions = tuple(
+            dict.fromkeys([*base, *(f for s in group for f in self.clinical.treats(s))])
+        )
+        if not self.verdict(start, target, pop, conditions).qualified:
             return None
-        keys = {s: self.clinical.preference_key(s, options[s], conditions, pop) for s in group}
-        ranked = sorted(group, key=lambda s: keys[s])
-        best = ranked[0]
-        order = self.rules.preference_order
-
-        def clinical(s: str) -> tuple:
-            return tuple(v for k, v in zip(order, keys[s], strict=True) if k != "intervention_id")
-
-        if rule.strict_preference and any(clinical(s) == clinical(best) for s in ranked[1:]):
-            return None  # only the id tie-break would decide: not a defensible preference
-        others = tuple(s for s in ranked[1:])
-        anchors = tuple(dict.fromkeys(i for s in ranked for i in options[s].ids))
+        if any(self.verdict(s, target, pop, conditions).status not in UNQUALIFIED for s in group):
+            return None
+        rivals = [self.clinical.chains(s, target, rule.path, pop)[0] for s in group]
+        anchors = tuple(dict.fromkeys(i for c in (chain, *rivals) for i in c.ids))
         return Instance(
             rule.category,
-            best,
+            start,
             target,
             pop,
-            options[best],
+            chain,
             anchors,
             conditions,
-            competitors=others,
+            fixed=group,
             expects_uncertainty=rule.expects_uncertainty,
-            group=best,
-            key=(target, pop, group),
+            group=start,
+            key=(target, pop, options),
         )
 
     def contraindication(self, rule: CategoryRule) -> Iterator[Instance]:
+        """An option that would be the answer is contraindicated by a finding the patient has;
+        the preferred is a qualified alternative that is not."""
         for anchor in self._anchors(rule):
-            ruled, finding = anchor["subject_id"], anchor["object_id"]
-            ruled_classes = set(self.kg.classes_of.get(ruled, ()))
-            for target in self.targets(rule):
-                if not self.ranked(ruled, target, rule):
-                    continue
-                for start in self.kg.interventions:
-                    if start == ruled or ruled_classes & set(self.kg.classes_of.get(start, ())):
-                        continue
-                    inst = self._ruled_out(rule, anchor, ruled, finding, target, start)
-                    if inst is not None:
-                        yield inst
+            finding = anchor["object_id"]
+            for ruled in self._subjects(anchor):
+                ruled_classes = set(self.kg.classes_of.get(ruled, ()))
+                for target in self.targets(rule):
+                    for pop in self.settings(ruled, target):
+                        tempting = self.verdict(ruled, target, pop, self.conditions(None, pop, ()))
+                        if not tempting.qualified:
+                            continue  # the ruled-out option would not be the answer anyway
+                        for start in self.kg.interventions:
+                            if start == ruled or ruled_classes & set(
+                                self.kg.classes_of.get(start, ())
+                            ):
+                                continue
+                            inst = self._ruled_out(rule, anchor, ruled, finding, target, pop, start)
+                            if inst is not None:
+                                yield inst
 
     def _ruled_out(
-        self, rule: CategoryRule, anchor: dict, ruled: str, finding: str, target: str, start: str
+        self,
+        rule: CategoryRule,
+        anchor: dict,
+        ruled: str,
+        finding: str,
+        target: str,
+        pop: str,
+        start: str,
     ) -> Instance | None:
-        for chain in self.ranked(start, target, rule):
-            pop = anchor["population_id"] or self.clinical.population_for(chain, start, (finding,))
-            if pop is None or not self.clinical.applies(chain, pop):
-                continue
-            if not any(self.clinical.applies(c, pop) for c in self.ranked(ruled, target, rule)):
-                return None  # the ruled-out option would not be tempting here
-            conditions = self.conditions(start, pop, (finding,))
-            if not self.eligible(rule, start, conditions, pop):
-                return None
-            return Instance(
-                rule.category,
-                start,
-                target,
-                pop,
-                chain,
-                (anchor["assertion_id"],),
-                conditions,
-                fixed=(ruled,),
-                expects_uncertainty=rule.expects_uncertainty,
-                focus=finding,
-                group=anchor["assertion_id"],
-                key=(anchor["assertion_id"], target, start),
-            )
-        return None
+        found = self._qualified_with_chain(rule, start, target, pop, (finding,))
+        if found is None:
+            return None
+        chain, _, conditions = found
+        if self.verdict(ruled, target, pop, conditions).status != CONTRAINDICATED:
+            return None
+        return Instance(
+            rule.category,
+            start,
+            target,
+            pop,
+            chain,
+            (anchor["assertion_id"],),
+            conditions,
+            fixed=(ruled,),
+            expects_uncertainty=rule.expects_uncertainty,
+            focus=finding,
+            group=anchor["assertion_id"],
+            key=(anchor["assertion_id"], ruled, target, start),
+        )
 
     def adverse_effect(self, rule: CategoryRule) -> Iterator[Instance]:
         for anchor in self._anchors(rule):
-            start, effect = anchor["subject_id"], anchor["object_id"]
-            mechanism: tuple[str, ...] = ()
-            if rule.mechanism is not None:
-                chains = self.finder.chains(start, effect, rule.mechanism)
-                best = self.finder.best(chains, self.rules.path_ranking)
-                if best is None:
-                    continue
-                mechanism = best.ids
-            salient = self._salient(effect, rule)
-            for target in self.targets(rule):
-                found = self.placed(start, target, rule, salient)
-                if found is None:
-                    continue
-                chain, pop = found
+            effect = anchor["object_id"]
+            for start in self._subjects(anchor):
+                mechanism: tuple[str, ...] = ()
+                if rule.mechanism is not None:
+                    chains = self.finder.chains(start, effect, rule.mechanism)
+                    best = self.finder.best(chains, self.rules.path_ranking)
+                    if best is None:
+                        continue
+                    mechanism = best.ids
+                salient = self._salient(effect, rule)
                 findings = tuple(
                     f for f in salient if not self.clinical.contraindications(start, (f,))
                 )[:1]
-                conditions = self.conditions(start, pop, findings)
-                if not self.eligible(rule, start, conditions, pop):
-                    continue
-                yield Instance(
-                    rule.category,
-                    start,
-                    target,
-                    pop,
-                    chain,
-                    (anchor["assertion_id"], *mechanism),
-                    conditions,
-                    expects_uncertainty=rule.expects_uncertainty,
-                    focus=(findings or (None,))[0],
-                    group=anchor["assertion_id"],
-                    key=(anchor["assertion_id"], target),
-                )
+                for target in self.targets(rule):
+                    for pop in self.settings(start, target):
+                        found = self._qualified_with_chain(rule, start, target, pop, findings)
+                        if found is None:
+                            continue
+                        chain, _, conditions = found
+                        yield Instance(
+                            rule.category,
+                            start,
+                            target,
+                            pop,
+                            chain,
+                            (anchor["assertion_id"], *mechanism),
+                            conditions,
+                            expects_uncertainty=rule.expects_uncertainty,
+                            focus=(findings or (None,))[0],
+                            group=anchor["assertion_id"],
+                            key=(anchor["assertion_id"], start, target),
+                        )
 
     def _salient(self, effect: str, rule: CategoryRule) -> tuple[str, ...]:
         """Findings of the declared classes with a causal or associative link to the effect."""
@@ -406,39 +429,59 @@ class Patterns:
         )
 
     def weak_evidence(self, rule: CategoryRule) -> Iterator[Instance]:
-        for start in self.kg.interventions:
-            for target in self.targets(rule):
-                if self.clinical.has_adequate_chain(start, target):
+        """No candidate is adequately supported: each has at most a weak or unvalidated chain
+        to the target, or a null, harm or contested result; the answer is to abstain."""
+        low = self.rules.candidates[0]
+        for target in self.targets(rule):
+            pops = sorted(
+                {p for s in self.kg.interventions for p in self.settings(s, target)}
+                | {self.rules.default_population}
+            )
+            for pop in pops:
+                if target in self.clinical.implied_conditions(pop) or not (
+                    self.clinical.target_allowed(target, pop)
+                ):
                     continue
-                weak = [
-                    c
-                    for c in self.ranked(start, target, rule)
-                    if any(self.clinical.is_weak(i) for i in c.ids)
-                ]
-                placed = next(
-                    (
-                        (c, p)
-                        for c in weak
-                        if (p := self.clinical.population_for(c, start)) is not None
-                    ),
-                    None,
-                )
-                if placed is None:
-                    continue
-                chain, pop = placed
-                conditions = self.conditions(start, pop, ())
-                if not self.eligible(rule, start, conditions, pop):
-                    continue
-                anchors = tuple(i for i in chain.ids if self.clinical.is_weak(i))
-                yield Instance(
-                    rule.category,
-                    start,
-                    target,
-                    pop,
-                    chain,
-                    anchors,
-                    conditions,
-                    expects_uncertainty=rule.expects_uncertainty,
-                    group=start,
-                    key=(start, target),
-                )
+                base = self.conditions(None, pop, ())
+                tempting: dict[str, tuple[str, ...]] = {}
+                for s in self.kg.interventions:
+                    judgement = self.verdict(s, target, pop, base)
+                    if judgement.status not in UNQUALIFIED:
+                        continue
+                    weak = [
+                        c
+                        for c in self.clinical.chains(s, target, rule.path, pop)
+                        if any(self.clinical.is_weak(i) for i in c.ids)
+                    ]
+                    reasons = (*judgement.blocking, *(weak[0].ids if weak else ()))
+                    if reasons:
+                        tempting[s] = tuple(dict.fromkeys(reasons))
+                for group in itertools.combinations(sorted(tempting), low):
+                    classes = [set(self.kg.classes_of.get(s, ())) for s in group]
+                    if any(a & b for a, b in itertools.combinations(classes, 2)):
+                        continue
+                    conditions = tuple(
+                        dict.fromkeys([*base, *(f for s in group for f in self.clinical.treats(s))])
+                    )
+                    if any(
+                        self.verdict(s, target, pop, conditions).status not in UNQUALIFIED
+                        for s in group
+                    ):
+                        continue
+                    anchors = tuple(dict.fromkeys(i for s in group for i in tempting[s]))
+                    yield Instance(
+                        rule.category,
+                        None,
+                        target,
+                        pop,
+                        None,
+                        anchors,
+                        conditions,
+                        fixed=group,
+                        expects_uncertainty=True,
+                        group=f"{target}/{pop}",
+                        key=(target, pop, group),
+                    )
+
+
+__all__ = ["QUALIFIED", "Instance", "Patterns"]

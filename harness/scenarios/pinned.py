@@ -1,9 +1,11 @@
 """Pinned scenarios: fixed by the spec (the paper's walk-through), gold computed all the same.
 
 A pinned scenario declares its category, candidates, preferred intervention, target,
-population and patient; the generator still derives its gold path (the category's path rule,
-applicable to the population), adverse effects, contraindications, evidence and acceptable
-classes from the graph, so a pinned item can never drift from the graph it is scored against.
+population and patient; the generator still judges every candidate by the evidence rule and
+derives the gold path (the category's path rule, applicable to the population), adverse
+effects, contraindications, evidence and acceptable classes from the graph, so a pinned item
+can never drift from the graph it is scored against, and a pin whose preferred does not rest on
+outcome evidence is an error.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ from typing import Any
 
 from kgbench.errors import UserError
 
-from .clinical import Clinical
+from .evidence import OutcomeJudge
 from .narratives import Wording
 from .patterns import Instance, Patterns
 from .rules import CategoryRule
@@ -25,9 +27,10 @@ def _decimals(value: float) -> int:
 
 
 class Pins:
-    def __init__(self, patterns: Patterns, clinical: Clinical, wording: Wording, source: str):
+    def __init__(self, patterns: Patterns, judge: OutcomeJudge, wording: Wording, source: str):
         self.patterns = patterns
-        self.clinical = clinical
+        self.clinical = patterns.clinical
+        self.judge = judge
         self.wording = wording
         self.source = source
 
@@ -35,28 +38,21 @@ class Pins:
         """The instance of a pinned scenario and its candidates, in declared order."""
         where = f"pinned scenario {pin['scenario_id']} in {self.source}"
         preferred, target, pop = pin["preferred"], pin["target_outcome"], pin["population"]
-        ranked = self.patterns.ranked(preferred, target, rule)
-        chain = next((c for c in ranked if self.clinical.applies(c, pop)), None)
-        if chain is None:
+        conditions = tuple(pin["patient"].get("condition_ids") or ())
+        judgement = self.judge.judge(preferred, target, pop, conditions)
+        if not judgement.qualified:
+            raise UserError(
+                f"{where}: the preferred {preferred} does not rest on outcome evidence for "
+                f"{target} in {pop} ({judgement.status.replace('_', ' ')})"
+            )
+        chains = self.clinical.chains(preferred, target, rule.path, pop)
+        if not chains:
             raise UserError(
                 f"{where}: no chain of the {rule.category} kind from {preferred} to {target} "
                 f"applies to {pop}"
             )
-        conditions = tuple(pin["patient"].get("condition_ids") or ())
-        if self.clinical.contraindications(preferred, conditions):
-            raise UserError(
-                f"{where}: the preferred {preferred} is contraindicated for the patient"
-            )
-        competitors: tuple[str, ...] = ()
-        if rule.pattern == "competing":
-            competitors = tuple(
-                c
-                for c in pin["candidates"]
-                if c != preferred
-                and any(
-                    self.clinical.applies(x, pop) for x in self.patterns.ranked(c, target, rule)
-                )
-            )
+        chain = self.patterns.explanation(chains, judgement, target)
+        fixed = tuple(c for c in pin["candidates"] if c != preferred)
         inst = Instance(
             rule.category,
             preferred,
@@ -65,7 +61,7 @@ class Pins:
             chain,
             chain.ids,
             conditions,
-            competitors=competitors,
+            fixed=fixed,
             expects_uncertainty=rule.expects_uncertainty,
             group=preferred,
             key=(preferred, target),

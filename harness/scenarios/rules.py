@@ -90,8 +90,6 @@ class CategoryRule:
     pathways: ChainRule | None = None
     min_pathways: int = 2
     competitors: tuple[int, int] = (2, 3)
-    exclude_modified: bool = False
-    strict_preference: bool = False
     marker_distractor: bool = False
     salient_classes: tuple[str, ...] = ()
     expects_uncertainty: bool = False
@@ -111,8 +109,6 @@ class CategoryRule:
             pathways=ChainRule.from_dict(data["pathways"]) if data.get("pathways") else None,
             min_pathways=int(data.get("min_pathways") or 2),
             competitors=(int(comp["min"]), int(comp["max"])),
-            exclude_modified=bool(data.get("exclude_modified")),
-            strict_preference=bool(data.get("strict_preference")),
             marker_distractor=bool(data.get("marker_distractor")),
             salient_classes=tuple(data.get("salient_classes") or ()),
             expects_uncertainty=bool(data.get("expects_uncertainty")),
@@ -124,6 +120,25 @@ class WeakEvidence:
     evidence_levels: tuple[str, ...]
     unvalidated: bool
     unsupported: bool
+
+
+@dataclass(frozen=True)
+class OutcomePolicy:
+    """Which outcome claims qualify an answer (scenarios.yaml `outcome_evidence`)."""
+
+    evidence_levels: tuple[str, ...]
+    study_source_types: tuple[str, ...]
+    guideline_source_types: tuple[str, ...] = ()
+    guideline_classes: tuple[str, ...] = ()
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> OutcomePolicy:
+        return cls(
+            evidence_levels=tuple(data["evidence_levels"]),
+            study_source_types=tuple(data["study_source_types"]),
+            guideline_source_types=tuple(data.get("guideline_source_types") or ()),
+            guideline_classes=tuple(data.get("guideline_classes") or ()),
+        )
 
 
 @dataclass(frozen=True)
@@ -140,12 +155,10 @@ class Rules:
     candidates: tuple[int, int]
     childbearing_age: tuple[int, int] | None
     path_ranking: tuple[str, ...]
-    preference_order: tuple[str, ...]
-    outcome_trial_source_types: tuple[str, ...]
+    outcome_evidence: OutcomePolicy
     indication_source_types: tuple[str, ...]
     treated_classes: tuple[str, ...]
     finding_classes: tuple[str, ...]
-    adequate_chain: ChainRule
     distractor_exclusion: ChainRule
     weak_evidence: WeakEvidence
     adverse_effects: AnchorRule | None
@@ -156,6 +169,8 @@ class Rules:
     entity_profiles: dict[str, dict[str, Any]]
     labs: tuple[dict[str, Any], ...]
     narrative: dict[str, Any]
+    distractor_share_max: float = 0.2
+    clinical_scores: tuple[dict[str, Any], ...] = ()
 
     def category(self, name: str) -> CategoryRule:
         return next(c for c in self.categories if c.category == name)
@@ -186,14 +201,10 @@ def load_rules(domain: CompiledDomain) -> Rules:
             else None
         ),
         path_ranking=tuple(r["path_ranking"]),
-        preference_order=tuple(r["preference_order"]),
-        outcome_trial_source_types=tuple(
-            r.get("outcome_trial_source_types") or ("trial", "meta_analysis")
-        ),
+        outcome_evidence=OutcomePolicy.from_dict(r["outcome_evidence"]),
         indication_source_types=tuple(r.get("indication_source_types") or ()),
         treated_classes=tuple(r.get("treated_classes") or ()),
         finding_classes=tuple(r.get("finding_classes") or ()),
-        adequate_chain=ChainRule.from_dict(r["adequate_chain"]),
         distractor_exclusion=ChainRule.from_dict(r["distractor_exclusion"]),
         weak_evidence=WeakEvidence(
             evidence_levels=tuple(weak["evidence_levels"]),
@@ -208,4 +219,8 @@ def load_rules(domain: CompiledDomain) -> Rules:
         entity_profiles={p["entity"]: p for p in r.get("entity_profiles") or ()},
         labs=tuple(r.get("labs") or ()),
         narrative=r["narrative"],
+        distractor_share_max=float(
+            r["distractor_share_max"] if r.get("distractor_share_max") is not None else 0.2
+        ),
+        clinical_scores=tuple(r.get("clinical_scores") or ()),
     )

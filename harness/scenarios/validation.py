@@ -3,10 +3,12 @@
 The framework is scenario-source-agnostic: a clinician's vignette in the same format is
 scored exactly like a generated item, so it must meet the same bar. Every record is checked
 against generated/<domain>/schemas/scenario.schema.json, then against the graph: every id
-exists and has the right kind, the preferred intervention is a candidate and acceptable, the
-gold path is a real chain from the preferred intervention to the target outcome, the
-adverse-effect and contraindication ids are assertions of those roles. Each problem names the
-file, line, scenario and field.
+exists and has the right kind, the preferred intervention is a candidate and acceptable (or,
+when the answer is to abstain, nothing is), the gold path is a real chain from the preferred
+intervention to the target outcome that lowers it, no acceptable answer is contraindicated by
+a listed finding and no class is accepted unless declared homogeneous, every gold evidence
+source supports a gold assertion, and the adverse-effect and contraindication ids are
+assertions of those roles. Each problem names the file, line, scenario and field.
 """
 
 from __future__ import annotations
@@ -173,13 +175,6 @@ class _Checker:
             self.add(line, sid, "candidates", "a candidate is listed twice")
         gold = s["gold"]
         preferred = gold["preferred_intervention"]
-        if preferred not in cands:
-            self.add(
-                line,
-                sid,
-                "gold.preferred_intervention",
-                f"'{preferred}' is not one of the candidates ({', '.join(cands)})",
-            )
         acceptable = gold["acceptable_interventions"]
         for i, a in enumerate(acceptable):
             if a not in self.kg.entities and a not in self.kg.classes:
@@ -190,20 +185,60 @@ class _Checker:
                     f"gold.acceptable_interventions[{i}]",
                     f"unknown intervention or class '{a}'" + _suggest(a, known),
                 )
-        if preferred not in acceptable:
-            self.add(
-                line,
-                sid,
-                "gold.acceptable_interventions",
-                f"the preferred '{preferred}' must be acceptable",
-            )
+            elif a in self.kg.group_ids and a not in self.kg.homogeneous:
+                self.add(
+                    line,
+                    sid,
+                    f"gold.acceptable_interventions[{i}]",
+                    f"class '{a}' is not declared homogeneous; a heterogeneous class is never "
+                    "an acceptable answer (list the acceptable interventions themselves)",
+                )
+        if preferred is None:
+            if acceptable or not gold["expects_uncertainty"]:
+                self.add(
+                    line,
+                    sid,
+                    "gold.preferred_intervention",
+                    "an item whose answer is to abstain (no preferred intervention) accepts "
+                    "nothing and expects uncertainty",
+                )
+        else:
+            if preferred not in cands:
+                self.add(
+                    line,
+                    sid,
+                    "gold.preferred_intervention",
+                    f"'{preferred}' is not one of the candidates ({', '.join(cands)})",
+                )
+            if preferred not in acceptable:
+                self.add(
+                    line,
+                    sid,
+                    "gold.acceptable_interventions",
+                    f"the preferred '{preferred}' must be acceptable",
+                )
+        findings = set(s["patient"].get("condition_ids") or ())
+        for i, a in enumerate(acceptable):
+            for aid, found in self.contraindicated(a, findings):
+                self.add(
+                    line,
+                    sid,
+                    f"gold.acceptable_interventions[{i}]",
+                    f"'{a}' is contraindicated for this patient: {aid} hits the listed finding "
+                    f"{found}",
+                )
+        self.evidence_supports_gold(line, sid, gold)
         path = gold.get("causal_path_assertion_ids") or []
         if (
             self.assertions(line, sid, "gold.causal_path_assertion_ids", path, None)
             and path
             and target_ok
+            and preferred is not None
         ):
             self.chain(line, sid, path, preferred, s["target_outcome_id"])
+        self.assertions(
+            line, sid, "gold.outcome_assertion_ids", gold.get("outcome_assertion_ids") or [], None
+        )
         self.assertions(
             line,
             sid,
@@ -230,10 +265,56 @@ class _Checker:
             line, sid, "anchor_assertion_ids", s.get("anchor_assertion_ids") or [], None
         )
 
+    def contraindicated(self, intervention: str, findings: set[str]) -> list[tuple[str, str]]:
+        """Contraindication assertions (own or class-level) of an intervention or, for a class,
+        of any member, that hit one of the findings."""
+        members = self.kg.classes.get(intervention, {}).get("member_ids") or (intervention,)
+        hits = []
+        for m in members:
+            for a, _ in self.kg.claims(m, ("contraindication",)):
+                if a["object_id"] in findings:
+                    hits.append((a["assertion_id"], a["object_id"]))
+        return sorted(set(hits))
+
+    def evidence_supports_gold(self, line: int, sid: str, gold: dict[str, Any]) -> None:
+        """Every gold evidence source supports at least one gold assertion."""
+        cited = set()
+        for key in (
+            "causal_path_assertion_ids",
+            "outcome_assertion_ids",
+            "adverse_effect_assertion_ids",
+            "contraindication_assertion_ids",
+        ):
+            cited |= set(gold.get(key) or ())
+        for i, e in enumerate(gold.get("evidence_source_ids") or []):
+            if e in self.kg.evidence and not cited & set(self.supported_by.get(e, ())):
+                self.add(
+                    line,
+                    sid,
+                    f"gold.evidence_source_ids[{i}]",
+                    f"{e} supports none of the gold assertions (path, outcome, adverse effects, "
+                    "contraindications)",
+                )
+
+    @property
+    def supported_by(self) -> dict[str, list[str]]:
+        if not hasattr(self, "_supported_by"):
+            out: dict[str, list[str]] = {}
+            for aid, evs in self.kg.supports.items():
+                for e in evs:
+                    out.setdefault(e, []).append(aid)
+            self._supported_by = out
+        return self._supported_by
+
     def chain(self, line: int, sid: str, path: list[str], preferred: str, target: str) -> None:
         field = "gold.causal_path_assertion_ids"
         steps = [self.kg.assertions[i] for i in path]
-        if steps[0]["subject_id"] != preferred:
+        first = steps[0]
+        starts_ok = first["subject_id"] == preferred or (
+            first["subject_id"] in self.kg.group_ids
+            and preferred in (first.get("member_ids") or ())
+        )
+        if not starts_ok:
             self.add(
                 line,
                 sid,
@@ -254,6 +335,17 @@ class _Checker:
                 sid,
                 f"{field}[{len(path) - 1}]",
                 f"the gold path must end at the target outcome {target}; {path[-1]} ends at {steps[-1]['object_id']}",
+            )
+        decreases = sum(1 for a in steps if a["direction"] == "decrease")
+        if any(a["direction"] == "none" and self.kg.role(a) != "mechanistic" for a in steps):
+            return  # a null result or undirected step: no net effect to check
+        if decreases % 2 == 0:
+            self.add(
+                line,
+                sid,
+                field,
+                f"the gold path's net effect increases the target {target} (each decreasing "
+                "step flips the sign); the preferred answer must lower it",
             )
 
 

@@ -1,7 +1,10 @@
 // Extraction query for domain 'afib', condition C4 (integrated) (generated; do not edit).
 // The causal chains labelled with evidential and provenance status, with the indication, safety (adverse effects, contraindications, interactions) and uncertainty context.
 // Parameters: $candidate_ids (entity ids of the candidate actions), $target_id (the target
-// outcome), $context_ids (the scenario population and the patient's conditions).
+// outcome), $outcome_ids (the target and the composite outcomes that contain it),
+// $context_ids (the scenario population and the patient's conditions).
+// A class-level claim (its subject an intervention class) appears under each member it
+// applies to: the compiler lists those members on the edge (`member_ids`).
 // Returns one row: `paths` (section, candidate, ordered assertion ids) and `assertions`
 // (each assertion with its subject, object and evidence sources). Index hints pin every
 // lookup to a seek on the domain's id index, whatever the planner's statistics say.
@@ -38,12 +41,31 @@ CALL (c) {
   UNWIND [f IN found WHERE f.rank = found[0].rank] AS best
   RETURN 'causal_chains' AS section, best.chain AS chain
   UNION
+  // section outcome_evidence: Outcome evidence for the target, including null results
+  // the candidate's own claims, then its classes' claims, on the target or a composite of it
+  MATCH (t:KG_afib) USING INDEX SEEK t:KG_afib(id) WHERE t.id IN $outcome_ids
+  MATCH (c)-[r:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN|HAS_NO_EFFECT_ON]->(t)
+  RETURN 'outcome_evidence' AS section, [r.assertion_id] AS chain
+  UNION
+  MATCH (t:KG_afib) USING INDEX SEEK t:KG_afib(id) WHERE t.id IN $outcome_ids
+  MATCH (c)-[:MEMBER_OF]->(:KG_afib)-[r:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN|HAS_NO_EFFECT_ON]->(t)
+  WHERE c.id IN r.member_ids
+  RETURN 'outcome_evidence' AS section, [r.assertion_id] AS chain
+  UNION
   // section indications: Indications
   MATCH (c)-[r:INDICATED_FOR]->(:KG_afib)
   RETURN 'indications' AS section, [r.assertion_id] AS chain
   UNION
+  MATCH (c)-[:MEMBER_OF]->(:KG_afib)-[r:INDICATED_FOR]->(:KG_afib)
+  WHERE c.id IN r.member_ids
+  RETURN 'indications' AS section, [r.assertion_id] AS chain
+  UNION
   // section safety: Safety
   MATCH (c)-[r:CONTRAINDICATED_FOR|INTERACTS_WITH|MAY_CAUSE_ADVERSE_EFFECT]->(:KG_afib)
+  RETURN 'safety' AS section, [r.assertion_id] AS chain
+  UNION
+  MATCH (c)-[:MEMBER_OF]->(:KG_afib)-[r:CONTRAINDICATED_FOR|INTERACTS_WITH|MAY_CAUSE_ADVERSE_EFFECT]->(:KG_afib)
+  WHERE c.id IN r.member_ids
   RETURN 'safety' AS section, [r.assertion_id] AS chain
   UNION
   // section effect_modifiers: Effect modifiers in this patient's context
@@ -60,9 +82,9 @@ CALL (paths) {
   MATCH (a:KG_afib {id: assertion_id}) USING INDEX SEEK a:KG_afib(id)
   MATCH (a)-[:HAS_SUBJECT]->(s:KG_afib)
   MATCH (a)-[:HAS_OBJECT]->(o:KG_afib)
-  OPTIONAL MATCH (e:KG_afib)-[:SUPPORTS]->(a)
-  WITH a, s, o, e ORDER BY e.id
-  WITH a, s, o, collect(e {.*}) AS evidence
+  OPTIONAL MATCH (e:KG_afib)-[l:SUPPORTS]->(a)
+  WITH a, s, o, e, l ORDER BY e.id
+  WITH a, s, o, collect(e {.*, recommendation_class: l.recommendation_class, level_of_evidence: l.level_of_evidence}) AS evidence
   RETURN collect(a {.*, subject: s {.id, .name, .category}, object: o {.id, .name, .category}, evidence: evidence}) AS assertions
 }
 RETURN paths, assertions

@@ -40,6 +40,12 @@ MERGE (n:KG_afib {id: row.id})
 SET n = row.props
 SET n:Entity:Drug;
 
+// @statement entity_InterventionClass rows=rows/entities_InterventionClass.json
+UNWIND $rows AS row
+MERGE (n:KG_afib {id: row.id})
+SET n = row.props
+SET n:Entity:InterventionClass;
+
 // @statement entity_Population rows=rows/entities_Population.json
 UNWIND $rows AS row
 MERGE (n:KG_afib {id: row.id})
@@ -118,6 +124,18 @@ MERGE (a)-[:HAS_OBJECT]->(o)
 MERGE (s)-[r:CONTRAINDICATED_FOR {assertion_id: row.id}]->(o)
 SET r = row.edge_props;
 
+// @statement assertion_HAS_NO_EFFECT_ON rows=rows/assertions_HAS_NO_EFFECT_ON.json
+UNWIND $rows AS row
+MATCH (s:KG_afib {id: row.subject_id})
+MATCH (o:KG_afib {id: row.object_id})
+MERGE (a:KG_afib {id: row.id})
+SET a = row.props
+SET a:Assertion
+MERGE (a)-[:HAS_SUBJECT]->(s)
+MERGE (a)-[:HAS_OBJECT]->(o)
+MERGE (s)-[r:HAS_NO_EFFECT_ON {assertion_id: row.id}]->(o)
+SET r = row.edge_props;
+
 // @statement assertion_INDICATED_FOR rows=rows/assertions_INDICATED_FOR.json
 UNWIND $rows AS row
 MATCH (s:KG_afib {id: row.subject_id})
@@ -194,4 +212,11 @@ SET r = row.edge_props;
 UNWIND $rows AS row
 MATCH (e:KG_afib {id: row.evidence_id})
 MATCH (a:KG_afib {id: row.assertion_id})
-MERGE (e)-[:SUPPORTS]->(a);
+MERGE (e)-[s:SUPPORTS]->(a)
+SET s = row.props;
+
+// @statement members rows=rows/members.json
+UNWIND $rows AS row
+MATCH (m:KG_afib {id: row.member_id})
+MATCH (k:KG_afib {id: row.class_id})
+MERGE (m)-[:MEMBER_OF]->(k);

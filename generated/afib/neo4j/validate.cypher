@@ -3,7 +3,7 @@
 
 // @check direct_edges_paired expect=0
 // every direct edge has an assertion with the same subject, predicate and object
-MATCH (s:KG_afib)-[r:ASSOCIATED_WITH|CAUSES_DECREASE_IN|CAUSES_INCREASE_IN|CONTRAINDICATED_FOR|INDICATED_FOR|INTERACTS_WITH|MAY_CAUSE_ADVERSE_EFFECT|PARTICIPATES_IN|REQUIRES_DOSE_ADJUSTMENT_IN|TARGETS]->(o:KG_afib)
+MATCH (s:KG_afib)-[r:ASSOCIATED_WITH|CAUSES_DECREASE_IN|CAUSES_INCREASE_IN|CONTRAINDICATED_FOR|HAS_NO_EFFECT_ON|INDICATED_FOR|INTERACTS_WITH|MAY_CAUSE_ADVERSE_EFFECT|PARTICIPATES_IN|REQUIRES_DOSE_ADJUSTMENT_IN|TARGETS]->(o:KG_afib)
 WHERE NOT EXISTS {
   MATCH (s)<-[:HAS_SUBJECT]-(a:KG_afib:Assertion)-[:HAS_OBJECT]->(o)
   WHERE a.id = r.assertion_id AND a.predicate = type(r)
@@ -27,7 +27,7 @@ MATCH (a:KG_afib:Assertion)
 WHERE NOT EXISTS { (:EvidenceSource)-[:SUPPORTS]->(a) } AND a.no_evidence_reason IS NULL
 RETURN count(a) AS value;
 
-// @check entities expect=70
+// @check entities expect=83
 // entity count matches the spec
 MATCH (n:KG_afib:Entity) RETURN count(n) AS value;
 
@@ -42,6 +42,10 @@ MATCH (n:KG_afib:EvidenceSource) RETURN count(n) AS value;
 // @check supports expect=170
 // SUPPORTS link count matches the spec
 MATCH (:KG_afib:EvidenceSource)-[r:SUPPORTS]->(:KG_afib:Assertion) RETURN count(r) AS value;
+
+// @check members expect=27
+// MEMBER_OF link count matches the spec
+MATCH (:KG_afib:Entity)-[r:MEMBER_OF]->(:KG_afib:Entity) RETURN count(r) AS value;
 
 // @check entities_AdverseEffect expect=8
 // AdverseEffect count matches the spec
@@ -66,6 +70,10 @@ MATCH (n:KG_afib:Disease) RETURN count(n) AS value;
 // @check entities_Drug expect=10
 // Drug count matches the spec
 MATCH (n:KG_afib:Drug) RETURN count(n) AS value;
+
+// @check entities_InterventionClass expect=13
+// InterventionClass count matches the spec
+MATCH (n:KG_afib:InterventionClass) RETURN count(n) AS value;
 
 // @check entities_Population expect=8
 // Population count matches the spec

@@ -1,7 +1,10 @@
 // Extraction query for domain 'cardio', condition C3 (causal_graph) (generated; do not edit).
 // The validated causal chain from each candidate to the target outcome (target, biological process, intermediate outcome, clinical outcome), plus directly attached adverse effects.
 // Parameters: $candidate_ids (entity ids of the candidate actions), $target_id (the target
-// outcome), $context_ids (the scenario population and the patient's conditions).
+// outcome), $outcome_ids (the target and the composite outcomes that contain it),
+// $context_ids (the scenario population and the patient's conditions).
+// A class-level claim (its subject an intervention class) appears under each member it
+// applies to: the compiler lists those members on the edge (`member_ids`).
 // Returns one row: `paths` (section, candidate, ordered assertion ids) and `assertions`
 // (each assertion with its subject, object and evidence sources). Index hints pin every
 // lookup to a seek on the domain's id index, whatever the planner's statistics say.
@@ -45,8 +48,24 @@ CALL (c) {
   UNWIND [f IN found WHERE f.rank = found[0].rank] AS best
   RETURN 'causal_chains' AS section, best.chain AS chain
   UNION
+  // section outcome_evidence: Validated outcome evidence for the target
+  // the candidate's own claims, then its classes' claims, on the target or a composite of it
+  MATCH (t:KG_cardio) USING INDEX SEEK t:KG_cardio(id) WHERE t.id IN $outcome_ids
+  MATCH (c)-[r:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(t)
+  WHERE r.validated
+  RETURN 'outcome_evidence' AS section, [r.assertion_id] AS chain
+  UNION
+  MATCH (t:KG_cardio) USING INDEX SEEK t:KG_cardio(id) WHERE t.id IN $outcome_ids
+  MATCH (c)-[:MEMBER_OF]->(:KG_cardio)-[r:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(t)
+  WHERE c.id IN r.member_ids AND r.validated
+  RETURN 'outcome_evidence' AS section, [r.assertion_id] AS chain
+  UNION
   // section adverse_effects: Adverse effects
   MATCH (c)-[r:MAY_CAUSE_ADVERSE_EFFECT]->(:KG_cardio)
+  RETURN 'adverse_effects' AS section, [r.assertion_id] AS chain
+  UNION
+  MATCH (c)-[:MEMBER_OF]->(:KG_cardio)-[r:MAY_CAUSE_ADVERSE_EFFECT]->(:KG_cardio)
+  WHERE c.id IN r.member_ids
   RETURN 'adverse_effects' AS section, [r.assertion_id] AS chain
 }
 WITH collect({section: section, candidate_id: candidate_id, assertion_ids: chain}) AS paths
@@ -57,9 +76,9 @@ CALL (paths) {
   MATCH (a:KG_cardio {id: assertion_id}) USING INDEX SEEK a:KG_cardio(id)
   MATCH (a)-[:HAS_SUBJECT]->(s:KG_cardio)
   MATCH (a)-[:HAS_OBJECT]->(o:KG_cardio)
-  OPTIONAL MATCH (e:KG_cardio)-[:SUPPORTS]->(a)
-  WITH a, s, o, e ORDER BY e.id
-  WITH a, s, o, collect(e {.*}) AS evidence
+  OPTIONAL MATCH (e:KG_cardio)-[l:SUPPORTS]->(a)
+  WITH a, s, o, e, l ORDER BY e.id
+  WITH a, s, o, collect(e {.*, recommendation_class: l.recommendation_class, level_of_evidence: l.level_of_evidence}) AS evidence
   RETURN collect(a {.*, subject: s {.id, .name, .category}, object: o {.id, .name, .category}, evidence: evidence}) AS assertions
 }
 RETURN paths, assertions

@@ -3,7 +3,7 @@
 
 // @check direct_edges_paired expect=0
 // every direct edge has an assertion with the same subject, predicate and object
-MATCH (s:KG_cardio)-[r:ASSOCIATED_WITH|CAUSES_DECREASE_IN|CAUSES_INCREASE_IN|CONTRAINDICATED_FOR|INDICATED_FOR|MAY_CAUSE_ADVERSE_EFFECT|MODIFIES_EFFECT_OF|PARTICIPATES_IN|TARGETS]->(o:KG_cardio)
+MATCH (s:KG_cardio)-[r:ASSOCIATED_WITH|CAUSES_DECREASE_IN|CAUSES_INCREASE_IN|CONTRAINDICATED_FOR|HAS_NO_EFFECT_ON|INDICATED_FOR|MAY_CAUSE_ADVERSE_EFFECT|MODIFIES_EFFECT_OF|PARTICIPATES_IN|TARGETS]->(o:KG_cardio)
 WHERE NOT EXISTS {
   MATCH (s)<-[:HAS_SUBJECT]-(a:KG_cardio:Assertion)-[:HAS_OBJECT]->(o)
   WHERE a.id = r.assertion_id AND a.predicate = type(r)
@@ -27,7 +27,7 @@ MATCH (a:KG_cardio:Assertion)
 WHERE NOT EXISTS { (:EvidenceSource)-[:SUPPORTS]->(a) } AND a.no_evidence_reason IS NULL
 RETURN count(a) AS value;
 
-// @check entities expect=117
+// @check entities expect=135
 // entity count matches the spec
 MATCH (n:KG_cardio:Entity) RETURN count(n) AS value;
 
@@ -42,6 +42,10 @@ MATCH (n:KG_cardio:EvidenceSource) RETURN count(n) AS value;
 // @check supports expect=298
 // SUPPORTS link count matches the spec
 MATCH (:KG_cardio:EvidenceSource)-[r:SUPPORTS]->(:KG_cardio:Assertion) RETURN count(r) AS value;
+
+// @check members expect=39
+// MEMBER_OF link count matches the spec
+MATCH (:KG_cardio:Entity)-[r:MEMBER_OF]->(:KG_cardio:Entity) RETURN count(r) AS value;
 
 // @check entities_AdverseEffect expect=14
 // AdverseEffect count matches the spec
@@ -70,6 +74,10 @@ MATCH (n:KG_cardio:Drug) RETURN count(n) AS value;
 // @check entities_Intervention expect=10
 // Intervention count matches the spec
 MATCH (n:KG_cardio:Intervention) RETURN count(n) AS value;
+
+// @check entities_InterventionClass expect=18
+// InterventionClass count matches the spec
+MATCH (n:KG_cardio:InterventionClass) RETURN count(n) AS value;
 
 // @check entities_Population expect=9
 // Population count matches the spec

@@ -1,0 +1,359 @@
+"""Evidence rules: where a source may stand, which claims contradict, what a class claim means.
+
+A gold answer rests on outcome evidence, so the compiler makes the evidence trustworthy before
+any backend sees it:
+
+- **Study scope.** A trial, meta-analysis or cohort supports only assertions about what it
+  studied: an assertion whose subject is an intervention (or class) it did not randomise or
+  analyse, or a physiology edge (the subject is not an intervention) supported by a trial, is
+  an error by default (a domain may declare `study_scope: warning`). This is what stops HOPE,
+  a ramipril trial, from reaching labetalol through a shared blood-pressure edge.
+- **Contradictions.** A benefit claim and a null or harm claim on one (subject, outcome,
+  population) triple with no declared resolution fail the compile, naming both assertions.
+- **Class-level claims.** An assertion whose subject is an intervention class applies to the
+  class's members as the predicate's `members_inherit` annotation says: always, never, or only
+  for classes the domain declares homogeneous. A claim on a class without members is an error.
+- **Provenance labels.** The label each assertion carries in contexts is computed here from the
+  declared rules (spec/conditions.yaml `provenance_labels`), never in a template, and a rule
+  whose wording says "validated" or "unvalidated" must require that flag.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from typing import Any
+
+from . import ir
+from .schema import suggest
+from .tables import ErrorList, Table
+from .yamlfile import YamlDoc
+
+# Source types whose support is a study of what it names (they declare studied_interventions).
+STUDY_TYPES = ("trial", "meta_analysis", "cohort")
+# Roles whose assertions from an intervention are outcome claims, and the effect each means.
+BENEFIT, NO_EFFECT, HARM = "benefit", "no_effect", "harm"
+
+
+def parse_rules(doc: YamlDoc) -> ir.EvidenceRules:
+    """The domain's `evidence_rules` block (shape already checked against the LinkML schema)."""
+    data = doc.data.get("evidence_rules") or {}
+    return ir.EvidenceRules(
+        study_scope=data.get("study_scope") or "error",
+        homogeneous_classes=tuple(h["class_id"] for h in data.get("homogeneous_classes") or ()),
+        composites=tuple(
+            (c["outcome_id"], tuple(c["members"])) for c in data.get("composite_outcomes") or ()
+        ),
+        conflicts=tuple(
+            ir.Conflict(tuple(c["assertions"]), str(c["resolution"]), " ".join(c["note"].split()))
+            for c in data.get("conflicts") or ()
+        ),
+    )
+
+
+def parse_provenance(doc: YamlDoc) -> tuple[ir.ProvenanceRule, ...]:
+    """Provenance label rules from the condition declarations, checked for honest wording."""
+    out = []
+    for i, r in enumerate(doc.data.get("provenance_labels") or ()):
+        rule = ir.ProvenanceRule(
+            label=" ".join(str(r["label"]).split()),
+            relation_classes=tuple(r.get("relation_classes") or ()),
+            roles=tuple(r.get("roles") or ()),
+            causal_status=tuple(r.get("causal_status") or ()),
+            source_types=tuple(r.get("source_types") or ()),
+            validated=r.get("validated"),
+            has_evidence=r.get("has_evidence"),
+        )
+        words = set(re.findall(r"[a-z]+", rule.label.lower()))
+        wanted = False if "unvalidated" in words else True if "validated" in words else None
+        if wanted is not None and rule.validated is not wanted:
+            from kgbench.errors import SpecError
+
+            raise SpecError(
+                f"provenance label '{rule.label}' speaks of validation, so the rule must require "
+                f"validated: {str(wanted).lower()}",
+                doc.location(["provenance_labels", i, "validated"], "validated"),
+            )
+        out.append(rule)
+    return tuple(out)
+
+
+def outcome_effect(assertion: ir.Assertion, predicate: ir.Predicate) -> str | None:
+    """benefit / no_effect / harm for an assertion read as an outcome claim, else None."""
+    if predicate.role == "null_effect":
+        return NO_EFFECT
+    if predicate.role != "causal":
+        return None
+    if assertion.direction == "decrease":
+        return BENEFIT
+    if assertion.direction == "increase":
+        return HARM
+    return None
+
+
+class EvidenceChecker:
+    """Runs the evidence rules over a built domain; errors and warnings are collected."""
+
+    def __init__(
+        self,
+        domain: ir.Domain,
+        tables: dict[str, Table],
+        doc: YamlDoc,
+        errors: ErrorList,
+        warnings: list[str],
+    ) -> None:
+        self.domain = domain
+        self.tables = tables
+        self.doc = doc
+        self.errors = errors
+        self.warnings = warnings
+        self.category = {e.id: e.category for e in domain.entities}
+        self.classes = domain.class_by_name
+        self.members = {c.class_id: set(c.member_ids) for c in domain.intervention_classes}
+        self.classes_of: dict[str, set[str]] = defaultdict(set)
+        for c in domain.intervention_classes:
+            for m in c.member_ids:
+                self.classes_of[m].add(c.class_id)
+        self.rules = domain.evidence_rules
+        self.homogeneous = set(self.rules.homogeneous_classes)
+        self._asr_row = {r["assertion_id"]: i for i, r in enumerate(tables["assertions"].rows)}
+        self._ev_row = {r["evidence_id"]: i for i, r in enumerate(tables["evidence_sources"].rows)}
+
+    # helpers -------------------------------------------------------------------------------
+
+    def is_group(self, entity_id: str) -> bool:
+        cls = self.classes.get(self.category.get(entity_id, ""))
+        return bool(cls and cls.is_group)
+
+    def is_intervention(self, entity_id: str) -> bool:
+        cls = self.classes.get(self.category.get(entity_id, ""))
+        return bool(cls and (cls.is_intervention or cls.is_group))
+
+    def asr_location(self, assertion_id: str, field: str):
+        return self.tables["assertions"].location(self._asr_row[assertion_id], field)
+
+    def ev_location(self, evidence_id: str, field: str):
+        return self.tables["evidence_sources"].location(self._ev_row[evidence_id], field)
+
+    def rules_location(self, path: list, field: str):
+        return self.doc.location(["evidence_rules", *path], field)
+
+    # checks --------------------------------------------------------------------------------
+
+    def run(self) -> tuple[ir.AssertionFacts, ...]:
+        self.check_declarations()
+        self.check_evidence_declares_scope()
+        self.check_study_scope()
+        self.check_null_claims()
+        self.check_contradictions()
+        member_ids = self.class_claims()
+        return tuple(
+            ir.AssertionFacts(
+                a.assertion_id, self.provenance(a), member_ids.get(a.assertion_id, ())
+            )
+            for a in self.domain.assertions
+        )
+
+    def check_declarations(self) -> None:
+        """Every id the evidence rules name exists and has the right kind."""
+        rules = self.doc.data.get("evidence_rules") or {}
+        for i, h in enumerate(rules.get("homogeneous_classes") or ()):
+            cid = h["class_id"]
+            if not self.is_group(cid):
+                self.errors.add(
+                    f"'{cid}' is not an intervention class" + suggest(cid, self.members),
+                    self.rules_location(["homogeneous_classes", i, "class_id"], "class_id"),
+                )
+        for i, c in enumerate(rules.get("composite_outcomes") or ()):
+            for j, oid in enumerate([c["outcome_id"], *c["members"]]):
+                if oid not in self.category:
+                    path = ["composite_outcomes", i] + (["outcome_id"] if j == 0 else ["members"])
+                    self.errors.add(
+                        f"unknown entity '{oid}'" + suggest(oid, self.category),
+                        self.rules_location(path, path[-1]),
+                    )
+        ids = {a.assertion_id for a in self.domain.assertions}
+        for i, c in enumerate(rules.get("conflicts") or ()):
+            for aid in c["assertions"]:
+                if aid not in ids:
+                    self.errors.add(
+                        f"unknown assertion '{aid}'" + suggest(aid, ids),
+                        self.rules_location(["conflicts", i, "assertions"], "assertions"),
+                    )
+            res = str(c["resolution"])
+            if res != "contested" and res not in c["assertions"]:
+                self.errors.add(
+                    f"resolution must be 'contested' or one of the conflicting assertions "
+                    f"({', '.join(c['assertions'])}); got {res!r}",
+                    self.rules_location(["conflicts", i, "resolution"], "resolution"),
+                )
+
+    def check_evidence_declares_scope(self) -> None:
+        """A trial names what it randomised; populations named must be populations."""
+        for e in self.domain.evidence_sources:
+            if e.source_type == "trial" and not e.studied_interventions:
+                self.report_scope(
+                    f"trial {e.evidence_id} declares no studied_interventions; a trial supports "
+                    "only claims about the interventions it randomised",
+                    self.ev_location(e.evidence_id, "studied_interventions"),
+                )
+            for ref in e.studied_interventions:
+                if ref not in self.category:
+                    self.errors.add(
+                        f"unknown entity '{ref}'" + suggest(ref, self.category),
+                        self.ev_location(e.evidence_id, "studied_interventions"),
+                    )
+                elif not self.is_intervention(ref):
+                    self.errors.add(
+                        f"'{ref}' is a {self.category[ref]}, not an intervention or class",
+                        self.ev_location(e.evidence_id, "studied_interventions"),
+                    )
+            for ref in e.studied_populations:
+                if ref not in self.category:
+                    self.errors.add(
+                        f"unknown entity '{ref}'" + suggest(ref, self.category),
+                        self.ev_location(e.evidence_id, "studied_populations"),
+                    )
+
+    def studied(self, evidence: ir.EvidenceSource, subject: str) -> bool:
+        """Whether the study is about the subject: named itself, or through a homogeneous class
+        (a class trial for a member, a member's trial for the class)."""
+        named = set(evidence.studied_interventions)
+        if subject in named:
+            return True
+        if self.is_group(subject):
+            return subject in self.homogeneous and bool(self.members.get(subject, set()) & named)
+        return any(c in named and c in self.homogeneous for c in self.classes_of.get(subject, ()))
+
+    def check_study_scope(self) -> None:
+        evidence = {e.evidence_id: e for e in self.domain.evidence_sources}
+        assertions = {a.assertion_id: a for a in self.domain.assertions}
+        link_rows = self.tables["assertion_evidence"]
+        for _i, s in enumerate(self.domain.supports):
+            e, a = evidence[s.evidence_id], assertions[s.assertion_id]
+            if e.source_type not in STUDY_TYPES:
+                continue
+            where = link_rows.location(self._link_index(s), "evidence_id")
+            # The side of the claim that is an intervention: its subject, or for an effect
+            # modifier (a population modifying a drug's effect) its object.
+            about = next((x for x in (a.subject_id, a.object_id) if self.is_intervention(x)), None)
+            if about is None:
+                if e.source_type == "trial":
+                    self.report_scope(
+                        f"trial {e.evidence_id} supports {a.assertion_id}, a physiology edge "
+                        f"({a.subject_id} is a {self.category[a.subject_id]}); support physiology "
+                        "with a guideline, review or cohort, and attach trials to the claims "
+                        "about the interventions they randomised",
+                        where,
+                    )
+                continue
+            if e.studied_interventions and not self.studied(e, about):
+                self.report_scope(
+                    f"{e.source_type} {e.evidence_id} supports {a.assertion_id} about "
+                    f"{about}, which it did not study (studied: "
+                    f"{', '.join(e.studied_interventions)})",
+                    where,
+                )
+
+    def _link_index(self, support: ir.Support) -> int:
+        if not hasattr(self, "_links"):
+            self._links = {
+                (r["assertion_id"], r["evidence_id"]): i
+                for i, r in enumerate(self.tables["assertion_evidence"].rows)
+            }
+        return self._links[(support.assertion_id, support.evidence_id)]
+
+    def report_scope(self, message: str, where) -> None:
+        if self.rules.study_scope == "warning":
+            self.warnings.append(f"{where}: {message}")
+        else:
+            self.errors.add(message, where)
+
+    def check_null_claims(self) -> None:
+        """A null result is its own kind of claim: role null_effect and causal_status no_effect
+        go together, so no causal chain can silently pass through a null result."""
+        for a in self.domain.assertions:
+            null_role = self.domain.predicate_by_name[a.predicate].role == "null_effect"
+            if null_role != (a.causal_status == "no_effect"):
+                want = "no_effect" if null_role else "not no_effect (only null_effect predicates)"
+                self.errors.add(
+                    f"causal_status of a {a.predicate} assertion must be {want}, "
+                    f"got '{a.causal_status}'",
+                    self.asr_location(a.assertion_id, "causal_status"),
+                )
+
+    def check_contradictions(self) -> None:
+        """Benefit against no effect or harm on one triple needs a declared resolution."""
+        resolved = [set(c.assertions) for c in self.rules.conflicts]
+        by_triple: dict[tuple, list[tuple[str, str]]] = defaultdict(list)
+        for a in self.domain.assertions:
+            if not self.is_intervention(a.subject_id):
+                continue
+            effect = outcome_effect(a, self.domain.predicate_by_name[a.predicate])
+            if effect is not None:
+                key = (a.subject_id, a.object_id, a.population_id)
+                by_triple[key].append((a.assertion_id, effect))
+        for (subj, obj, pop), claims in sorted(by_triple.items(), key=lambda kv: kv[1][0][0]):
+            benefit = [i for i, eff in claims if eff == BENEFIT]
+            against = [i for i, eff in claims if eff != BENEFIT]
+            for b in benefit:
+                for c in against:
+                    if any({b, c} <= r for r in resolved):
+                        continue
+                    self.errors.add(
+                        f"{b} (benefit) and {c} ({dict(claims)[c].replace('_', ' ')}) contradict "
+                        f"each other on {subj} -> {obj}"
+                        + (f" in {pop}" if pop else "")
+                        + "; declare a resolution under evidence_rules.conflicts in domain.yaml "
+                        "(contested, or the assertion that stands)",
+                        self.asr_location(c, "predicate"),
+                    )
+
+    def class_claims(self) -> dict[str, tuple[str, ...]]:
+        """Members each class-level claim applies to, by its predicate's inheritance rule."""
+        out: dict[str, tuple[str, ...]] = {}
+        for a in self.domain.assertions:
+            if not self.is_group(a.subject_id):
+                continue
+            members = self.members.get(a.subject_id)
+            if not members:
+                self.errors.add(
+                    f"{a.assertion_id} is a class-level claim on '{a.subject_id}', which has no "
+                    "members in intervention_classes",
+                    self.asr_location(a.assertion_id, "subject_id"),
+                )
+                continue
+            rule = self.domain.predicate_by_name[a.predicate].members_inherit
+            applies = rule == "always" or (
+                rule == "homogeneous" and a.subject_id in self.homogeneous
+            )
+            out[a.assertion_id] = tuple(sorted(members)) if applies else ()
+        return out
+
+    def provenance(self, a: ir.Assertion) -> str:
+        sources = self._sources_of(a.assertion_id)
+        role = self.domain.predicate_by_name[a.predicate].role
+        for rule in self.domain.provenance_rules:
+            if rule.relation_classes and a.relation_class not in rule.relation_classes:
+                continue
+            if rule.roles and role not in rule.roles:
+                continue
+            if rule.causal_status and a.causal_status not in rule.causal_status:
+                continue
+            if rule.source_types and not sources & set(rule.source_types):
+                continue
+            if rule.validated is not None and a.validated is not rule.validated:
+                continue
+            if rule.has_evidence is not None and bool(sources) is not rule.has_evidence:
+                continue
+            return rule.label
+        return ""
+
+    def _sources_of(self, assertion_id: str) -> set[str]:
+        if not hasattr(self, "_source_types"):
+            types = {e.evidence_id: e.source_type for e in self.domain.evidence_sources}
+            found: dict[str, set[str]] = defaultdict(set)
+            for s in self.domain.supports:
+                found[s.assertion_id].add(types[s.evidence_id])
+            self._source_types: dict[str, Any] = found
+        return self._source_types.get(assertion_id, set())

@@ -1,0 +1,245 @@
+"""Evidence-anchored judgement: may this intervention be the answer for this patient?
+
+The one question every category asks, answered the way a clinician would and the same way
+everywhere. An intervention qualifies for (target outcome, population) only through an
+**outcome claim**: a validated causal claim from the intervention (or from a class declared
+homogeneous that contains it) to the target or a declared composite containing it, for the
+patient's population, at a declared certainty, backed by a study that studied it (a trial or a
+meta-analysis) or a guideline recommendation of a declared class. A chain through a surrogate
+(blood pressure, LDL cholesterol) explains the mechanism; it never qualifies an answer.
+
+Against that, in order of precedence:
+- a contraindication hitting any of the patient's findings (history included) excludes it;
+- a validated harm or null result on the same outcome for the population blocks it;
+- contradictory claims the domain declares `contested` leave it uncertain.
+
+Strength orders qualified claims: a study of the intervention itself (or its homogeneous
+class) beats a guideline alone, then the claim's certainty, then the class of the
+recommendation. Hop counts and rule order never decide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any
+
+from .kg import KnowledgeGraph
+from .rules import Rules
+
+QUALIFIED = "outcome_evidence"
+CONTRAINDICATED = "contraindicated"
+HARM = "harm_evidence"
+NULL = "null_evidence"
+CONTESTED = "contested_evidence"
+UNPROVEN = "no_outcome_evidence"
+REC_RANK = {"class_1": 2, "class_2a": 1}
+
+
+@dataclass(frozen=True)
+class OutcomeClaim:
+    """One outcome claim of an intervention, as it applies to one patient population."""
+
+    assertion_id: str
+    via_class: str | None  # the class it is inherited from, for a class-level claim
+    effect: str  # benefit | no_effect | harm
+    outcome: str  # the target itself or a composite that contains it
+    qualifying: tuple[str, ...]  # sources that make it outcome evidence
+    strength: tuple[int, int, int]  # (study of it, certainty, class of recommendation)
+
+    def describe(self, kg: KnowledgeGraph) -> str:
+        a = kg.assertions[self.assertion_id]
+        kinds = []
+        for link in kg.links.get(self.assertion_id, ()):
+            ev = kg.evidence[link["evidence_id"]]
+            if link["evidence_id"] not in self.qualifying:
+                continue
+            text = f"{ev['source_type'].replace('_', '-')} {link['evidence_id']}"
+            if link.get("recommendation_class"):
+                text += f" ({link['recommendation_class'].replace('_', ' ')}"
+                if link.get("level_of_evidence"):
+                    text += f", level {link['level_of_evidence'].replace('_', '-')}"
+                text += ")"
+            kinds.append(text)
+        where = f"class-level claim of {kg.name_of(self.via_class)}, " if self.via_class else ""
+        return f"{where}{a['evidence_level']} certainty; " + "; ".join(kinds)
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The verdict on one candidate for one patient, with what it rests on."""
+
+    intervention: str
+    status: str
+    claim: OutcomeClaim | None = None  # the strongest qualifying benefit claim
+    claims: tuple[OutcomeClaim, ...] = ()  # every qualifying benefit claim, strongest first
+    blocking: tuple[str, ...] = ()  # null, harm or contested assertion ids
+    contraindications: tuple[str, ...] = ()  # contraindication assertion ids that hit
+    findings: tuple[str, ...] = ()  # the findings they hit
+
+    @property
+    def qualified(self) -> bool:
+        return self.status == QUALIFIED
+
+
+class OutcomeJudge:
+    """Judgements over one graph and one domain's outcome-evidence rule (memoised)."""
+
+    def __init__(self, kg: KnowledgeGraph, rules: Rules) -> None:
+        self.kg = kg
+        self.rules = rules
+        self.policy = rules.outcome_evidence
+        self._cache: dict[tuple, Judgement] = {}
+
+    # populations -----------------------------------------------------------------------------
+
+    def applies_in(self, population: str) -> set[str]:
+        profile = self.rules.populations.get(population) or {}
+        return {population, *(profile.get("applies_with") or ())}
+
+    def holds_in(self, assertion: dict[str, Any], population: str) -> bool:
+        pop = assertion["population_id"]
+        return pop is None or pop in self.applies_in(population)
+
+    # claims ----------------------------------------------------------------------------------
+
+    @cached_property
+    def _superseded(self) -> frozenset[str]:
+        """Claims that lost a declared conflict resolution (the other claim stands)."""
+        out: set[str] = set()
+        for c in self.kg.evidence_rules.get("conflicts") or ():
+            if c["resolution"] != "contested":
+                out |= set(c["assertions"]) - {c["resolution"]}
+        return frozenset(out)
+
+    @cached_property
+    def _contested(self) -> frozenset[str]:
+        out: set[str] = set()
+        for c in self.kg.evidence_rules.get("conflicts") or ():
+            if c["resolution"] == "contested":
+                out |= set(c["assertions"])
+        return frozenset(out)
+
+    def effect(self, assertion: dict[str, Any]) -> str | None:
+        role = self.kg.role(assertion)
+        if role == "null_effect":
+            return "no_effect"
+        if role != "causal":
+            return None
+        return {"decrease": "benefit", "increase": "harm"}.get(assertion["direction"])
+
+    def studied(self, evidence_id: str, assertion: dict[str, Any], via: str | None) -> bool:
+        """A study qualifies a claim only when it studied the claim's subject (or, through a
+        homogeneous class, a member of it): its own trial, never another drug's."""
+        ev = self.kg.evidence[evidence_id]
+        named = set(ev.get("studied_interventions") or ())
+        subject = assertion["subject_id"]
+        if subject in named:
+            return True
+        if subject in self.kg.group_ids and subject in self.kg.homogeneous:
+            return bool(named & set(self.kg.classes.get(subject, {}).get("member_ids", ())))
+        return any(
+            c in named and c in self.kg.homogeneous for c in self.kg.classes_of.get(subject, ())
+        )
+
+    def outcome_claims(self, intervention: str, target: str, population: str) -> list[OutcomeClaim]:
+        """Every validated outcome claim of the intervention (own or inherited) on the target or
+        a composite containing it, holding in the population, with its qualifying sources."""
+        outcomes = set(self.kg.outcome_ids(target))
+        levels = self.kg.evidence_order
+        out = []
+        for a, via in self.kg.claims(intervention, ("causal", "null_effect")):
+            if a["object_id"] not in outcomes or not a["validated"]:
+                continue
+            if a["assertion_id"] in self._superseded or not self.holds_in(a, population):
+                continue
+            effect = self.effect(a)
+            if effect is None:
+                continue
+            qualifying, study, rec = [], 0, 0
+            for link in self.kg.links.get(a["assertion_id"], ()):
+                ev = self.kg.evidence[link["evidence_id"]]
+                if ev["source_type"] in self.policy.study_source_types and self.studied(
+                    link["evidence_id"], a, via
+                ):
+                    qualifying.append(link["evidence_id"])
+                    study = 1
+                elif ev["source_type"] in self.policy.guideline_source_types and (
+                    link.get("recommendation_class") in self.policy.guideline_classes
+                ):
+                    qualifying.append(link["evidence_id"])
+                    rec = max(rec, REC_RANK.get(link["recommendation_class"], 0))
+            level = len(levels) - levels.index(a["evidence_level"])
+            out.append(
+                OutcomeClaim(
+                    a["assertion_id"], via, effect, a["object_id"], tuple(qualifying),
+                    (study, level, rec),
+                )
+            )  # fmt: skip
+        return out
+
+    def qualifies(self, claim: OutcomeClaim) -> bool:
+        a = self.kg.assertions[claim.assertion_id]
+        return (
+            claim.effect == "benefit"
+            and bool(claim.qualifying)
+            and a["causal_status"] == "causal"
+            and a["evidence_level"] in self.policy.evidence_levels
+            and claim.assertion_id not in self._contested
+        )
+
+    # contraindications -----------------------------------------------------------------------
+
+    def contraindications(
+        self, intervention: str, findings: Iterable[str], population: str | None = None
+    ) -> list[tuple[str, str]]:
+        """(assertion id, finding) for each contraindication (own or class-level) that hits one
+        of the findings, or is declared for the patient's whole population."""
+        wanted = set(findings)
+        hits = []
+        for a, _ in self.kg.claims(intervention, ("contraindication",)):
+            if a["object_id"] in wanted:
+                hits.append((a["assertion_id"], a["object_id"]))
+            elif population is not None and a["population_id"] == population:
+                hits.append((a["assertion_id"], population))
+        return sorted(set(hits))
+
+    # the verdict -----------------------------------------------------------------------------
+
+    def judge(
+        self, intervention: str, target: str, population: str, findings: Iterable[str] = ()
+    ) -> Judgement:
+        findings = tuple(sorted(set(findings)))
+        key = (intervention, target, population, findings)
+        if key not in self._cache:
+            self._cache[key] = self._judge(intervention, target, population, findings)
+        return self._cache[key]
+
+    def _judge(
+        self, intervention: str, target: str, population: str, findings: tuple[str, ...]
+    ) -> Judgement:
+        hits = self.contraindications(intervention, findings, population)
+        if hits:
+            return Judgement(
+                intervention,
+                CONTRAINDICATED,
+                contraindications=tuple(h[0] for h in hits),
+                findings=tuple(dict.fromkeys(h[1] for h in hits)),
+            )
+        claims = self.outcome_claims(intervention, target, population)
+        harm = tuple(c.assertion_id for c in claims if c.effect == "harm")
+        if harm:
+            return Judgement(intervention, HARM, blocking=harm)
+        null = tuple(c.assertion_id for c in claims if c.effect == "no_effect")
+        if null:
+            return Judgement(intervention, NULL, blocking=null)
+        contested = tuple(c.assertion_id for c in claims if c.assertion_id in self._contested)
+        good = [c for c in claims if self.qualifies(c)]
+        if good:
+            ranked = sorted(good, key=lambda c: (c.strength, c.via_class is None), reverse=True)
+            ranked = [c for c in ranked if c.strength == ranked[0].strength]
+            return Judgement(intervention, QUALIFIED, claim=ranked[0], claims=tuple(ranked))
+        if contested:
+            return Judgement(intervention, CONTESTED, blocking=contested)
+        return Judgement(intervention, UNPROVEN)
