@@ -212,14 +212,26 @@ def _as_set(value: Any) -> set[str]:
     return set()
 
 
+def abstains(resp: Any, response: dict[str, Any]) -> bool:
+    """A null (or empty) recommendation with the uncertainty flag set: the contract's way of
+    saying that no candidate is adequately supported."""
+    empty = resp is None or (isinstance(resp, str) and not resp.strip())
+    return empty and response.get("uncertainty_flag") is True
+
+
 def intervention_match(resp: Any, gold: Any, inp: MetricInputs) -> float | None:
-    """1.0 when the named intervention is a wanted one, or a class of one, or (for a wanted
-    class) one of its members; a sibling drug in the same class counts only when the class is
-    wanted (acceptable interventions), not for the single preferred drug."""
+    """1.0 when the named intervention is one the gold lists, by its own id: a class counts
+    only when the gold lists that class (declared homogeneous), and a class's members never
+    count through it, so a heterogeneous class cannot credit a contraindicated member.
+
+    Where the gold is to abstain (nothing wanted), a correct abstention scores 1.0 and any
+    pick, confident or hedged, 0.0; elsewhere an abstention scores 0.0."""
+    wanted = _as_set(gold)
+    if not wanted:
+        return 1.0 if abstains(resp, inp.response) else 0.0
     if not isinstance(resp, str) or not resp.strip():
         return 0.0
     chosen = inp.lexicon.resolve_choice(resp)
-    wanted = inp.lexicon.equivalents(_as_set(gold))
     return 1.0 if chosen & wanted else 0.0
 
 

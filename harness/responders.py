@@ -9,12 +9,15 @@ They are not models and say nothing about any model. They exist so the whole pip
   Its unsupported-claim rate is 0.0 wherever the gold path was retrieved; where the condition
   did not retrieve it (C2 carries no mechanistic chain) the cited path ids are, by the
   metric's definition, unsupported by the retrieved context.
-* `context-reader` reads only its prompt text, deterministically: it picks the candidate whose
-  chain to the target outcome appears in the grounded context (skipping a candidate whose
-  contraindication the scenario text mentions), cites that chain's ids and evidence, lists the
-  adverse effects it sees for its choice and the contraindications it sees for the other
-  candidates, and flags uncertainty when its chain is marked weak or no candidate has a chain.
-  With no grounded context it behaves like `ungrounded`.
+* `context-reader` reads only its prompt text, deterministically: it picks the first candidate
+  with outcome evidence for the target in the grounded context (a line on the target from the
+  candidate, or from a class the line says applies to it, that is not marked weak), skipping a
+  candidate whose contraindication the scenario text mentions or whose outcome line is a null
+  result; it cites that candidate's chain to the target (or the outcome line), its evidence, the
+  adverse effects it sees for its choice and the contraindications it sees for the others. When
+  no candidate has outcome evidence it abstains (no recommendation, uncertainty flagged): a
+  surrogate chain alone is not a reason to recommend. With no grounded context it behaves like
+  `ungrounded`.
 * `ungrounded` picks the first candidate and cites nothing.
 
 `respond(name, prompt, gold)` returns a dict in the response contract (response.schema.json);
@@ -26,7 +29,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +52,8 @@ WEAK = re.compile(
     re.I,
 )
 EVIDENCE_ID = re.compile(r"[A-Za-z][A-Za-z0-9]*_[0-9]+")
+# A class-level claim names the member it applies to at the end of its line.
+APPLIES_TO = re.compile(r"\| class-level claim for .+?, applies to (?P<member>.+?)\s*$")
 
 
 def _key(text: str) -> str:
@@ -65,6 +70,13 @@ class ContextLine:
     object: str
     evidence_ids: tuple[str, ...]
     weak: bool
+    section: str = ""  # the title of the context section the line sits in
+    applies_to: str = ""  # for a class-level claim, the member it is shown under
+
+    def about(self, candidate: str) -> bool:
+        return _same(self.subject, candidate) or (
+            bool(self.applies_to) and _same(self.applies_to, candidate)
+        )
 
 
 @dataclass
@@ -84,6 +96,7 @@ def _context_line(text: str) -> ContextLine | None:
     if not m:
         return None
     evidence = tuple(EVIDENCE_ID.findall(m["evidence"]))
+    applies = APPLIES_TO.search(text)
     return ContextLine(
         assertion_id=m["id"],
         subject=m["subject"],
@@ -91,6 +104,7 @@ def _context_line(text: str) -> ContextLine | None:
         object=m["object"],
         evidence_ids=evidence,
         weak=bool(WEAK.search(text)) or not evidence,
+        applies_to=applies["member"] if applies else "",
     )
 
 
@@ -101,6 +115,7 @@ def parse_prompt(prompt: str) -> ParsedPrompt:
     state = "head"
     scenario: list[str] = []
     pathway: list[ContextLine] | None = None
+    section = ""
     for raw in lines:
         line = raw.strip()
         if line.startswith("# Answer format"):
@@ -130,11 +145,13 @@ def parse_prompt(prompt: str) -> ParsedPrompt:
                 continue
             if line.startswith("#"):
                 parsed.grounded |= line.startswith("# Grounded context")
+                section = line.lstrip("#").strip()
                 pathway = None
                 continue
             item = _context_line(line)
             if item is None:
                 continue
+            item = replace(item, section=section)
             parsed.lines.append(item)
             if pathway is not None and NUMBERED.match(line):
                 pathway.append(item)
@@ -164,7 +181,7 @@ def _mentions(text_key: str, name: str) -> bool:
     )
 
 
-def _contract(recommended: str, **fields: Any) -> dict[str, Any]:
+def _contract(recommended: str | None, **fields: Any) -> dict[str, Any]:
     out: dict[str, Any] = {
         "recommended_intervention": recommended,
         "causal_path_assertion_ids": [],
@@ -194,6 +211,16 @@ def _chains_to_target(parsed: ParsedPrompt, candidate: str) -> list[list[Context
     ]
 
 
+def _outcome_lines(parsed: ParsedPrompt, candidate: str) -> list[ContextLine]:
+    """Lines about the candidate (or its class) on the target outcome: outcome evidence."""
+    return [
+        ln
+        for ln in parsed.lines
+        if ln.about(candidate)
+        and (_same(parsed.target, ln.object) or "outcome evidence" in ln.section.lower())
+    ]
+
+
 def context_reader(prompt: str, gold: dict[str, Any] | None = None) -> dict[str, Any]:
     """A deterministic reader of the grounded context; see the module docstring."""
     parsed = parse_prompt(prompt)
@@ -204,40 +231,39 @@ def context_reader(prompt: str, gold: dict[str, Any] | None = None) -> dict[str,
     def ruled_out(candidate: str) -> bool:
         return any(
             "CONTRAINDICATED" in ln.predicate
-            and _same(ln.subject, candidate)
+            and ln.about(candidate)
             and _mentions(scenario_key, ln.object)
             for ln in parsed.lines
         )
 
-    with_chain = [c for c in parsed.candidates if _chains_to_target(parsed, c)]
-    allowed = [c for c in with_chain if not ruled_out(c)] or with_chain
-    # a candidate whose chain is fully supported beats one that only has weak chains
-    strong = [
-        c
-        for c in allowed
-        if any(not any(ln.weak for ln in ch) for ch in _chains_to_target(parsed, c))
-    ]
-    if allowed:
-        choice = (strong or allowed)[0]
-        chains = _chains_to_target(parsed, choice)
-        chain = next((ch for ch in chains if not any(ln.weak for ln in ch)), chains[0])
-    else:
-        choice = next((c for c in parsed.candidates if not ruled_out(c)), parsed.candidates[0])
-        chain = []
-    adverse = [ln for ln in parsed.lines if "ADVERSE" in ln.predicate and _same(ln.subject, choice)]
+    def supported(candidate: str) -> list[ContextLine]:
+        lines = _outcome_lines(parsed, candidate)
+        if any("NO_EFFECT" in ln.predicate or "INCREASE" in ln.predicate for ln in lines):
+            return []  # a null or harm result on the target blocks it
+        return [ln for ln in lines if "DECREASE" in ln.predicate and not ln.weak]
+
+    choice = next((c for c in parsed.candidates if supported(c) and not ruled_out(c)), None)
     contra = [
         ln
         for ln in parsed.lines
-        if "CONTRAINDICATED" in ln.predicate and not _same(ln.subject, choice)
+        if "CONTRAINDICATED" in ln.predicate and (choice is None or not ln.about(choice))
     ]
-    cited = [*chain, *adverse, *contra]
+    if choice is None:
+        return _contract(
+            None,
+            contraindication_assertion_ids=list(dict.fromkeys(ln.assertion_id for ln in contra)),
+            supporting_evidence_ids=list(
+                dict.fromkeys(ev for ln in contra for ev in ln.evidence_ids)
+            ),
+            uncertainty_flag=True,
+            rationale="Reference baseline: no candidate has outcome evidence in the context.",
+        )
+    outcome = supported(choice)
+    chains = _chains_to_target(parsed, choice)
+    chain = next((ch for ch in chains if not any(ln.weak for ln in ch)), outcome[:1])
+    adverse = [ln for ln in parsed.lines if "ADVERSE" in ln.predicate and ln.about(choice)]
+    cited = [*chain, *outcome, *adverse, *contra]
     evidence = list(dict.fromkeys(ev for ln in cited for ev in ln.evidence_ids))
-    uncertain = not chain or any(ln.weak for ln in chain)
-    why = (
-        f"Reference baseline: {choice} has a retrieved chain to {parsed.target}."
-        if chain
-        else "Reference baseline: no retrieved chain reaches the target outcome."
-    )
     return _contract(
         choice,
         causal_path_assertion_ids=list(dict.fromkeys(ln.assertion_id for ln in chain)),
@@ -247,8 +273,8 @@ def context_reader(prompt: str, gold: dict[str, Any] | None = None) -> dict[str,
         claims=[
             {"subject": ln.subject, "predicate": ln.predicate, "object": ln.object} for ln in chain
         ],
-        uncertainty_flag=uncertain,
-        rationale=why,
+        uncertainty_flag=False,
+        rationale=f"Reference baseline: {choice} has outcome evidence for {parsed.target}.",
     )
 
 
@@ -265,10 +291,10 @@ def _split_gold(gold: dict[str, Any] | None) -> tuple[dict[str, Any], list[dict[
 def oracle(prompt: str, gold: dict[str, Any] | None = None) -> dict[str, Any]:
     """The gold answer in the response contract; see the module docstring."""
     g, candidates = _split_gold(gold)
-    preferred = g.get("preferred_intervention") or ""
+    preferred = g.get("preferred_intervention")
     label = next(
         (c.get("label") for c in candidates if c.get("intervention_id") == preferred), preferred
-    )
+    )  # None when the gold is to abstain
     path = list(g.get("causal_path_assertion_ids") or [])
     by_id = {ln.assertion_id: ln for ln in parse_prompt(prompt).lines}
     claims = [

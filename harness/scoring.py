@@ -18,7 +18,7 @@ import importlib.util
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -57,9 +57,12 @@ class FieldRule:
 
     kind: str  # "string" | "boolean" | "number" | "string_list" | "object_list" | "any"
     keys: tuple[str, ...] = ()
+    nullable: bool = False  # null is a value (an abstaining recommendation)
 
     def clean(self, value: Any) -> tuple[Any, str | None]:
         """The value if it has this type (list items of another type dropped), else None."""
+        if value is None and self.nullable:
+            return None, None
         if self.kind == "string":
             return (value, None) if isinstance(value, str) else (None, "expected a string")
         if self.kind == "boolean":
@@ -92,6 +95,9 @@ def _resolve_ref(schema: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]
 
 def _rule(schema: dict[str, Any], prop: dict[str, Any]) -> FieldRule:
     kind = prop.get("type")
+    if isinstance(kind, list) and "null" in kind and len(kind) == 2:
+        inner = next(t for t in kind if t != "null")
+        return replace(_rule(schema, {**prop, "type": inner}), nullable=True)
     if kind == "array":
         items = _resolve_ref(schema, prop.get("items", {}))
         if items.get("type") == "string":
@@ -135,7 +141,7 @@ class Contract:
             value, problem = rule.clean(obj[name])
             if problem:
                 problems.append(f"field '{name}': {problem}")
-            if value is not None:
+            if value is not None or (rule.nullable and obj[name] is None):
                 out[name] = value
         if self.closed:
             extra = sum(1 for k in obj if k not in self.fields)
@@ -145,7 +151,7 @@ class Contract:
 
 
 _DEFAULT_FIELDS: dict[str, FieldRule] = {
-    "recommended_intervention": FieldRule("string"),
+    "recommended_intervention": FieldRule("string", nullable=True),
     "causal_path_assertion_ids": FieldRule("string_list"),
     "adverse_effect_assertion_ids": FieldRule("string_list"),
     "contraindication_assertion_ids": FieldRule("string_list"),

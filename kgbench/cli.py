@@ -123,6 +123,10 @@ def _mount_subapps() -> None:
     from harness.scenarios.cli import scenario_app
 
     app.registered_commands.extend(scenario_app.registered_commands)
+    from harness.review.cli import explain_command, review_command
+
+    app.command("explain")(user_errors(explain_command))
+    app.command("review")(user_errors(review_command))
 
 
 _mount_subapps()

@@ -1,0 +1,93 @@
+"""`kgbench explain` and `kgbench review`: reading and signing off a scenario set's gold.
+
+Plain typer commands on `review_app`, mounted by the top-level CLI (which turns a UserError
+into one message and exit code 2). Verdicts live in `domains/<domain>/reviews.csv` (see
+`verdicts`); `--reviews` points elsewhere.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+review_app = typer.Typer(add_completion=False, no_args_is_help=True)
+
+DomainOption = Annotated[str, typer.Option("--domain", "-d", help="Compiled domain.")]
+ScenariosOption = Annotated[
+    Path | None,
+    typer.Option(help="Scenario file (default: generated/<domain>/scenarios/scenarios.jsonl)."),
+]
+
+
+def default_reviews(domain: str) -> Path:
+    from harness.compiled import REPO_ROOT
+
+    return REPO_ROOT / "domains" / domain / "reviews.csv"
+
+
+@review_app.command("explain")
+def explain_command(
+    scenario_id: Annotated[str, typer.Argument(help="Scenario id, e.g. SCN_0046.")],
+    domain: DomainOption,
+    scenarios: ScenariosOption = None,
+) -> None:
+    """Print why a scenario's gold is what it is: every candidate's verdict and its evidence."""
+    from harness.compiled import CompiledDomain
+    from harness.review.explain import as_text, explain, find
+    from harness.scenario_io import default_scenarios_path, read_scenarios
+    from harness.scenarios.kg import KnowledgeGraph
+
+    compiled = CompiledDomain.open(domain)
+    records = read_scenarios(scenarios or default_scenarios_path(domain))
+    kg = KnowledgeGraph(compiled)
+    print(as_text(kg, explain(kg, find(records, scenario_id))))
+
+
+@review_app.command("review")
+def review_command(
+    domain: DomainOption,
+    scenarios: ScenariosOption = None,
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Folder for review.html and review.csv (default runs/review-<domain>)."),
+    ] = None,
+    reviews: Annotated[
+        Path | None, typer.Option(help="Verdicts file (default domains/<domain>/reviews.csv).")
+    ] = None,
+    drop_stale: Annotated[
+        bool,
+        typer.Option(
+            "--drop-stale/--keep-stale",
+            help="Remove verdicts whose item has changed since (they need review again).",
+        ),
+    ] = False,
+) -> None:
+    """Write the clinical review sheet (HTML and CSV) with every item's hash and verdict."""
+    from harness.compiled import REPO_ROOT, CompiledDomain
+    from harness.jsonio import atomic_write_text
+    from harness.review.sheet import write_sheet
+    from harness.review.verdicts import coverage, read_verdicts, verdict_rows
+    from harness.scenario_io import default_scenarios_path, read_scenarios
+    from harness.scenarios.kg import KnowledgeGraph
+    from kgbench.cliutil import stderr_console
+
+    compiled = CompiledDomain.open(domain)
+    records = read_scenarios(scenarios or default_scenarios_path(domain))
+    path = reviews or default_reviews(domain)
+    verdicts = read_verdicts(path, records, allow_stale=drop_stale)
+    if drop_stale and path.exists():
+        atomic_write_text(path, verdict_rows(verdicts.values()))
+    target = out or REPO_ROOT / "runs" / f"review-{domain}"
+    html_path, csv_path = write_sheet(
+        KnowledgeGraph(compiled), records, verdicts, target, f"Clinical review: {domain}"
+    )
+    cov = coverage(records, verdicts)
+    console = stderr_console()
+    console.print(
+        f"{len(records)} items: {len(cov.accepted)} accepted, {len(cov.disputed)} disputed, "
+        f"{len(cov.unreviewed)} not reviewed",
+        markup=False,
+    )
+    console.print(f"review sheet: {html_path} and {csv_path}", markup=False)
