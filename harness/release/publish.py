@@ -43,6 +43,8 @@ from .layout import (
     sha256,
 )
 
+CHANGELOG = "CHANGELOG.md"
+
 
 @dataclass(frozen=True)
 class PublishResult:
@@ -52,6 +54,7 @@ class PublishResult:
     unchanged: bool
     previous: str | None = None
     bump: str | None = None
+    review: dict[str, Any] | None = None
 
 
 def _schema_version(domain: CompiledDomain, records: list[dict[str, Any]], source: Path) -> str:
@@ -133,14 +136,40 @@ def _read_files(path: Path) -> dict[str, bytes]:
     return {rel: (path / rel).read_bytes() for rel in DATA_FILES}
 
 
+def _review(records: list[dict[str, Any]], reviews: Path | None) -> dict[str, Any] | None:
+    """Review coverage for the manifest; a disputed item stops the release."""
+    if reviews is None:
+        return None
+    from harness.review.verdicts import coverage, read_verdicts
+
+    verdicts = read_verdicts(reviews, records)
+    cov = coverage(records, verdicts)
+    if cov.disputed:
+        notes = "; ".join(f"{i}: {verdicts[i].note}" for i in cov.disputed[:10])
+        raise UserError(
+            f"{len(cov.disputed)} item(s) are disputed in {reviews} and cannot be published "
+            f"({notes}); fix them, regenerate, and review them again"
+        )
+    return cov.as_dict(reviews.name)
+
+
 def publish_release(
-    domain: CompiledDomain, version: str, scenarios: Path | None = None
+    domain: CompiledDomain,
+    version: str,
+    scenarios: Path | None = None,
+    reviews: Path | None = None,
+    changelog: Path | None = None,
 ) -> PublishResult:
     new = Version.parse(version)
     source = scenarios or default_output(domain)
     records = check_file(domain, source)
     schema_version = _schema_version(domain, records, source)
+    review = _review(records, reviews)
     files = build_files(domain, records, schema_version)
+    if changelog is not None:
+        if not changelog.is_file():
+            raise UserError(f"changelog not found: {changelog}")
+        files[CHANGELOG] = changelog.read_bytes()
     gold_root = domain.root / "gold"
     published = releases(gold_root)
     target = gold_root / str(new)
@@ -180,6 +209,8 @@ def publish_release(
     manifest = _manifest(
         domain, str(new), schema_version, records, files, str(previous) if previous else None
     )
+    if review is not None:
+        manifest["review"] = review
     _write_release(target, files, manifest)
     return PublishResult(
         target,
@@ -188,6 +219,7 @@ def publish_release(
         unchanged=False,
         previous=str(previous) if previous else None,
         bump=bump,
+        review=review,
     )
 
 

@@ -106,12 +106,22 @@ def publish(
         Path | None,
         typer.Option(help="Scenario file (default: generated/<domain>/scenarios/scenarios.jsonl)."),
     ] = None,
+    reviews: Annotated[
+        Path | None,
+        typer.Option(help="Review verdicts (default: domains/<domain>/reviews.csv, if present)."),
+    ] = None,
+    changelog: Annotated[
+        Path | None, typer.Option(help="A CHANGELOG.md to ship in the release.")
+    ] = None,
 ) -> None:
     """Publish scenarios and gold as an immutable, versioned release under generated/<domain>/gold/."""
     from harness.compiled import CompiledDomain
     from harness.release.publish import publish_release
+    from harness.review.cli import default_reviews
 
-    result = publish_release(CompiledDomain.open(domain), version, scenarios)
+    if reviews is None and default_reviews(domain).exists():
+        reviews = default_reviews(domain)
+    result = publish_release(CompiledDomain.open(domain), version, scenarios, reviews, changelog)
     if result.unchanged:
         _console().print(
             f"[green]unchanged[/] release {version} already holds this content: {_display(result.path)}"
@@ -121,6 +131,17 @@ def publish(
     _console().print(
         f"[green]published[/] release {version}{bump}: {result.scenarios} scenarios in {_display(result.path)}"
     )
+    review = result.review
+    if review is None:
+        _console().print(
+            "[yellow]warning[/]: no reviews.csv: the release records no clinical review"
+        )
+    elif review["unreviewed"]:
+        _console().print(
+            f"[yellow]warning[/]: {review['unreviewed']} item(s) not reviewed: "
+            + ", ".join(review["unreviewed_ids"][:10]),
+            markup=True,
+        )
 
 
 @scenario_app.command("verify-release")
