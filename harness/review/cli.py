@@ -36,11 +36,12 @@ def explain_command(
     """Print why a scenario's gold is what it is: every candidate's verdict and its evidence."""
     from harness.compiled import CompiledDomain
     from harness.review.explain import as_text, explain, find
-    from harness.scenario_io import default_scenarios_path, read_scenarios
+    from harness.scenario_io import read_scenarios
+    from harness.scenarios.generator import default_output
     from harness.scenarios.kg import KnowledgeGraph
 
     compiled = CompiledDomain.open(domain)
-    records = read_scenarios(scenarios or default_scenarios_path(domain))
+    records = read_scenarios(scenarios or default_output(compiled))
     kg = KnowledgeGraph(compiled)
     print(as_text(kg, explain(kg, find(records, scenario_id))))
 
@@ -69,12 +70,13 @@ def review_command(
     from harness.jsonio import atomic_write_text
     from harness.review.sheet import write_sheet
     from harness.review.verdicts import coverage, read_verdicts, verdict_rows
-    from harness.scenario_io import default_scenarios_path, read_scenarios
+    from harness.scenario_io import read_scenarios
+    from harness.scenarios.generator import default_output
     from harness.scenarios.kg import KnowledgeGraph
     from kgbench.cliutil import stderr_console
 
     compiled = CompiledDomain.open(domain)
-    records = read_scenarios(scenarios or default_scenarios_path(domain))
+    records = read_scenarios(scenarios or default_output(compiled))
     path = reviews or default_reviews(domain)
     verdicts = read_verdicts(path, records, allow_stale=drop_stale)
     if drop_stale and path.exists():

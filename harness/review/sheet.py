@@ -27,7 +27,7 @@ padding:1rem;color:#1b1b1b}
 h1{font-size:1.5rem}h2{font-size:1.15rem;margin:0 0 .3rem}
 .item{border:1px solid #ccc;border-radius:6px;padding:.8rem 1rem;margin:1rem 0;
 break-inside:avoid}
-.meta{color:#555;font-size:.85rem;word-break:break-all}
+.meta{color:#555;font-size:.85rem;overflow-wrap:anywhere}
 .verdict{display:inline-block;padding:0 .4rem;border-radius:4px;font-size:.85rem}
 .accept{background:#d7f2dd}.dispute{background:#f8d4d4}.unreviewed{background:#eee}
 table{border-collapse:collapse;width:100%;font-size:.9rem;table-layout:fixed}

@@ -247,18 +247,18 @@ def test_in_warning_mode_a_foreign_trial_stays_out_of_the_gold(
 def test_contradictory_claims_need_a_declared_resolution(toy_copy: Path, tmp_path: Path) -> None:
     with (toy_copy / "data" / "assertions.csv").open("a", encoding="utf-8") as f:
         f.write(
-            "ASR_0044,DRG_0005,HAS_NO_EFFECT_ON,OUT_0001,causal,none,no_effect,moderate,0.7,"
+            "ASR_0045,DRG_0005,HAS_NO_EFFECT_ON,OUT_0001,causal,none,no_effect,moderate,0.7,"
             "true,,POP_0002,long_term,,\n"
         )
     with (toy_copy / "data" / "assertion_evidence.csv").open("a", encoding="utf-8") as f:
-        f.write("ASR_0044,EV_0003,,\n")
+        f.write("ASR_0045,EV_0003,,\n")
     with pytest.raises(SpecError) as err:
         compile_domain(toy_copy, out_root=tmp_path / "gen", force=True)
-    assert "ASR_0025 (benefit) and ASR_0044 (no effect) contradict each other" in str(err.value)
+    assert "ASR_0025 (benefit) and ASR_0045 (no effect) contradict each other" in str(err.value)
     _edit(
         toy_copy / "domain.yaml",
         "evidence_rules:\n",
-        "evidence_rules:\n  conflicts:\n    - assertions: [ASR_0025, ASR_0044]\n"
+        "evidence_rules:\n  conflicts:\n    - assertions: [ASR_0025, ASR_0045]\n"
         "      resolution: contested\n      note: two analyses disagree\n",
     )
     domain = _compile(toy_copy, tmp_path / "gen2")
@@ -273,12 +273,12 @@ def test_a_class_claim_on_a_class_without_members_is_an_error(
         f.write("CLS_003,InterventionClass,Empty class,,No members.,\n")
     with (toy_copy / "data" / "assertions.csv").open("a", encoding="utf-8") as f:
         f.write(
-            "ASR_0044,CLS_003,CAUSES_DECREASE_IN,OUT_0001,causal,decrease,causal,low,0.3,"
+            "ASR_0045,CLS_003,CAUSES_DECREASE_IN,OUT_0001,causal,decrease,causal,low,0.3,"
             "false,,,long_term,,none yet\n"
         )
     with pytest.raises(SpecError) as err:
         compile_domain(toy_copy, out_root=tmp_path / "gen", force=True)
-    assert "ASR_0044 is a class-level claim on 'CLS_003', which has no members" in str(err.value)
+    assert "ASR_0045 is a class-level claim on 'CLS_003', which has no members" in str(err.value)
 
 
 # --- scoring ------------------------------------------------------------------------------
@@ -332,3 +332,59 @@ def test_a_correct_abstention_scores_one_and_a_pick_zero(generated) -> None:
         lexicon=lex,
     )
     assert right["intervention_accuracy"] == 1.0 == right["preferred_intervention_accuracy"]
+
+
+# --- hand-written items meet the same rules -------------------------------------------------
+
+
+def _problems(gen: Generator, record: dict) -> list[str]:
+    return [str(p) for p in validate_records(gen.domain, [(1, record)], "hand.jsonl")]
+
+
+def _copy(record: dict) -> dict:
+    return json.loads(json.dumps(record))
+
+
+def test_check_scenarios_rejects_what_the_generator_never_writes(generated) -> None:
+    gen, records = generated
+    item = next(r for r in records if r["category"] == "contraindication_sensitive")
+    assert item["gold"]["preferred_intervention"] == "DRG_0006"
+    assert _problems(gen, item) == []
+
+    ruled = _copy(item)  # the contraindicated ramipril made the answer
+    ruled["gold"]["preferred_intervention"] = "DRG_0002"
+    ruled["gold"]["acceptable_interventions"] = ["DRG_0002"]
+    assert any(
+        "'DRG_0002' is contraindicated for this patient: ASR_0033" in p
+        for p in _problems(gen, ruled)
+    )
+
+    stray = _copy(item)  # a source that supports no gold assertion
+    stray["gold"]["evidence_source_ids"] = [*stray["gold"]["evidence_source_ids"], "EV_0003"]
+    assert any("EV_0003 supports none of the gold assertions" in p for p in _problems(gen, stray))
+
+    wildcard = _copy(item)  # a heterogeneous class as a wildcard
+    wildcard["gold"]["acceptable_interventions"].append("CLS_002")
+    assert any("class 'CLS_002' is not declared homogeneous" in p for p in _problems(gen, wildcard))
+
+
+def test_check_scenarios_rejects_a_path_that_raises_the_target(generated) -> None:
+    """Sodium restriction activates the renin-angiotensin system (ASR_0044): a path through it
+    raises blood pressure and MACE, so it cannot explain an answer that lowers MACE."""
+    gen, records = generated
+    item = _copy(next(r for r in records if r["category"] == "direct_effect"))
+    item["target_outcome_id"] = "OUT_0001"
+    item["candidates"].append({"intervention_id": "INT_0002", "label": "Dietary sodium reduction"})
+    item["gold"].update(
+        preferred_intervention="INT_0002",
+        acceptable_interventions=["INT_0002"],
+        causal_path_assertion_ids=["ASR_0022", "ASR_0005"],
+        outcome_assertion_ids=[],
+        evidence_source_ids=[],
+    )
+    assert not any("net effect" in p for p in _problems(gen, item))  # lowers BP, then MACE
+    item["gold"]["causal_path_assertion_ids"] = ["ASR_0044", "ASR_0004", "ASR_0005"]
+    assert any(
+        "the gold path's net effect increases the target OUT_0001" in p
+        for p in _problems(gen, item)
+    )

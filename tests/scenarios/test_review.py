@@ -1,0 +1,198 @@
+"""`kgbench explain`, `kgbench review`, reviews.csv and publish's review gate, end to end on
+the toy domain through the real command line (and the review page in headless Chromium)."""
+
+from __future__ import annotations
+
+import csv
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+import harness.compiled
+from compiler.api import compile_domain
+from harness.compiled import CompiledDomain
+from harness.review.verdicts import COLUMNS, content_sha256
+from harness.scenarios.generator import generate_file
+from kgbench.cli import app
+
+REPO = Path(__file__).resolve().parents[2]
+TOY = REPO / "tests" / "fixtures" / "domains" / "toy"
+
+
+@pytest.fixture
+def toy_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
+    """The toy domain compiled into a private generated/ folder, with its scenarios."""
+    generated = tmp_path / "generated"
+    compile_domain(TOY, out_root=generated, force=True)
+    monkeypatch.setattr(harness.compiled, "GENERATED", generated)
+    domain = CompiledDomain.open("toy", generated)
+    path, records, _ = generate_file(domain)
+    return {"tmp": tmp_path, "scenarios": path, "records": records, "domain": domain}
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, list(args))
+    return result.exit_code, result.output
+
+
+def write_reviews(path: Path, rows: list[list[str]]) -> None:
+    with path.open("w", encoding="utf-8", newline="") as f:
+        writer = csv.writer(f, lineterminator="\n")
+        writer.writerow(COLUMNS)
+        writer.writerows(rows)
+
+
+def accept_all(records: list[dict]) -> list[list[str]]:
+    return [
+        [r["scenario_id"], content_sha256(r), "accept", "kgbench maintainers", "2026-12-01", ""]
+        for r in records
+    ]
+
+
+def test_explain_prints_every_verdict_and_its_evidence(toy_env) -> None:
+    rec = next(r for r in toy_env["records"] if r["category"] == "contraindication_sensitive")
+    code, out = run("explain", rec["scenario_id"], "-d", "toy")
+    assert code == 0, out
+    for v in rec["gold"]["justification"]["candidates"]:
+        assert v["summary"] in out
+    for aid in rec["gold"]["outcome_assertion_ids"]:
+        assert f"[{aid}]" in out
+    assert "Sources:" in out and "EV_0006" in out
+    code, out = run("explain", "SCN_9999", "-d", "toy")
+    assert code == 2 and "no scenario 'SCN_9999'" in out and "Traceback" not in out
+
+
+def test_review_writes_a_sheet_and_reads_verdicts(toy_env) -> None:
+    records, tmp = toy_env["records"], toy_env["tmp"]
+    reviews = tmp / "reviews.csv"
+    write_reviews(reviews, accept_all(records[:3]))
+    code, out = run("review", "-d", "toy", "--reviews", str(reviews), "--out", str(tmp / "sheet"))
+    assert code == 0, out
+    assert f"{len(records)} items: 3 accepted, 0 disputed, {len(records) - 3} not reviewed" in out
+    rows = list(csv.DictReader((tmp / "sheet" / "review.csv").open(encoding="utf-8")))
+    assert [r["scenario_id"] for r in rows] == [r["scenario_id"] for r in records]
+    assert all(
+        row["content_sha256"] == content_sha256(r) for row, r in zip(rows, records, strict=False)
+    )
+    assert [row["verdict"] for row in rows[:4]] == ["accept", "accept", "accept", ""]
+    page = (tmp / "sheet" / "review.html").read_text(encoding="utf-8")
+    assert page.count('<section class="item"') == len(records)
+    assert "<script" not in page and "http" not in page.replace("http-equiv", "")
+
+
+@pytest.mark.parametrize(
+    ("row", "field", "message"),
+    [
+        (
+            ["SCN_0999", "0" * 64, "accept", "me", "2026-12-01", ""],
+            "scenario_id",
+            "unknown scenario",
+        ),
+        (
+            ["SCN_0001", "abc", "accept", "me", "2026-12-01", ""],
+            "content_sha256",
+            "expected a sha256",
+        ),
+        (
+            ["SCN_0001", "0" * 64, "accept", "me", "2026-12-01", ""],
+            "content_sha256",
+            "changed since",
+        ),
+        (
+            ["SCN_0001", None, "approve", "me", "2026-12-01", ""],
+            "verdict",
+            "expected one of accept",
+        ),
+        (["SCN_0001", None, "dispute", "me", "2026-12-01", ""], "note", "needs a note"),
+        (["SCN_0001", None, "accept", "me", "1 Dec", ""], "date", "YYYY-MM-DD"),
+        (["SCN_0001", None, "accept", "", "2026-12-01", ""], "reviewer", "is required"),
+    ],
+)
+def test_a_bad_verdict_row_is_one_located_error(toy_env, row, field, message) -> None:
+    records, tmp = toy_env["records"], toy_env["tmp"]
+    if row[1] is None:
+        row = [row[0], content_sha256(records[0]), *row[2:]]
+    reviews = tmp / "reviews.csv"
+    write_reviews(reviews, [row])
+    sheet = tmp / "sheet"
+    code, out = run("review", "-d", "toy", "--reviews", str(reviews), "--out", str(sheet))
+    assert code == 2, out
+    assert f"reviews.csv, line 2, field '{field}'" in out and message in out
+    assert "Traceback" not in out and not sheet.exists()  # nothing written
+
+
+def test_drop_stale_removes_outdated_verdicts(toy_env) -> None:
+    records, tmp = toy_env["records"], toy_env["tmp"]
+    reviews = tmp / "reviews.csv"
+    rows = accept_all(records[:2])
+    rows[1][1] = "f" * 64  # SCN_0002 was edited after its review
+    write_reviews(reviews, rows)
+    code, out = run(
+        "review", "-d", "toy", "--reviews", str(reviews), "--out", str(tmp / "s"), "--drop-stale"
+    )
+    assert code == 0, out
+    assert [r["scenario_id"] for r in csv.DictReader(reviews.open())] == ["SCN_0001"]
+
+
+def test_publish_refuses_disputed_items_and_records_coverage(toy_env) -> None:
+    records, tmp, domain = toy_env["records"], toy_env["tmp"], toy_env["domain"]
+    reviews = tmp / "reviews.csv"
+    rows = accept_all(records)
+    rows[2][2:] = ["dispute", "kgbench maintainers", "2026-12-01", "wrong population"]
+    write_reviews(reviews, rows)
+    code, out = run("publish", "-d", "toy", "--version", "1.0.0", "--reviews", str(reviews))
+    assert code == 2 and "1 item(s) are disputed" in out and "wrong population" in out
+    assert not (domain.root / "gold").exists()
+    write_reviews(reviews, accept_all(records)[:-1])
+    changelog = tmp / "CHANGELOG.md"
+    changelog.write_text("# 1.0.0\n\nFirst release.\n", encoding="utf-8")
+    code, out = run(
+        "publish", "-d", "toy", "--version", "1.0.0", "--reviews", str(reviews),
+        "--changelog", str(changelog),
+    )  # fmt: skip
+    assert code == 0, out
+    assert f"1 item(s) not reviewed: {records[-1]['scenario_id']}" in out
+    manifest = json.loads((domain.root / "gold" / "1.0.0" / "manifest.json").read_text())
+    assert manifest["review"] == {
+        "reviews": "reviews.csv",
+        "accepted": len(records) - 1,
+        "disputed": 0,
+        "unreviewed": 1,
+        "unreviewed_ids": [records[-1]["scenario_id"]],
+    }
+    assert (domain.root / "gold" / "1.0.0" / "CHANGELOG.md").read_text() == changelog.read_text()
+    code, out = run("verify-release", str(domain.root / "gold" / "1.0.0"))
+    assert code == 0, out
+
+
+@pytest.mark.skipif(
+    shutil.which("chromium") is None, reason="needs Debian's chromium (.ci/run installs it)"
+)
+def test_the_review_page_renders_in_headless_chromium(toy_env) -> None:
+    tmp, records = toy_env["tmp"], toy_env["records"]
+    code, out = run(
+        "review", "-d", "toy", "--out", str(tmp / "sheet"), "--reviews", str(tmp / "none.csv")
+    )
+    assert code == 0, out
+    page = tmp / "sheet" / "review.html"
+    flags = [
+        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        f"--user-data-dir={tmp / 'chromium'}", "--window-size=800,2000",
+    ]  # fmt: skip
+    dom = subprocess.run(
+        ["chromium", *flags, "--dump-dom", page.as_uri()],
+        capture_output=True, text=True, timeout=120, check=True,
+    ).stdout  # fmt: skip
+    assert dom.count('class="item"') == len(records)
+    assert "Clinical review: toy" in dom and "abstain" in dom
+    shot = tmp / "review.png"
+    subprocess.run(
+        ["chromium", *flags, f"--screenshot={shot}", page.as_uri()],
+        capture_output=True, timeout=120, check=True,
+    )  # fmt: skip
+    assert shot.stat().st_size > 10_000  # a rendered page, not a blank one
