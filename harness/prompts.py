@@ -152,7 +152,8 @@ class PromptRenderer:
         graph = self.domain.graph
         assertion_keys = frozenset(k for a in graph.get("assertions", []) for k in a)
         evidence_keys = frozenset(k for e in graph.get("evidence_sources", []) for k in e)
-        return assertion_keys, evidence_keys
+        link_keys = frozenset(k for s in graph.get("supports", []) for k in s)  # per SUPPORTS link
+        return assertion_keys, evidence_keys | (link_keys - {"assertion_id"})
 
     def _complete(self, context: dict[str, Any]) -> dict[str, Any]:
         """The context with every graph property present, null where the graph has none.
