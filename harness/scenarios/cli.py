@@ -159,3 +159,41 @@ def verify_release(
         f"[green]verified[/] release {manifest['release_version']} of {manifest['domain']}: "
         f"{len(manifest['files'])} files, {manifest['counts']['scenarios']} scenarios"
     )
+
+
+@scenario_app.command("audit")
+@clear_errors
+def audit_command(
+    domain: DomainOption,
+    scenarios: Annotated[
+        Path | None,
+        typer.Option(
+            help="Scenario file or release folder (default: generated/<domain>/scenarios/scenarios.jsonl)."
+        ),
+    ] = None,
+    items: Annotated[
+        bool, typer.Option("--items/--no-items", help="Also list every item that changes.")
+    ] = False,
+) -> None:
+    """Re-judge an existing scenario set (e.g. an older release) by the evidence rules."""
+    from harness.compiled import CompiledDomain
+    from harness.scenario_io import read_scenarios
+    from harness.scenarios.audit import OUTCOMES, audit, summary
+    from harness.scenarios.generator import default_output
+
+    compiled = CompiledDomain.open(domain)
+    path = scenarios or default_output(compiled)
+    if path.is_dir():
+        path = path / "scenarios.jsonl"
+    result = audit(compiled, read_scenarios(path))
+    width = max(len(o) for o in OUTCOMES)
+    print(f"{'category':<28}" + "".join(f"{o:>{width + 2}}" for o in OUTCOMES))
+    for category, counts in summary(result):
+        print(f"{category:<28}" + "".join(f"{counts[o]:>{width + 2}}" for o in OUTCOMES))
+    total = len(result)
+    changed = sum(1 for i in result if i.outcome != "unchanged")
+    print(f"{changed} of {total} items change under the evidence-anchored rules")
+    if items:
+        for i in result:
+            if i.outcome != "unchanged":
+                print(f"{i.scenario_id} {i.category}: {i.outcome} ({i.detail})")

@@ -388,3 +388,47 @@ def test_check_scenarios_rejects_a_path_that_raises_the_target(generated) -> Non
         "the gold path's net effect increases the target OUT_0001" in p
         for p in _problems(gen, item)
     )
+
+
+def test_a_category_the_evidence_cannot_fill_is_one_clear_error(toy: CompiledDomain) -> None:
+    from kgbench.errors import UserError
+
+    with pytest.raises(UserError) as err:
+        Generator(toy).generate(per_category=3)
+    message = str(err.value)
+    assert message.startswith("category '") and "scenarios requested" in message
+    assert "It needs " in message and "add the evidence" in message
+
+
+def test_provenance_labels_never_contradict_the_assertion(toy: CompiledDomain) -> None:
+    for a in toy.graph["assertions"]:
+        label = a["provenance"]
+        assert label, a["assertion_id"]
+        words = set(label.replace(",", " ").split())
+        if "unvalidated" in words:
+            assert a["validated"] is False, a["assertion_id"]
+        elif "validated" in words:
+            assert a["validated"] is True, a["assertion_id"]
+        if a["causal_status"] == "no_effect":
+            assert label.startswith("null result"), a["assertion_id"]
+
+
+def test_a_label_that_lies_about_validation_is_refused(toy_copy: Path, tmp_path: Path) -> None:
+    conditions = tmp_path / "conditions.yaml"
+    text = (REPO / "spec" / "conditions.yaml").read_text(encoding="utf-8")
+    conditions.write_text(
+        text.replace(
+            "  - label: validated claim\n    validated: true\n",
+            "  - label: validated claim\n    validated: false\n",
+        ),
+        encoding="utf-8",
+    )
+    _edit(
+        toy_copy / "domain.yaml",
+        "scenarios: scenarios.yaml\n",
+        f"scenarios: scenarios.yaml\nconditions: {conditions}\n",
+    )
+    with pytest.raises(SpecError) as err:
+        compile_domain(toy_copy, out_root=tmp_path / "gen", force=True)
+    assert "provenance label 'validated claim' speaks of validation" in str(err.value)
+    assert "field 'validated'" in str(err.value)
