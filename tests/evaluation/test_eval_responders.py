@@ -69,53 +69,65 @@ def test_oracle_names_the_candidate_label(prompts, mini_scenarios):
     }
 
 
-def test_context_reader_uses_only_what_the_context_shows(prompts):
-    def read(sid: str, cond: str) -> dict:
-        return respond("context-reader", prompts[sid, cond])
+PROMPT = (
+    "# Scenario SCN_0009\n{vignette}\n\nDecision: choose.\nTarget outcome: Stroke\n\n"
+    "# Candidate options\n- Lisinopril\n- Metoprolol\n- Amlodipine\n\n"
+    "# Grounded context: Integrated\n\n## Causal pathways with provenance\n"
+    "Pathway from Lisinopril:\n"
+    "  1. [ASR_0001] Lisinopril -TARGETS-> ACE (direction: decrease) | evidence: EV_0006\n"
+    "  2. [ASR_0005] ACE -CAUSES_INCREASE_IN-> Stroke (direction: increase) | evidence: EV_0006\n"
+    "Pathway from Metoprolol:\n"
+    "  1. [ASR_0007] Metoprolol -TARGETS-> Beta-1 receptor (direction: decrease) | evidence: EV_0006\n"
+    "  2. [ASR_0009] Beta-1 receptor -CAUSES_INCREASE_IN-> Stroke (direction: increase) | "
+    "evidence: EV_0006\n\n"
+    "## Outcome evidence for the target, including null results\n"
+    "- [ASR_0023] ACE inhibitor -CAUSES_DECREASE_IN-> Stroke (direction: decrease) | evidence: "
+    "EV_0001, EV_0004 | class-level claim for ACE inhibitor, applies to Lisinopril\n"
+    "- [ASR_0032] Metoprolol -HAS_NO_EFFECT_ON-> Stroke | evidence: EV_0007\n"
+    "{amlodipine}"
+    "\n## Safety\n"
+    "- [ASR_0033] ACE inhibitor -CONTRAINDICATED_FOR-> History of angioedema | evidence: EV_0001"
+    " | class-level claim for ACE inhibitor, applies to Lisinopril\n\n# Answer format\n"
+)
+AMLODIPINE = (
+    "- [ASR_0028] Amlodipine -CAUSES_DECREASE_IN-> Stroke (direction: decrease) | evidence: "
+    "EV_0005\n"
+)
 
-    c1 = read("SCN_0003", "C1")
+
+def test_context_reader_answers_from_outcome_evidence_not_from_chains():
+    # lisinopril has outcome evidence through its class; metoprolol only a chain and a null
+    answer = respond("context-reader", PROMPT.format(vignette="A man.", amlodipine=""))
+    assert answer["recommended_intervention"] == "Lisinopril"
+    assert answer["causal_path_assertion_ids"] == ["ASR_0001", "ASR_0005"]
+    assert set(answer["supporting_evidence_ids"]) >= {"EV_0001", "EV_0004", "EV_0006"}
+    assert answer["uncertainty_flag"] is False
+    # the class contraindication hits a finding the vignette names: the next supported option
+    ruled = respond(
+        "context-reader",
+        PROMPT.format(vignette="A man with a history of angioedema.", amlodipine=AMLODIPINE),
+    )
+    assert ruled["recommended_intervention"] == "Amlodipine"
+    assert ruled["causal_path_assertion_ids"] == ["ASR_0028"]  # its outcome line, no chain
+    assert ruled["contraindication_assertion_ids"] == ["ASR_0033"]
+    # nothing supported that the patient can take: abstain, never a surrogate-chain pick
+    none = respond(
+        "context-reader",
+        PROMPT.format(vignette="A man with a history of angioedema.", amlodipine=""),
+    )
+    assert none["recommended_intervention"] is None and none["uncertainty_flag"] is True
+
+
+def test_context_reader_on_the_mini_run(prompts):
+    c1 = respond("context-reader", prompts["SCN_0003", "C1"])
     assert c1["recommended_intervention"] == "Lisinopril"  # a guess: the first option
     assert c1["causal_path_assertion_ids"] == [] and c1["supporting_evidence_ids"] == []
-    # C3 shows both chains but no contraindication: it takes the first chain.
-    c3 = read("SCN_0003", "C3")
-    assert c3["recommended_intervention"] == "Lisinopril"
-    assert c3["causal_path_assertion_ids"] == ["ASR_0001", "ASR_0002", "ASR_0003"]
-    # C4 shows that lisinopril is contraindicated in pregnancy, which the vignette mentions.
-    c4 = read("SCN_0003", "C4")
-    assert c4["recommended_intervention"] == "Amlodipine"
-    assert c4["causal_path_assertion_ids"] == ["ASR_0008", "ASR_0009", "ASR_0010"]
+    # the mini graph has mechanism chains but no outcome claim: the reader abstains
+    for cond in ("C2", "C3", "C4"):
+        answer = respond("context-reader", prompts["SCN_0003", cond])
+        assert answer["recommended_intervention"] is None and answer["uncertainty_flag"] is True
+    c4 = respond("context-reader", prompts["SCN_0003", "C4"])
     assert c4["contraindication_assertion_ids"] == ["ASR_0007"]
-    assert c4["supporting_evidence_ids"] == ["EV_0001"]
-    assert c4["uncertainty_flag"] is False
-    # Adverse effects of its choice, with their evidence.
-    direct = read("SCN_0001", "C3")
-    assert direct["adverse_effect_assertion_ids"] == ["ASR_0006"]
-    assert set(direct["supporting_evidence_ids"]) == {"EV_0001", "EV_0002"}
-
-
-def test_context_reader_prefers_supported_chains_and_flags_weak_ones(prompts):
-    # SCN_0004 under C4 shows smoking cessation's weak chain and amlodipine's validated one
-    mixed = respond("context-reader", prompts["SCN_0004", "C4"])
-    assert mixed["recommended_intervention"] == "Amlodipine"
-    assert mixed["causal_path_assertion_ids"] == ["ASR_0008", "ASR_0009", "ASR_0010", "ASR_0004"]
-    assert mixed["uncertainty_flag"] is False
-    only_weak = (
-        "# Scenario SCN_0009\nA patient.\n\nDecision: choose.\nTarget outcome: Major adverse "
-        "cardiovascular events\n\n# Candidate options\n- Smoking cessation\n- Amlodipine\n\n"
-        "# Grounded context: Integrated\n\n## Causal pathways with provenance\n"
-        "Pathway from Smoking cessation:\n"
-        "  1. [ASR_0011] Smoking cessation -CAUSES_DECREASE_IN-> Tobacco smoking (direction: "
-        "decrease) | evidence: EV_0001 | evidence level: high | validated\n"
-        "  2. [ASR_0013] Tobacco smoking -CAUSES_INCREASE_IN-> Major adverse cardiovascular events "
-        "(direction: increase) | evidence: none | evidence level: low | not validated\n\n"
-        "# Answer format\n"
-    )
-    weak = respond("context-reader", only_weak)
-    assert weak["recommended_intervention"] == "Smoking cessation"
-    assert weak["causal_path_assertion_ids"] == ["ASR_0011", "ASR_0013"]
-    assert weak["uncertainty_flag"] is True
-    no_chain = respond("context-reader", prompts["SCN_0001", "C2"])
-    assert no_chain["causal_path_assertion_ids"] == [] and no_chain["uncertainty_flag"] is True
 
 
 def test_ungrounded_answers_first_option_without_ids(prompts):

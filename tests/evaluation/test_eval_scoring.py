@@ -208,37 +208,41 @@ def _intervention(name: str, gold_field: str, value: Any) -> float | None:
 
 
 @pytest.mark.parametrize(
-    ("name", "accepted"),
+    ("name", "as_drug", "as_class"),
     [
-        ("Lisinopril", 1.0),
-        ("lisinopril 10 mg once daily", 1.0),
-        ("ACE inhibitor", 1.0),  # the class counts for its member
-        ("ACE inhibitor (lisinopril)", 1.0),
-        ("Zestril", 1.0),
-        ("DRG_0001", 1.0),
-        ("Atenolol", 0.0),
-        ("Lisinopril or atenolol", 0.0),  # a hedge between rivals names no choice
-        ("", 0.0),
-        ("angiotensin-converting enzyme", 0.0),  # a target, not an intervention
+        ("Lisinopril", 1.0, 0.0),
+        ("lisinopril 10 mg once daily", 1.0, 0.0),
+        ("ACE inhibitor", 0.0, 1.0),  # the class is its own answer, not its member's
+        ("ACE inhibitor (lisinopril)", 1.0, 1.0),  # one choice named two ways
+        ("Zestril", 1.0, 0.0),
+        ("DRG_0001", 1.0, 0.0),
+        ("Atenolol", 0.0, 0.0),
+        ("Lisinopril or atenolol", 0.0, 0.0),  # a hedge between rivals names no choice
+        ("", 0.0, 0.0),
+        ("angiotensin-converting enzyme", 0.0, 0.0),  # a target, not an intervention
     ],
 )
-def test_intervention_matching(name, accepted):
-    assert _intervention(name, "preferred_intervention", "DRG_0001") == accepted
-    assert _intervention(name, "acceptable_interventions", ["CLS_001"]) == accepted
+def test_intervention_matching(name, as_drug, as_class):
+    """Answers are matched by their own id: a gold that lists the drug accepts the drug (by any
+    of its names), a gold that lists a class accepts the class; a class never stands in for
+    its members or a member for its class, so a heterogeneous class credits nothing silently."""
+    assert _intervention(name, "preferred_intervention", "DRG_0001") == as_drug
+    assert _intervention(name, "acceptable_interventions", ["CLS_001"]) == as_class
 
 
-def test_sibling_in_an_acceptable_class_counts_only_for_acceptability():
+def test_a_class_member_counts_only_where_the_gold_lists_it():
     graph = table1_graph()
     graph["intervention_classes"][0]["member_ids"].append("DRG_0002")
     lex = Lexicon.from_graph(graph)
-    resp = {"recommended_intervention": "Atenolol"}
     gold = {
         "preferred_intervention": "DRG_0001",
         "acceptable_interventions": ["DRG_0001", "CLS_001"],
     }
-    scores = score_response(gold, resp, None, lexicon=lex)
-    assert scores["intervention_accuracy"] == 1.0
-    assert scores["preferred_intervention_accuracy"] == 0.0
+    sibling = score_response(gold, {"recommended_intervention": "Atenolol"}, None, lexicon=lex)
+    assert sibling["intervention_accuracy"] == 0.0 == sibling["preferred_intervention_accuracy"]
+    named = score_response(gold, {"recommended_intervention": "ACE inhibitor"}, None, lexicon=lex)
+    assert named["intervention_accuracy"] == 1.0
+    assert named["preferred_intervention_accuracy"] == 0.0
 
 
 def test_claims_match_by_predicate_or_direction_and_never_by_chain():
