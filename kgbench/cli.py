@@ -112,6 +112,9 @@ def _mount_subapps() -> None:
     from harness.scenarios.cli import scenario_app
 
     app.registered_commands.extend(scenario_app.registered_commands)
+    from harness.probe.cli import probe_app
+
+    app.registered_commands.extend(probe_app.registered_commands)
 
 
 _mount_subapps()
