@@ -31,7 +31,7 @@ def test_compiled_probe_files(cardio_probe):
     for step in ("expand_effects", "expand_causes", "edge_check", "verify_mapping"):
         schema = cardio_probe.schema(step)
         assert strict_violations(schema) == []
-        assert list(schema["properties"])[0] == "reasoning"  # reasoning first in strict decoding
+        assert next(iter(schema["properties"])) == "reasoning"  # reasoning first in strict decoding
     expansion = cardio_probe.schema("expand_effects")
     assert expansion["properties"]["concepts"]["maxItems"] == 3
     jsonschema.validate({"reasoning": "r", "concepts": ["a", "b"]}, expansion)

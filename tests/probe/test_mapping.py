@@ -116,7 +116,7 @@ def test_embedding_model_folder_errors_are_user_errors(tmp_path):
     with pytest.raises(UserError, match="not a folder"):
         EmbeddingModel(tmp_path / "nope")
     (tmp_path / "empty").mkdir()
-    with pytest.raises(UserError, match="missing tokenizer.json"):
+    with pytest.raises(UserError, match=r"missing tokenizer\.json"):
         EmbeddingModel(tmp_path / "empty")
     broken = tmp_path / "broken"
     broken.mkdir()

@@ -4,6 +4,7 @@ never crash, verification rejects a wrong fuzzy match, a finished probe re-runs 
 
 from __future__ import annotations
 
+import itertools
 import json
 
 import pytest
@@ -42,8 +43,8 @@ def test_precision_falls_monotonically_as_noise_rises(tmp_path):
         precision.append(scores["overall"]["precision"]["mean"])
         exact.append(scores["overall"]["exact_precision"]["mean"])
     assert precision[0] == 1.0  # noisy at rate 0 is the oracle
-    assert all(a > b for a, b in zip(precision, precision[1:], strict=False)), precision
-    assert all(a > b for a, b in zip(exact, exact[1:], strict=False)), exact
+    assert all(a > b for a, b in itertools.pairwise(precision)), precision
+    assert all(a > b for a, b in itertools.pairwise(exact)), exact
 
 
 def test_graph_files_trace_every_edge_to_its_prompt_and_answer(probe_run):

@@ -100,7 +100,7 @@ def test_sigkill_mid_probe_then_restart_matches_uninterrupted(tmp_path, server):
 def test_probe_through_the_server_with_the_real_openai_client(tmp_path, server):
     url, srv = server
     result = subprocess.run(
-        probe_cmd(tmp_path / "run", url) + ["--limit-roots", "2"],
+        [*probe_cmd(tmp_path / "run", url), "--limit-roots", "2"],
         env=env(),
         capture_output=True,
         text=True,
