@@ -28,6 +28,7 @@ from rich.console import Console
 from kgbench.errors import UserError
 
 from ..jsonio import atomic_write_json
+from ..runner.api import _safe_url
 from ..runner.log import RunLock
 from ..runner.stage import Stage, StageConfig, StageRequest, run_stage, stage_spec
 from .compiled import CompiledProbe
@@ -233,7 +234,7 @@ def _run(
             "format_version": RUN_FORMAT_VERSION,
             "domain": probe.name,
             "model": runner.model,
-            "base_url": runner.base_url,
+            "base_url": _safe_url(runner.base_url),
             "roots": [r["id"] for r in roots],
             "stages": stages,
             "settings": settings,
