@@ -24,7 +24,7 @@ def _check(doc: YamlDoc, root_class: str) -> None:
     errors = sorted(validator.iter_errors(doc.data), key=lambda e: list(map(str, e.absolute_path)))
     if not errors:
         return
-    err = errors[0]
+    err = _innermost(errors[0])
     path = list(err.absolute_path)
     if err.validator == "additionalProperties":
         extra = [k for k in err.instance if k not in err.schema.get("properties", {})]
@@ -32,6 +32,17 @@ def _check(doc: YamlDoc, root_class: str) -> None:
     field = str(path[-1]) if path and isinstance(path[-1], str) else None
     message = _explain(err)
     raise SpecError(message, doc.location(path, field))
+
+
+def _innermost(err):
+    """For an optional inlined object (LinkML writes `anyOf: [object, null]`), the error
+    inside the object rather than "not valid under any of the given schemas"."""
+    while err.validator in ("anyOf", "oneOf") and err.context:
+        inner = [e for e in err.context if e.validator != "type" or e.validator_value != "null"]
+        if not inner:
+            break
+        err = max(inner, key=lambda e: len(e.absolute_path))
+    return err
 
 
 def _explain(err) -> str:

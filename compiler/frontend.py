@@ -21,6 +21,7 @@ from .declarations import as_mapping, load_declaration
 from .evidence import EvidenceChecker, parse_provenance, parse_rules
 from .jsonschemas import spec_fields
 from .paths import REPO_ROOT, SPEC_DIR, display_path, repo_relative
+from .probe import check_probe
 from .scenarios import check_scenario_rules
 from .schema import ROLES, SEMVER, SchemaModel, load_schema, suggest
 from .tables import ErrorList, Table, read_table
@@ -101,6 +102,7 @@ def load_domain(domain: str | Path) -> ir.Domain:
     errors.raise_if_any()
 
     # `validate` runs exactly what `compile` runs: the whole IR is built, nothing is written.
+    probe_path = (domain_dir / cfg["probe"]).resolve() if cfg.get("probe") else None
     domain = _build(cfg, doc, model, tables, conditions, metrics, spec_version, errors)
     errors.raise_if_any()
     domain = replace(
@@ -116,11 +118,25 @@ def load_domain(domain: str | Path) -> ir.Domain:
     _check_expected_counts(domain, doc)
     if scenarios_doc is not None:
         domain = replace(domain, scenario_rules=check_scenario_rules(scenarios_doc, domain, model))
+    if probe_path is not None:
+        categories = {e.id: e.category for e in domain.entities}
+        probe = _probe(probe_path, categories, domain.entity_classes, domain.predicates)
+        domain = replace(domain, probe=probe)
 
     inputs = _input_files(
-        domain_dir, doc, model, conditions_doc, metrics_doc, table_files, scenarios_doc
+        domain_dir, doc, model, conditions_doc, metrics_doc, table_files, scenarios_doc, probe_path
     )
     return _replace_inputs(domain, inputs)
+
+
+def _probe(probe_path: Path, categories, entity_classes, predicates) -> ir.ProbeSpec:
+    return check_probe(
+        probe_path,
+        SPEC_DIR / "probe.yaml",
+        categories,
+        [c.name for c in entity_classes],
+        predicates,
+    )
 
 
 def _expected(cfg: dict[str, Any]) -> ir.ExpectedCounts:
@@ -667,14 +683,31 @@ def sha256_file(path: Path) -> str:
 
 
 def _input_files(
-    domain_dir, doc, model, conditions_doc, metrics_doc, table_files, scenarios_doc=None
+    domain_dir,
+    doc,
+    model,
+    conditions_doc,
+    metrics_doc,
+    table_files,
+    scenarios_doc=None,
+    probe_path: Path | None = None,
 ) -> tuple[ir.InputFile, ...]:
     paths = {doc.path.resolve(), conditions_doc.path.resolve(), metrics_doc.path.resolve()}
     if scenarios_doc is not None:
         paths.add(scenarios_doc.path.resolve())
+    if probe_path is not None:
+        paths.add(probe_path)
     paths |= {
         SPEC_DIR / n
-        for n in ("kgbench.yaml", "kg.yaml", "scenario.yaml", "response.yaml", "declarations.yaml")
+        for n in (
+            "kgbench.yaml",
+            "kg.yaml",
+            "scenario.yaml",
+            "response.yaml",
+            "declarations.yaml",
+            "probe.yaml",
+            "probe_response.yaml",
+        )
     }
     paths |= set(model.imported_files)
     paths |= {(domain_dir / rel).resolve() for rel in table_files.values()}

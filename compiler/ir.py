@@ -204,6 +204,34 @@ class ScenarioRules:
 
 
 @dataclass(frozen=True)
+class ProbeSettings:
+    """The probe's numbers after domain overrides (see ProbeSettings in declarations.yaml)."""
+
+    max_depth: int
+    concepts_per_answer: int
+    path_bound: int
+    curve_max_k: int
+    path_mode: str
+    edge_checks_per_root: int
+    fuzzy_threshold: float
+    embedding_threshold: float
+    max_name_length: int
+
+
+@dataclass(frozen=True)
+class ProbeSpec:
+    """The validated graph-generation probe of a domain (spec/probe.yaml + its probe.yaml)."""
+
+    source: str  # repo-relative path of the domain's probe declaration
+    settings: ProbeSettings
+    roots: tuple[str, ...]  # entity ids, in declared order
+    prompts: tuple[tuple[str, str], ...]  # (step, Jinja2 template text), declaration order
+    reference_predicates: tuple[str, ...]  # predicates whose assertions form the reference
+    noise_rate: float
+    noise_seed: int
+
+
+@dataclass(frozen=True)
 class Domain:
     name: str
     title: str
@@ -229,6 +257,7 @@ class Domain:
     provenance_rules: tuple[ProvenanceRule, ...] = ()
     facts: tuple[AssertionFacts, ...] = ()
     warnings: tuple[str, ...] = ()
+    probe: ProbeSpec | None = None
 
     @cached_property
     def neo4j_label(self) -> str:

@@ -127,6 +127,9 @@ def _mount_subapps() -> None:
 
     app.command("explain")(user_errors(explain_command))
     app.command("review")(user_errors(review_command))
+    from harness.probe.cli import probe_app
+
+    app.registered_commands.extend(probe_app.registered_commands)
 
 
 _mount_subapps()

@@ -6,9 +6,9 @@ Adding an output family means adding a module here and listing it in `BACKENDS`.
 
 from __future__ import annotations
 
-from . import cypher, graph, manifest, neo4j, prompts, scenario_rules, schemas, scorer
+from . import cypher, graph, manifest, neo4j, probe, prompts, scenario_rules, schemas, scorer
 from .base import Artifact, EmitContext
 
-BACKENDS = (graph, neo4j, cypher, prompts, schemas, scorer, scenario_rules)
+BACKENDS = (graph, neo4j, cypher, prompts, schemas, scorer, scenario_rules, probe)
 
 __all__ = ["BACKENDS", "Artifact", "EmitContext", "manifest"]

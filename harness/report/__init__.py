@@ -45,11 +45,22 @@ def load_panels(run_dir: Path, model: str | None = None) -> list[dict[str, Any]]
 
 
 def write_report(run_dir: Path, model: str | None = None) -> tuple[Path, Path]:
-    """Write report/report.md and report/report.html atomically; returns both paths."""
-    panels = load_panels(run_dir, model)
+    """Write report/report.md and report/report.html atomically; returns both paths.
+
+    A run folder may hold QA panels, graph-generation probe scores (probe/<slug>/), or both;
+    at least one of them is needed."""
+    from .probe import load_probes
+
+    probes = load_probes(run_dir, model)
+    try:
+        panels = load_panels(run_dir, model)
+    except UserError:
+        if not probes:
+            raise
+        panels = []
     title = f"kgbench report: {run_dir.resolve().name}"
     out = run_dir / "report"
     md, html = out / "report.md", out / "report.html"
-    atomic_write_text(md, render_markdown(title, panels))
-    atomic_write_text(html, render_html(title, panels))
+    atomic_write_text(md, render_markdown(title, panels, probes))
+    atomic_write_text(html, render_html(title, panels, probes))
     return md, html

@@ -83,8 +83,30 @@ def model_html(panel: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def render_html(title: str, panels: list[dict[str, Any]]) -> str:
+def probe_html(panels: list[dict[str, Any]], probes: list[dict[str, Any]]) -> str:
+    from .probe import curve_svg, probe_tables, side_by_side
+
+    parts = ["<h2 id='probe'>Graph-generation probe (MedG-KRP)</h2>"]
+    both = side_by_side(panels, probes)
+    if both is not None:
+        parts.append(table_html(both))
+    for probe in probes:
+        anchor = _x(f"probe-{probe['slug']}")
+        parts.append(
+            f"<h3 id='{anchor}'>Probe: model {_x(str(probe['model']))} (domain "
+            f"{_x(str(probe['domain']))})</h3>"
+        )
+        parts.append(f"<figure>{curve_svg(probe)}</figure>")
+        parts += [table_html(t) for t in probe_tables(probe)]
+    return "\n".join(parts)
+
+
+def render_html(
+    title: str, panels: list[dict[str, Any]], probes: list[dict[str, Any]] | None = None
+) -> str:
     body = "\n".join(model_html(p) for p in panels)
+    if probes:
+        body += "\n" + probe_html(panels, probes)
     return (
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
         f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>{_x(title)}"

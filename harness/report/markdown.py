@@ -45,10 +45,31 @@ def model_md(panel: dict[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def render_markdown(title: str, panels: list[dict[str, Any]]) -> str:
+def probe_md(panels: list[dict[str, Any]], probes: list[dict[str, Any]]) -> str:
+    from .probe import probe_tables, side_by_side
+
+    parts = ["## Graph-generation probe (MedG-KRP)\n"]
+    both = side_by_side(panels, probes)
+    if both is not None:
+        parts.append(table_md(both))
+    for probe in probes:
+        parts.append(
+            f"### Probe: model {_escape(str(probe['model']))} (domain "
+            f"{_escape(str(probe['domain']))})\n"
+        )
+        parts += [table_md(t) for t in probe_tables(probe)]
+    return "\n".join(parts)
+
+
+def render_markdown(
+    title: str, panels: list[dict[str, Any]], probes: list[dict[str, Any]] | None = None
+) -> str:
     intro = (
         f"# {_escape(title)}\n\n"
         "Metric panel of the paper's section 3.7 per grounding condition; paired deltas are "
         "within scenario. Plots are in report.html.\n"
     )
-    return "\n".join([intro, *(model_md(p) for p in panels)])
+    sections = [intro, *(model_md(p) for p in panels)]
+    if probes:
+        sections.append(probe_md(panels, probes))
+    return "\n".join(sections)

@@ -272,6 +272,29 @@ async def _run_online(
         transport = OpenAITransport(
             spec, api_key or NO_KEY, config.timeout_s, folder.schema, config.settings.structured
         )
+    await send_online(
+        transport, spec, config.concurrency, config.policy, judge, prices, log, cache, tally,
+        progress, items,
+    )  # fmt: skip
+    return transport.fell_back
+
+
+async def send_online(
+    transport: Any,
+    spec: ModelSpec,
+    concurrency: int,
+    policy: RetryPolicy,
+    judge: ResponseJudge,
+    prices: Any,
+    log: JsonlLog,
+    cache: JsonlLog | None,
+    tally: Tally,
+    progress: RunProgress,
+    items: list[RequestItem],
+) -> None:
+    """Send `items` through `transport` with the engine (AIMD, retries) and the single durable
+    writer; every outcome becomes one record in `log` (and ok ones in `cache`). Shared by
+    `kgbench run` and stages (harness.runner.stage)."""
     mode = "reference" if spec.is_reference else "online"
 
     def make_ok(item: RequestItem, completion: Completion, attempts: int, latency: float):
@@ -295,9 +318,7 @@ async def _run_online(
 
     writer = RecordWriter(log, cache, on_durable=durable)
     writer.start()
-    runner = OnlineRunner(
-        transport, config.concurrency, config.policy, make_ok, make_failed, writer.put
-    )
+    runner = OnlineRunner(transport, concurrency, policy, make_ok, make_failed, writer.put)
     try:
         await runner.run(items)
     finally:
@@ -306,9 +327,8 @@ async def _run_online(
     if runner.controller.decreases:
         tally.notes.append(
             f"rate limited: concurrency was halved {runner.controller.decreases} time(s), "
-            f"ended at {runner.controller.limit} of {config.concurrency}"
+            f"ended at {runner.controller.limit} of {concurrency}"
         )
-    return transport.fell_back
 
 
 def _write_meta(

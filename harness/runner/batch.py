@@ -110,11 +110,12 @@ def batch_lines(
     """(custom_id, JSONL line) per request."""
     out = []
     for item in items:
+        own = schema if schema is None or item.schema is None else item.schema
         line = {
             "custom_id": item.key,
             "method": "POST",
             "url": CHAT_URL,
-            "body": build_body(spec, item.messages, item.params, schema),
+            "body": build_body(spec, item.messages, item.params, own, item.schema_name),
         }
         out.append((item.key, (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")))
     return out

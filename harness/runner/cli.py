@@ -225,6 +225,21 @@ def serve_reference_command(
     expire_batches: Annotated[
         int, typer.Option("--expire-batches", help="The first N batches expire half-way.")
     ] = 0,
+    domain: Annotated[
+        str | None,
+        typer.Option(
+            "--domain",
+            help="Also answer this compiled domain's graph-generation probe prompts.",
+        ),
+    ] = None,
+    probe_responder: Annotated[
+        str,
+        typer.Option(
+            "--probe-responder",
+            help="oracle | noisy | noisy-<rate> for probe prompts (a request's model name "
+            "may pick one).",
+        ),
+    ] = "oracle",
 ) -> None:
     """Serve a local OpenAI-compatible endpoint answered by a reference responder."""
     from harness.server import FaultPlan, ReferenceServer, ServerConfig, parse_fault_kinds
@@ -236,6 +251,10 @@ def serve_reference_command(
         )
     if not 0.0 <= fault_rate <= 1.0:
         raise UserError("--fault-rate must be between 0 and 1")
+    if domain is not None:
+        from harness.probe.responders import check_responder
+
+        check_responder(probe_responder)
     try:
         kinds = parse_fault_kinds(faults)
         config = ServerConfig(
@@ -250,6 +269,8 @@ def serve_reference_command(
             structured=structured,
             batch_step_ms=batch_step_ms,
             expire_batches=expire_batches,
+            probe_domain=domain,
+            probe_responder=probe_responder,
         )
         server = ReferenceServer(config)
     except (ValueError, KeyError, OSError) as exc:  # bad flags, scenarios.jsonl, port in use

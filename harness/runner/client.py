@@ -83,6 +83,7 @@ def build_body(
     messages: list[dict[str, Any]],
     params: dict[str, Any],
     schema: dict[str, Any] | None,
+    schema_name: str = "kgbench_response",
 ) -> dict[str, Any]:
     """The chat-completions request body; `schema` given means strict structured output.
 
@@ -100,7 +101,7 @@ def build_body(
     if schema is not None:
         body["response_format"] = {
             "type": "json_schema",
-            "json_schema": {"name": "kgbench_response", "strict": True, "schema": schema},
+            "json_schema": {"name": schema_name, "strict": True, "schema": schema},
         }
     return body
 
@@ -167,8 +168,9 @@ class OpenAITransport:
         import openai
 
         structured = self.structured
+        schema = self.schema if item.schema is None else item.schema
         body = build_body(
-            self.spec, item.messages, item.params, self.schema if structured else None
+            self.spec, item.messages, item.params, schema if structured else None, item.schema_name
         )
         try:
             response = await self.client.post(

@@ -28,6 +28,19 @@ class ResponseJudge:
 
     def __init__(self, schema: dict[str, Any]) -> None:
         self.validator = Draft202012Validator(schema)
+        self._own: dict[str, ResponseJudge] = {}
+
+    def for_item(self, item: Any) -> ResponseJudge:
+        """The judge of one request: this one, or one built (once) for the request's own
+        schema when it carries one (stage requests, harness.runner.stage)."""
+        schema = getattr(item, "schema", None)
+        if schema is None:
+            return self
+        digest = json.dumps(schema, sort_keys=True)
+        judge = self._own.get(digest)
+        if judge is None:
+            judge = self._own[digest] = ResponseJudge(schema)
+        return judge
 
     def judge(self, raw: str | None) -> Judgement:
         if raw is None:

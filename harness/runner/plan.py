@@ -36,6 +36,9 @@ class RequestItem:
     replicate: int
     messages: list[dict[str, Any]]
     params: dict[str, Any]
+    schema: dict[str, Any] | None = None
+    """This request's own answer schema (stage requests); None: the run's response schema."""
+    schema_name: str = "kgbench_response"
 
 
 def request_params(spec: ModelSpec, settings: Settings, replicate: int) -> dict[str, Any]:

@@ -40,7 +40,7 @@ def ok_record(
     batch_id: str | None = None,
 ) -> dict[str, Any]:
     """An answer was received: kept verbatim, judged, never repaired."""
-    verdict = judge.judge(completion.raw)
+    verdict = judge.for_item(item).judge(completion.raw)
     return {
         **_base(item, spec),
         "status": "ok",

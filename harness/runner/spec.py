@@ -39,22 +39,23 @@ class ModelSpec:
         )
 
 
-def parse_model_spec(text: str, base_url: str | None = None) -> ModelSpec:
-    """Parse `--model`; a malformed spec is a UserError listing the accepted forms."""
+def parse_model_spec(
+    text: str, base_url: str | None = None, responders: tuple[str, ...] = REFERENCE_RESPONDERS
+) -> ModelSpec:
+    """Parse `--model`; a malformed spec is a UserError listing the accepted forms.
+
+    `responders` are the reference responders the caller can run (the QA panel's by default;
+    the graph-generation probe has its own)."""
     provider, sep, name = text.partition(":")
-    forms = "openai:<model> (with --base-url for other servers) or ref:" + "|ref:".join(
-        REFERENCE_RESPONDERS
-    )
+    forms = "openai:<model> (with --base-url for other servers) or ref:" + "|ref:".join(responders)
     if not sep or not name.strip():
         raise UserError(f"--model '{text}' is not a model spec; use {forms}")
     name = name.strip()
     if provider == "openai":
         return ModelSpec("openai", name, base_url.rstrip("/") if base_url else None)
     if provider == "ref":
-        if name not in REFERENCE_RESPONDERS:
-            raise UserError(
-                f"unknown reference responder '{name}'; known: {', '.join(REFERENCE_RESPONDERS)}"
-            )
+        if name not in responders:
+            raise UserError(f"unknown reference responder '{name}'; known: {', '.join(responders)}")
         if base_url:
             raise UserError("--base-url applies to openai: models, not to ref: responders")
         return ModelSpec("ref", name)

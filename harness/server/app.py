@@ -45,6 +45,10 @@ class ServerConfig:
     structured: bool = True
     batch_step_ms: float = 200.0
     expire_batches: int = 0
+    probe_domain: str | None = None
+    """A compiled domain whose graph-generation probe prompts the server answers (with the
+    probe's reference responders, harness.probe.responders)."""
+    probe_responder: str = "oracle"
 
 
 class Stats:
@@ -162,7 +166,13 @@ class ReferenceServer:
         self._stop = threading.Event()
         self._conns: set[socket.socket] = set()
         self._conns_lock = threading.Lock()
-        self.answerer = Answerer(config.responder, load_gold(config.run_dir), respond)
+        self.answerer = Answerer(
+            config.responder,
+            load_gold(config.run_dir),
+            respond,
+            _probe_responder(config.probe_domain),
+            config.probe_responder,
+        )
         self.store = Store(
             self._batch_answer, config.batch_step_ms / 1000, config.expire_batches, self._stop
         )
@@ -331,6 +341,20 @@ class ReferenceServer:
             return h.send_json(200, job.describe())
         self.stats.bump("batch_polls")
         return h.send_json(200, job.describe())
+
+
+def _probe_responder(domain: str | None) -> Any:
+    """The probe's reference responders for a compiled domain (None without a domain)."""
+    if domain is None:
+        return None
+    from harness.probe.compiled import CompiledProbe
+    from harness.probe.reference import ReferenceGraph
+    from harness.probe.responders import ProbeResponder
+
+    probe = CompiledProbe.open(domain)
+    return ProbeResponder(
+        probe, ReferenceGraph.from_kg(probe.domain.graph, probe.reference_predicates)
+    )
 
 
 def _multipart(content_type: str, body: bytes) -> dict[str, tuple[str | None, bytes]]:

@@ -62,10 +62,14 @@ class Answerer:
         responder: str,
         gold: dict[str, dict[str, Any]],
         respond: Callable[..., dict[str, Any]] | None = None,
+        probe: Any = None,
+        probe_responder: str = "oracle",
     ) -> None:
         self.responder = responder
         self.gold = gold
         self._respond = respond
+        self.probe = probe  # a harness.probe.responders.ProbeResponder, or None
+        self.probe_responder = probe_responder
 
     def _respond_fn(self) -> Callable[..., dict[str, Any]]:
         if self._respond is None:
@@ -79,12 +83,16 @@ class Answerer:
         messages = body.get("messages") or []
         prompt = last_user_text(messages)
         model = str(body.get("model", "reference"))
-        name = model if model in RESPONDERS else self.responder
-        gold = None
-        if name == "oracle":
-            found = _SCENARIO.search(prompt)
-            gold = self.gold.get(found.group(1)) if found else None
-        obj = self._respond_fn()(name, prompt, gold)
+        obj = self._probe_answer(model, prompt)
+        if obj is not None:
+            name = model if self._is_probe_name(model) else self.probe_responder
+        else:
+            name = model if model in RESPONDERS else self.responder
+            gold = None
+            if name == "oracle":
+                found = _SCENARIO.search(prompt)
+                gold = self.gold.get(found.group(1)) if found else None
+            obj = self._respond_fn()(name, prompt, gold)
         text = json.dumps(obj, ensure_ascii=False)
         finish = "stop"
         if fault == "malformed":
@@ -114,3 +122,17 @@ class Answerer:
                 "total_tokens": prompt_tokens + completion_tokens,
             },
         }
+
+    @staticmethod
+    def _is_probe_name(model: str) -> bool:
+        from harness.probe.responders import is_probe_responder
+
+        return is_probe_responder(model)
+
+    def _probe_answer(self, model: str, prompt: str) -> dict[str, Any] | None:
+        """The graph-generation probe's answer when the prompt is one of its steps (the
+        request's model names a probe responder, else the server's default one)."""
+        if self.probe is None:
+            return None
+        name = model if self._is_probe_name(model) else self.probe_responder
+        return self.probe.answer_text(name, prompt)

@@ -1,0 +1,206 @@
+"""The report's probe section: graph-generation probe scores beside the QA panel.
+
+Reads `probe/<slug>/scores.json` (and `ratings.json` when reviewers' ratings were aggregated)
+of a run folder. Where a model has both a QA panel and probe scores in the same run folder,
+one table puts them side by side: the panel's first declared metric per condition next to
+the probe's headline numbers.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from kgbench.errors import Location, UserError
+
+from .tables import NA, Table, fmt
+
+
+def load_probes(run_dir: Path, model: str | None = None) -> list[dict[str, Any]]:
+    """scores.json of every probed model (or of one), with `slug` and `ratings` added."""
+    root = Path(run_dir) / "probe"
+    paths = sorted(root.glob("*/scores.json")) if root.is_dir() else []
+    if model is not None:
+        paths = [p for p in paths if p.parent.name == model]
+    out = []
+    for path in paths:
+        try:
+            scores = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError as exc:
+            raise UserError(f"not valid JSON: {exc.msg}", Location(str(path), exc.lineno)) from None
+        if not isinstance(scores, dict) or "overall" not in scores:
+            raise UserError("not probe scores written by `kgbench probe`", Location(str(path)))
+        scores["slug"] = path.parent.name
+        ratings = path.parent / "ratings.json"
+        scores["ratings"] = (
+            json.loads(ratings.read_text(encoding="utf-8")) if ratings.exists() else None
+        )
+        out.append(scores)
+    return out
+
+
+def _ci(entry: dict[str, Any] | None) -> str:
+    if not entry or entry.get("mean") is None:
+        return NA
+    text = fmt(entry["mean"])
+    if entry.get("ci_low") is not None:
+        text += f" [{fmt(entry['ci_low'])}, {fmt(entry['ci_high'])}]"
+    return text
+
+
+def side_by_side(panels: list[dict[str, Any]], probes: list[dict[str, Any]]) -> Table | None:
+    """One row per model with both a QA panel and probe scores (matched by slug)."""
+    by_slug = {p["slug"]: p for p in probes}
+    both = [p for p in panels if p.get("slug") in by_slug]
+    if not both:
+        return None
+    metric = both[0]["metrics"][0]
+    conditions = both[0]["conditions"]
+    header = ["Model", *(f"QA {metric['title']} {c}" for c in conditions)]
+    header += ["Probe precision@k", "Probe recall@k", "Exact-edge precision", "Mapped share"]
+    header += ["Accuracy (1-4)", "Comprehensiveness (1-4)"]
+    rows = []
+    for panel in both:
+        probe = by_slug[panel["slug"]]
+        o = probe["overall"]
+        qa = [
+            fmt((panel["overall"].get(c, {}).get(metric["name"]) or {}).get("mean"))
+            for c in conditions
+        ]
+        ratings = probe.get("ratings") or {}
+        rows.append(
+            [
+                str(panel.get("model", panel["slug"])),
+                *qa,
+                _ci(o["precision"]),
+                _ci(o["recall"]),
+                _ci(o["exact_precision"]),
+                _ci(o["mapped_share"]),
+                _ci(ratings.get("accuracy")),
+                _ci(ratings.get("comprehensiveness")),
+            ]
+        )
+    return Table(
+        "QA panel and graph-generation probe, side by side",
+        header,
+        rows,
+        [False, *[True] * (len(header) - 1)],
+        "QA: mean of the panel's first metric per condition over scenarios. Probe: mean over "
+        "roots with a 95% bootstrap interval; k is each probe's declared path bound.",
+    )
+
+
+def probe_tables(probe: dict[str, Any]) -> list[Table]:
+    s, o, m = probe["settings"], probe["overall"], probe["mapping"]
+    k = s["path_bound"]
+    pooled = lambda name: fmt(o[name].get("pooled")) if "pooled" in o[name] else NA  # noqa: E731
+    overall = Table(
+        f"Probe overall ({o['roots']} roots, {o['nodes']} nodes, {o['edges']} edges)",
+        ["Metric", "Mean over roots [95% CI]", "Pooled"],
+        [
+            [f"Precision@{k} (path rule)", _ci(o["precision"]), pooled("precision")],
+            [f"Recall@{k} (path rule, seed's denominator)", _ci(o["recall"]), pooled("recall")],
+            ["Exact-edge precision", _ci(o["exact_precision"]), pooled("exact_precision")],
+            ["Exact-edge recall", _ci(o["exact_recall"]), NA],
+            ["Mapped share of nodes", _ci(o["mapped_share"]), pooled("mapped_share")],
+        ],
+        [False, True, True],
+        f"{s['path_mode'].capitalize()} paths of at most k = {k} edges in the reference graph "
+        f"({s['reference_edges']} edges of {', '.join(s['reference_predicates'])}). Recall "
+        "divides path-rule hits by the reference edges touching a mapped generated node (the "
+        "seed's definition), so it can exceed 1. Failed or unparseable answers: "
+        f"{o['failures']}; unmapped nodes: {o['unmapped_nodes']}; collapsed edges (both ends "
+        f"on one entity): {o['collapsed_edges']}.",
+    )
+    curve = Table(
+        "Precision and recall over the path bound k",
+        ["k", "Precision", "Recall", "Precision (pooled)", "Recall (pooled)"],
+        [
+            [
+                str(c["k"]),
+                fmt(c["precision"]),
+                fmt(c["recall"]),
+                fmt(c["precision_pooled"]),
+                fmt(c["recall_pooled"]),
+            ]
+            for c in probe["curve"]
+        ],
+        [True] * 5,
+        "k = 1 is the exact edge (in the declared direction mode); the seed uses k = 7 and "
+        "warns that it overestimates.",
+    )
+    roots = Table(
+        "Per root",
+        ["Root", "Nodes", "Edges", f"P@{k}", f"R@{k}", "Exact P", "Mapped", "Cycles", "Failures"],
+        [
+            [
+                f"{r['root_name']} ({r['root_id']})",
+                str(r["stats"]["nodes"]),
+                str(r["edges"]),
+                fmt(r["precision"]),
+                fmt(r["recall"]),
+                fmt(r["exact_precision"]),
+                fmt(r["mapped_share"]),
+                str(r["stats"]["cycles"]) + ("+" if r["stats"]["cycles_capped"] else ""),
+                str(r["failures"]),
+            ]
+            for r in probe["roots"]
+        ],
+        [False, *[True] * 8],
+    )
+    mapping = Table(
+        f"Node mapping ({m['mapped']} of {m['names']} distinct names mapped)",
+        ["Method", "Names"],
+        [[name, str(n)] for name, n in m["by_method"].items()],
+        [False, True],
+        "Exact name, synonym or xref first, then fuzzy lexical, then embedding when a model was "
+        "given; ambiguous and unmapped names map to nothing (never guessed).",
+    )
+    tables = [overall, curve, roots, mapping]
+    ratings = probe.get("ratings")
+    if ratings:
+        tables.append(
+            Table(
+                f"Human ratings ({ratings['ratings']} ratings by {ratings['reviewers']} "
+                f"reviewer(s) on {ratings['graphs']} graph(s))",
+                ["Dimension", "Mean over graphs [95% CI]", "Krippendorff's alpha (ordinal)"],
+                [
+                    [d, _ci(ratings[d]), fmt(ratings[d].get("krippendorff_alpha"))]
+                    for d in ("accuracy", "comprehensiveness")
+                ],
+                [False, True, True],
+                "Scale 1-4; each graph's ratings are averaged first; alpha is NA with fewer "
+                "than two reviewers on a graph.",
+            )
+        )
+    return tables
+
+
+def curve_svg(probe: dict[str, Any]) -> str:
+    """Precision and recall (mean over roots) against k, as a small inline SVG."""
+    from .svg import _svg, _text
+
+    curve = probe["curve"]
+    left, top, w, h = 50, 24, 300, 160
+    ks = [c["k"] for c in curve]
+    top_v = max([1.0, *(c["recall"] for c in curve)])
+
+    def xy(k: int, v: float) -> tuple[float, float]:
+        x = left + (k - ks[0]) / max(1, ks[-1] - ks[0]) * w
+        return x, top + h - min(v, top_v) / top_v * h
+
+    body = [_text(left, 14, "Precision and recall by k (mean over roots)", 12, font_weight="bold")]
+    for tick in (0.0, 0.5, 1.0):
+        _, y = xy(ks[0], tick)
+        body.append(f"<line x1='{left}' x2='{left + w}' y1='{y:.1f}' y2='{y:.1f}' stroke='#ddd'/>")
+        body.append(_text(left - 6, y + 4, f"{tick:.1f}", 10, "end"))
+    for key, colour in (("precision", "#1f77b4"), ("recall", "#ff7f0e")):
+        points = " ".join(f"{x:.1f},{y:.1f}" for x, y in (xy(c["k"], c[key]) for c in curve))
+        body.append(f"<polyline points='{points}' fill='none' stroke='{colour}' stroke-width='2'/>")
+    for k in ks:
+        x, _ = xy(k, 0)
+        body.append(_text(x, top + h + 14, str(k), 10, "middle"))
+    body.append(_text(left + w + 8, top + 10, "precision", 11, fill="#1f77b4"))
+    body.append(_text(left + w + 8, top + 26, "recall", 11, fill="#ff7f0e"))
+    return _svg(left + w + 80, top + h + 24, body, "Probe precision and recall by k")
