@@ -71,7 +71,7 @@ CALL (c) {
   // section effect_modifiers: Effect modifiers in this patient's context
   UNWIND $context_ids AS context_id
   MATCH (m:KG_cardio {id: context_id}) USING INDEX SEEK m:KG_cardio(id)
-  MATCH (m)-[r:MODIFIES_EFFECT_OF]->(c)
+  MATCH (m)-[r:MODIFIES_EFFECT_OF|MODIFIES_HARM_OF]->(c)
   RETURN 'effect_modifiers' AS section, [r.assertion_id] AS chain
 }
 WITH collect({section: section, candidate_id: candidate_id, assertion_ids: chain}) AS paths

@@ -172,6 +172,18 @@ MERGE (a)-[:HAS_OBJECT]->(o)
 MERGE (s)-[r:MODIFIES_EFFECT_OF {assertion_id: row.id}]->(o)
 SET r = row.edge_props;
 
+// @statement assertion_MODIFIES_HARM_OF rows=rows/assertions_MODIFIES_HARM_OF.json
+UNWIND $rows AS row
+MATCH (s:KG_cardio {id: row.subject_id})
+MATCH (o:KG_cardio {id: row.object_id})
+MERGE (a:KG_cardio {id: row.id})
+SET a = row.props
+SET a:Assertion
+MERGE (a)-[:HAS_SUBJECT]->(s)
+MERGE (a)-[:HAS_OBJECT]->(o)
+MERGE (s)-[r:MODIFIES_HARM_OF {assertion_id: row.id}]->(o)
+SET r = row.edge_props;
+
 // @statement assertion_PARTICIPATES_IN rows=rows/assertions_PARTICIPATES_IN.json
 UNWIND $rows AS row
 MATCH (s:KG_cardio {id: row.subject_id})

@@ -3,7 +3,7 @@
 
 // @check direct_edges_paired expect=0
 // every direct edge has an assertion with the same subject, predicate and object
-MATCH (s:KG_cardio)-[r:ASSOCIATED_WITH|CAUSES_DECREASE_IN|CAUSES_INCREASE_IN|CONTRAINDICATED_FOR|HAS_NO_EFFECT_ON|INDICATED_FOR|MAY_CAUSE_ADVERSE_EFFECT|MODIFIES_EFFECT_OF|PARTICIPATES_IN|TARGETS]->(o:KG_cardio)
+MATCH (s:KG_cardio)-[r:ASSOCIATED_WITH|CAUSES_DECREASE_IN|CAUSES_INCREASE_IN|CONTRAINDICATED_FOR|HAS_NO_EFFECT_ON|INDICATED_FOR|MAY_CAUSE_ADVERSE_EFFECT|MODIFIES_EFFECT_OF|MODIFIES_HARM_OF|PARTICIPATES_IN|TARGETS]->(o:KG_cardio)
 WHERE NOT EXISTS {
   MATCH (s)<-[:HAS_SUBJECT]-(a:KG_cardio:Assertion)-[:HAS_OBJECT]->(o)
   WHERE a.id = r.assertion_id AND a.predicate = type(r)
@@ -27,31 +27,31 @@ MATCH (a:KG_cardio:Assertion)
 WHERE NOT EXISTS { (:EvidenceSource)-[:SUPPORTS]->(a) } AND a.no_evidence_reason IS NULL
 RETURN count(a) AS value;
 
-// @check entities expect=135
+// @check entities expect=147
 // entity count matches the spec
 MATCH (n:KG_cardio:Entity) RETURN count(n) AS value;
 
-// @check assertions expect=257
+// @check assertions expect=402
 // assertion count matches the spec
 MATCH (n:KG_cardio:Assertion) RETURN count(n) AS value;
 
-// @check evidence_sources expect=15
+// @check evidence_sources expect=69
 // evidence source count matches the spec
 MATCH (n:KG_cardio:EvidenceSource) RETURN count(n) AS value;
 
-// @check supports expect=298
+// @check supports expect=622
 // SUPPORTS link count matches the spec
 MATCH (:KG_cardio:EvidenceSource)-[r:SUPPORTS]->(:KG_cardio:Assertion) RETURN count(r) AS value;
 
-// @check members expect=39
+// @check members expect=18
 // MEMBER_OF link count matches the spec
 MATCH (:KG_cardio:Entity)-[r:MEMBER_OF]->(:KG_cardio:Entity) RETURN count(r) AS value;
 
-// @check entities_AdverseEffect expect=14
+// @check entities_AdverseEffect expect=16
 // AdverseEffect count matches the spec
 MATCH (n:KG_cardio:AdverseEffect) RETURN count(n) AS value;
 
-// @check entities_BiologicalProcess expect=13
+// @check entities_BiologicalProcess expect=14
 // BiologicalProcess count matches the spec
 MATCH (n:KG_cardio:BiologicalProcess) RETURN count(n) AS value;
 
@@ -59,70 +59,78 @@ MATCH (n:KG_cardio:BiologicalProcess) RETURN count(n) AS value;
 // ClinicalOutcome count matches the spec
 MATCH (n:KG_cardio:ClinicalOutcome) RETURN count(n) AS value;
 
-// @check entities_Contraindication expect=8
+// @check entities_Contraindication expect=10
 // Contraindication count matches the spec
 MATCH (n:KG_cardio:Contraindication) RETURN count(n) AS value;
 
-// @check entities_Disease expect=10
+// @check entities_Disease expect=11
 // Disease count matches the spec
 MATCH (n:KG_cardio:Disease) RETURN count(n) AS value;
 
-// @check entities_Drug expect=15
+// @check entities_Drug expect=17
 // Drug count matches the spec
 MATCH (n:KG_cardio:Drug) RETURN count(n) AS value;
 
-// @check entities_Intervention expect=10
+// @check entities_Intervention expect=12
 // Intervention count matches the spec
 MATCH (n:KG_cardio:Intervention) RETURN count(n) AS value;
 
-// @check entities_InterventionClass expect=18
+// @check entities_InterventionClass expect=13
 // InterventionClass count matches the spec
 MATCH (n:KG_cardio:InterventionClass) RETURN count(n) AS value;
 
-// @check entities_Population expect=9
+// @check entities_Population expect=14
 // Population count matches the spec
 MATCH (n:KG_cardio:Population) RETURN count(n) AS value;
 
-// @check entities_ProteinTarget expect=15
+// @check entities_ProteinTarget expect=16
 // ProteinTarget count matches the spec
 MATCH (n:KG_cardio:ProteinTarget) RETURN count(n) AS value;
 
-// @check entities_RiskFactor expect=13
+// @check entities_RiskFactor expect=14
 // RiskFactor count matches the spec
 MATCH (n:KG_cardio:RiskFactor) RETURN count(n) AS value;
 
-// @check edges_ASSOCIATED_WITH expect=18
+// @check edges_ASSOCIATED_WITH expect=12
 // ASSOCIATED_WITH direct edge count matches the spec
 MATCH (:KG_cardio)-[r:ASSOCIATED_WITH]->(:KG_cardio) RETURN count(r) AS value;
 
-// @check edges_CAUSES_DECREASE_IN expect=82
+// @check edges_CAUSES_DECREASE_IN expect=141
 // CAUSES_DECREASE_IN direct edge count matches the spec
 MATCH (:KG_cardio)-[r:CAUSES_DECREASE_IN]->(:KG_cardio) RETURN count(r) AS value;
 
-// @check edges_CAUSES_INCREASE_IN expect=65
+// @check edges_CAUSES_INCREASE_IN expect=81
 // CAUSES_INCREASE_IN direct edge count matches the spec
 MATCH (:KG_cardio)-[r:CAUSES_INCREASE_IN]->(:KG_cardio) RETURN count(r) AS value;
 
-// @check edges_CONTRAINDICATED_FOR expect=13
+// @check edges_CONTRAINDICATED_FOR expect=27
 // CONTRAINDICATED_FOR direct edge count matches the spec
 MATCH (:KG_cardio)-[r:CONTRAINDICATED_FOR]->(:KG_cardio) RETURN count(r) AS value;
 
-// @check edges_INDICATED_FOR expect=15
+// @check edges_HAS_NO_EFFECT_ON expect=18
+// HAS_NO_EFFECT_ON direct edge count matches the spec
+MATCH (:KG_cardio)-[r:HAS_NO_EFFECT_ON]->(:KG_cardio) RETURN count(r) AS value;
+
+// @check edges_INDICATED_FOR expect=49
 // INDICATED_FOR direct edge count matches the spec
 MATCH (:KG_cardio)-[r:INDICATED_FOR]->(:KG_cardio) RETURN count(r) AS value;
 
-// @check edges_MAY_CAUSE_ADVERSE_EFFECT expect=26
+// @check edges_MAY_CAUSE_ADVERSE_EFFECT expect=32
 // MAY_CAUSE_ADVERSE_EFFECT direct edge count matches the spec
 MATCH (:KG_cardio)-[r:MAY_CAUSE_ADVERSE_EFFECT]->(:KG_cardio) RETURN count(r) AS value;
 
-// @check edges_MODIFIES_EFFECT_OF expect=9
+// @check edges_MODIFIES_EFFECT_OF expect=7
 // MODIFIES_EFFECT_OF direct edge count matches the spec
 MATCH (:KG_cardio)-[r:MODIFIES_EFFECT_OF]->(:KG_cardio) RETURN count(r) AS value;
 
-// @check edges_PARTICIPATES_IN expect=14
+// @check edges_MODIFIES_HARM_OF expect=2
+// MODIFIES_HARM_OF direct edge count matches the spec
+MATCH (:KG_cardio)-[r:MODIFIES_HARM_OF]->(:KG_cardio) RETURN count(r) AS value;
+
+// @check edges_PARTICIPATES_IN expect=15
 // PARTICIPATES_IN direct edge count matches the spec
 MATCH (:KG_cardio)-[r:PARTICIPATES_IN]->(:KG_cardio) RETURN count(r) AS value;
 
-// @check edges_TARGETS expect=15
+// @check edges_TARGETS expect=18
 // TARGETS direct edge count matches the spec
 MATCH (:KG_cardio)-[r:TARGETS]->(:KG_cardio) RETURN count(r) AS value;
