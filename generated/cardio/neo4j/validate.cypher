@@ -31,15 +31,15 @@ RETURN count(a) AS value;
 // entity count matches the spec
 MATCH (n:KG_cardio:Entity) RETURN count(n) AS value;
 
-// @check assertions expect=402
+// @check assertions expect=407
 // assertion count matches the spec
 MATCH (n:KG_cardio:Assertion) RETURN count(n) AS value;
 
-// @check evidence_sources expect=69
+// @check evidence_sources expect=70
 // evidence source count matches the spec
 MATCH (n:KG_cardio:EvidenceSource) RETURN count(n) AS value;
 
-// @check supports expect=622
+// @check supports expect=629
 // SUPPORTS link count matches the spec
 MATCH (:KG_cardio:EvidenceSource)-[r:SUPPORTS]->(:KG_cardio:Assertion) RETURN count(r) AS value;
 
@@ -95,7 +95,7 @@ MATCH (n:KG_cardio:RiskFactor) RETURN count(n) AS value;
 // ASSOCIATED_WITH direct edge count matches the spec
 MATCH (:KG_cardio)-[r:ASSOCIATED_WITH]->(:KG_cardio) RETURN count(r) AS value;
 
-// @check edges_CAUSES_DECREASE_IN expect=141
+// @check edges_CAUSES_DECREASE_IN expect=142
 // CAUSES_DECREASE_IN direct edge count matches the spec
 MATCH (:KG_cardio)-[r:CAUSES_DECREASE_IN]->(:KG_cardio) RETURN count(r) AS value;
 
@@ -103,15 +103,15 @@ MATCH (:KG_cardio)-[r:CAUSES_DECREASE_IN]->(:KG_cardio) RETURN count(r) AS value
 // CAUSES_INCREASE_IN direct edge count matches the spec
 MATCH (:KG_cardio)-[r:CAUSES_INCREASE_IN]->(:KG_cardio) RETURN count(r) AS value;
 
-// @check edges_CONTRAINDICATED_FOR expect=27
+// @check edges_CONTRAINDICATED_FOR expect=29
 // CONTRAINDICATED_FOR direct edge count matches the spec
 MATCH (:KG_cardio)-[r:CONTRAINDICATED_FOR]->(:KG_cardio) RETURN count(r) AS value;
 
-// @check edges_HAS_NO_EFFECT_ON expect=18
+// @check edges_HAS_NO_EFFECT_ON expect=19
 // HAS_NO_EFFECT_ON direct edge count matches the spec
 MATCH (:KG_cardio)-[r:HAS_NO_EFFECT_ON]->(:KG_cardio) RETURN count(r) AS value;
 
-// @check edges_INDICATED_FOR expect=49
+// @check edges_INDICATED_FOR expect=50
 // INDICATED_FOR direct edge count matches the spec
 MATCH (:KG_cardio)-[r:INDICATED_FOR]->(:KG_cardio) RETURN count(r) AS value;
 
