@@ -27,23 +27,23 @@ MATCH (a:KG_cardio:Assertion)
 WHERE NOT EXISTS { (:EvidenceSource)-[:SUPPORTS]->(a) } AND a.no_evidence_reason IS NULL
 RETURN count(a) AS value;
 
-// @check entities expect=147
+// @check entities expect=150
 // entity count matches the spec
 MATCH (n:KG_cardio:Entity) RETURN count(n) AS value;
 
-// @check assertions expect=407
+// @check assertions expect=414
 // assertion count matches the spec
 MATCH (n:KG_cardio:Assertion) RETURN count(n) AS value;
 
-// @check evidence_sources expect=70
+// @check evidence_sources expect=73
 // evidence source count matches the spec
 MATCH (n:KG_cardio:EvidenceSource) RETURN count(n) AS value;
 
-// @check supports expect=629
+// @check supports expect=639
 // SUPPORTS link count matches the spec
 MATCH (:KG_cardio:EvidenceSource)-[r:SUPPORTS]->(:KG_cardio:Assertion) RETURN count(r) AS value;
 
-// @check members expect=18
+// @check members expect=20
 // MEMBER_OF link count matches the spec
 MATCH (:KG_cardio:Entity)-[r:MEMBER_OF]->(:KG_cardio:Entity) RETURN count(r) AS value;
 
@@ -67,7 +67,7 @@ MATCH (n:KG_cardio:Contraindication) RETURN count(n) AS value;
 // Disease count matches the spec
 MATCH (n:KG_cardio:Disease) RETURN count(n) AS value;
 
-// @check entities_Drug expect=17
+// @check entities_Drug expect=18
 // Drug count matches the spec
 MATCH (n:KG_cardio:Drug) RETURN count(n) AS value;
 
@@ -75,7 +75,7 @@ MATCH (n:KG_cardio:Drug) RETURN count(n) AS value;
 // Intervention count matches the spec
 MATCH (n:KG_cardio:Intervention) RETURN count(n) AS value;
 
-// @check entities_InterventionClass expect=13
+// @check entities_InterventionClass expect=14
 // InterventionClass count matches the spec
 MATCH (n:KG_cardio:InterventionClass) RETURN count(n) AS value;
 
@@ -83,7 +83,7 @@ MATCH (n:KG_cardio:InterventionClass) RETURN count(n) AS value;
 // Population count matches the spec
 MATCH (n:KG_cardio:Population) RETURN count(n) AS value;
 
-// @check entities_ProteinTarget expect=16
+// @check entities_ProteinTarget expect=17
 // ProteinTarget count matches the spec
 MATCH (n:KG_cardio:ProteinTarget) RETURN count(n) AS value;
 
@@ -95,27 +95,27 @@ MATCH (n:KG_cardio:RiskFactor) RETURN count(n) AS value;
 // ASSOCIATED_WITH direct edge count matches the spec
 MATCH (:KG_cardio)-[r:ASSOCIATED_WITH]->(:KG_cardio) RETURN count(r) AS value;
 
-// @check edges_CAUSES_DECREASE_IN expect=142
+// @check edges_CAUSES_DECREASE_IN expect=144
 // CAUSES_DECREASE_IN direct edge count matches the spec
 MATCH (:KG_cardio)-[r:CAUSES_DECREASE_IN]->(:KG_cardio) RETURN count(r) AS value;
 
-// @check edges_CAUSES_INCREASE_IN expect=81
+// @check edges_CAUSES_INCREASE_IN expect=82
 // CAUSES_INCREASE_IN direct edge count matches the spec
 MATCH (:KG_cardio)-[r:CAUSES_INCREASE_IN]->(:KG_cardio) RETURN count(r) AS value;
 
-// @check edges_CONTRAINDICATED_FOR expect=29
+// @check edges_CONTRAINDICATED_FOR expect=28
 // CONTRAINDICATED_FOR direct edge count matches the spec
 MATCH (:KG_cardio)-[r:CONTRAINDICATED_FOR]->(:KG_cardio) RETURN count(r) AS value;
 
-// @check edges_HAS_NO_EFFECT_ON expect=19
+// @check edges_HAS_NO_EFFECT_ON expect=21
 // HAS_NO_EFFECT_ON direct edge count matches the spec
 MATCH (:KG_cardio)-[r:HAS_NO_EFFECT_ON]->(:KG_cardio) RETURN count(r) AS value;
 
-// @check edges_INDICATED_FOR expect=50
+// @check edges_INDICATED_FOR expect=51
 // INDICATED_FOR direct edge count matches the spec
 MATCH (:KG_cardio)-[r:INDICATED_FOR]->(:KG_cardio) RETURN count(r) AS value;
 
-// @check edges_MAY_CAUSE_ADVERSE_EFFECT expect=32
+// @check edges_MAY_CAUSE_ADVERSE_EFFECT expect=33
 // MAY_CAUSE_ADVERSE_EFFECT direct edge count matches the spec
 MATCH (:KG_cardio)-[r:MAY_CAUSE_ADVERSE_EFFECT]->(:KG_cardio) RETURN count(r) AS value;
 
@@ -131,6 +131,6 @@ MATCH (:KG_cardio)-[r:MODIFIES_HARM_OF]->(:KG_cardio) RETURN count(r) AS value;
 // PARTICIPATES_IN direct edge count matches the spec
 MATCH (:KG_cardio)-[r:PARTICIPATES_IN]->(:KG_cardio) RETURN count(r) AS value;
 
-// @check edges_TARGETS expect=18
+// @check edges_TARGETS expect=19
 // TARGETS direct edge count matches the spec
 MATCH (:KG_cardio)-[r:TARGETS]->(:KG_cardio) RETURN count(r) AS value;
