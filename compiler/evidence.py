@@ -22,7 +22,8 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from typing import Any
+
+from kgbench.scope import study_covers
 
 from . import ir
 from .schema import suggest
@@ -118,6 +119,14 @@ class EvidenceChecker:
         self.homogeneous = set(self.rules.homogeneous_classes)
         self._asr_row = {r["assertion_id"]: i for i, r in enumerate(tables["assertions"].rows)}
         self._ev_row = {r["evidence_id"]: i for i, r in enumerate(tables["evidence_sources"].rows)}
+        self._links = {
+            (r["assertion_id"], r["evidence_id"]): i
+            for i, r in enumerate(tables["assertion_evidence"].rows)
+        }
+        types = {e.evidence_id: e.source_type for e in domain.evidence_sources}
+        self._source_types: dict[str, set[str]] = defaultdict(set)
+        for s in domain.supports:
+            self._source_types[s.assertion_id].add(types[s.evidence_id])
 
     # helpers -------------------------------------------------------------------------------
 
@@ -216,14 +225,13 @@ class EvidenceChecker:
                     )
 
     def studied(self, evidence: ir.EvidenceSource, subject: str) -> bool:
-        """Whether the study is about the subject: named itself, or through a homogeneous class
-        (a class trial for a member, a member's trial for the class)."""
-        named = set(evidence.studied_interventions)
-        if subject in named:
-            return True
-        if self.is_group(subject):
-            return subject in self.homogeneous and bool(self.members.get(subject, set()) & named)
-        return any(c in named and c in self.homogeneous for c in self.classes_of.get(subject, ()))
+        return study_covers(
+            evidence.studied_interventions,
+            subject,
+            homogeneous=self.homogeneous,
+            classes_of_subject=self.classes_of.get(subject, ()),
+            members_of_subject=self.members.get(subject, ()) if self.is_group(subject) else (),
+        )
 
     def check_study_scope(self) -> None:
         evidence = {e.evidence_id: e for e in self.domain.evidence_sources}
@@ -256,11 +264,6 @@ class EvidenceChecker:
                 )
 
     def _link_index(self, support: ir.Support) -> int:
-        if not hasattr(self, "_links"):
-            self._links = {
-                (r["assertion_id"], r["evidence_id"]): i
-                for i, r in enumerate(self.tables["assertion_evidence"].rows)
-            }
         return self._links[(support.assertion_id, support.evidence_id)]
 
     def report_scope(self, message: str, where) -> None:
@@ -350,10 +353,4 @@ class EvidenceChecker:
         return ""
 
     def _sources_of(self, assertion_id: str) -> set[str]:
-        if not hasattr(self, "_source_types"):
-            types = {e.evidence_id: e.source_type for e in self.domain.evidence_sources}
-            found: dict[str, set[str]] = defaultdict(set)
-            for s in self.domain.supports:
-                found[s.assertion_id].add(types[s.evidence_id])
-            self._source_types: dict[str, Any] = found
         return self._source_types.get(assertion_id, set())

@@ -129,19 +129,10 @@ class OutcomeJudge:
             return None
         return {"decrease": "benefit", "increase": "harm"}.get(assertion["direction"])
 
-    def studied(self, evidence_id: str, assertion: dict[str, Any], via: str | None) -> bool:
+    def studied(self, evidence_id: str, subject: str) -> bool:
         """A study qualifies a claim only when it studied the claim's subject (or, through a
         homogeneous class, a member of it): its own trial, never another drug's."""
-        ev = self.kg.evidence[evidence_id]
-        named = set(ev.get("studied_interventions") or ())
-        subject = assertion["subject_id"]
-        if subject in named:
-            return True
-        if subject in self.kg.group_ids and subject in self.kg.homogeneous:
-            return bool(named & set(self.kg.classes.get(subject, {}).get("member_ids", ())))
-        return any(
-            c in named and c in self.kg.homogeneous for c in self.kg.classes_of.get(subject, ())
-        )
+        return self.kg.study_covers(evidence_id, subject)
 
     def outcome_claims(self, intervention: str, target: str, population: str) -> list[OutcomeClaim]:
         """Every validated outcome claim of the intervention (own or inherited) on the target or
@@ -161,7 +152,7 @@ class OutcomeJudge:
             for link in self.kg.links.get(a["assertion_id"], ()):
                 ev = self.kg.evidence[link["evidence_id"]]
                 if ev["source_type"] in self.policy.study_source_types and self.studied(
-                    link["evidence_id"], a, via
+                    link["evidence_id"], a["subject_id"]
                 ):
                     qualifying.append(link["evidence_id"])
                     study = 1

@@ -170,14 +170,10 @@ class GoldBuilder:
         keep = []
         for e in self.kg.supports.get(assertion_id, ()):
             ev = self.kg.evidence[e]
-            studied = ev.get("studied_interventions") or ()
             physiology = a["subject_id"] not in (*self.kg.interventions, *self.kg.group_ids)
             if ev["source_type"] == "trial" and physiology:
                 continue
-            if studied and not (
-                preferred in studied
-                or any(c in studied for c in self.kg.classes_of.get(preferred, ()))
-            ):
+            if ev.get("studied_interventions") and not self.kg.study_covers(e, preferred):
                 continue
             keep.append(e)
         return tuple(keep)

@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from harness.compiled import CompiledDomain
+from kgbench.scope import study_covers
 
 
 @dataclass
@@ -92,6 +93,20 @@ class KnowledgeGraph:
     @cached_property
     def homogeneous(self) -> frozenset[str]:
         return frozenset(self.evidence_rules.get("homogeneous_classes") or ())
+
+    def study_covers(self, evidence_id: str, subject: str) -> bool:
+        """Whether a source studied the subject (see kgbench.scope); a source that names no
+        studied interventions (a guideline, a cohort of exposures) covers nothing by study."""
+        members = (
+            self.classes.get(subject, {}).get("member_ids", ()) if subject in self.group_ids else ()
+        )
+        return study_covers(
+            self.evidence[evidence_id].get("studied_interventions") or (),
+            subject,
+            homogeneous=self.homogeneous,
+            classes_of_subject=self.classes_of.get(subject, ()),
+            members_of_subject=members,
+        )
 
     def outcome_ids(self, target: str) -> tuple[str, ...]:
         """The target and the declared composite outcomes that contain it."""

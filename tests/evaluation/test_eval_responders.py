@@ -50,6 +50,9 @@ def test_oracle_is_perfect_on_every_defined_metric(
                     assert rate is None
                     continue
                 path = gold["causal_path_assertion_ids"]
+                if not path:  # an abstention cites no chain: no claims to check
+                    assert rate is None
+                    continue
                 retrieved = [a for a in path if a in ctx["assertions"]]
                 # Claims are stated only for retrieved edges; the cited ids are all counted.
                 expected = (len(path) - len(retrieved)) / (len(path) + len(retrieved))
@@ -122,12 +125,19 @@ def test_context_reader_on_the_mini_run(prompts):
     c1 = respond("context-reader", prompts["SCN_0003", "C1"])
     assert c1["recommended_intervention"] == "Lisinopril"  # a guess: the first option
     assert c1["causal_path_assertion_ids"] == [] and c1["supporting_evidence_ids"] == []
-    # the mini graph has mechanism chains but no outcome claim: the reader abstains
-    for cond in ("C2", "C3", "C4"):
-        answer = respond("context-reader", prompts["SCN_0003", cond])
-        assert answer["recommended_intervention"] is None and answer["uncertainty_flag"] is True
+    # lisinopril's class claim lowers blood pressure; only C4 shows its pregnancy
+    # contraindication, which the vignette mentions, so only C4 turns to amlodipine
+    for cond in ("C2", "C3"):
+        assert respond("context-reader", prompts["SCN_0003", cond])["recommended_intervention"] == (
+            "Lisinopril"
+        )
     c4 = respond("context-reader", prompts["SCN_0003", "C4"])
+    assert c4["recommended_intervention"] == "Amlodipine"
     assert c4["contraindication_assertion_ids"] == ["ASR_0007"]
+    assert c4["causal_path_assertion_ids"] == ["ASR_0008", "ASR_0009", "ASR_0010"]
+    # no candidate has outcome evidence for MACE in SCN_0004: the reader abstains
+    c3 = respond("context-reader", prompts["SCN_0004", "C3"])
+    assert c3["recommended_intervention"] is None and c3["uncertainty_flag"] is True
 
 
 def test_ungrounded_answers_first_option_without_ids(prompts):

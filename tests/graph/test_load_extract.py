@@ -51,7 +51,7 @@ def test_load_is_validated_and_idempotent(
 ) -> None:
     assert all(value == expect for _, value, expect in run_checks(neo4j_driver, loaded_mini))
     before = graph_counts(neo4j_driver, loaded_mini.label)
-    assert before["nodes"] == 14 + 13 + 2  # entities + assertions + evidence sources
+    assert before["nodes"] == 16 + 16 + 2  # entities + assertions + evidence sources
     load(neo4j_driver, loaded_mini)
     assert graph_counts(neo4j_driver, loaded_mini.label) == before
 
@@ -134,9 +134,10 @@ def test_extraction_contents_per_condition(
     assert {p["assertion_ids"][0] for p in safety} == {"ASR_0006", "ASR_0007"}
     c2 = extract(neo4j_driver, loaded_mini, MINI_SCENARIO, "C2")
     predicates = {a["predicate"] for a in c2["assertions"].values()}
-    assert predicates.isdisjoint(
-        {"PARTICIPATES_IN", "TARGETS", "CAUSES_INCREASE_IN", "CAUSES_DECREASE_IN"}
-    )
+    assert predicates.isdisjoint({"PARTICIPATES_IN", "TARGETS", "CAUSES_INCREASE_IN"})
+    # no mechanism: the only causal lines are outcome claims on the target itself
+    outcome = [a for a in c2["assertions"].values() if a["predicate"] == "CAUSES_DECREASE_IN"]
+    assert outcome and all(a["object_id"] == MINI_SCENARIO["target_outcome_id"] for a in outcome)
     assert {"INDICATED_FOR", "MAY_CAUSE_ADVERSE_EFFECT"} <= predicates
     assert c2["assertions"]["ASR_0005"]["evidence"][0]["evidence_id"] == "EV_0001"
     assert extract(neo4j_driver, loaded_mini, MINI_SCENARIO, "C1") is None
@@ -164,7 +165,7 @@ def test_every_extraction_plan_starts_from_an_index_seek(
 
     query = loaded_mini.read(loaded_mini.condition(condition)["query"])
     _, summary, _ = neo4j_driver.execute_query(
-        "EXPLAIN " + query, parameters_=parameters(MINI_SCENARIO)
+        "EXPLAIN " + query, parameters_=parameters(MINI_SCENARIO, loaded_mini)
     )
     ops = plan_operators(summary.plan)
     scans = [op for op in ops if "Scan" in op]
@@ -190,7 +191,7 @@ def test_hostile_values_stay_data(
     wipe(neo4j_driver, evil.label)
     load(neo4j_driver, evil, validate=False)
     counts = graph_counts(neo4j_driver, evil.label)
-    assert counts["nodes"] == 14 + 13 + 2 + 1
+    assert counts["nodes"] == 16 + 16 + 2 + 1
     assert graph_counts(neo4j_driver, "KG_afib") == others
     records, _, _ = neo4j_driver.execute_query(
         "MATCH (n:KG_mini {id: $id}) RETURN n.name AS name", parameters_={"id": hostile}
