@@ -97,17 +97,14 @@ class OutcomeJudge:
     # populations -----------------------------------------------------------------------------
 
     def applies_in(self, population: str) -> set[str]:
-        """The population and every population whose claims hold for it: the transitive
-        closure of `applies_with` (adults with HFrEF and CKD inherit what holds for adults
-        with HFrEF, and so what holds for adults with hypertension)."""
-        out, todo = {population}, [population]
-        while todo:
-            profile = self.rules.populations.get(todo.pop()) or {}
-            for other in profile.get("applies_with") or ():
-                if other not in out:
-                    out.add(other)
-                    todo.append(other)
-        return out
+        """The population and the populations its profile lists under `applies_with`.
+
+        Deliberately not transitive: a domain lists every population whose claims hold for a
+        patient of this one, so a null result scoped to a broad population (CABANA, ablation
+        and mortality) does not silently reach a narrower one with its own evidence (CASTLE-AF
+        in heart failure) through a chain of declarations."""
+        profile = self.rules.populations.get(population) or {}
+        return {population, *(profile.get("applies_with") or ())}
 
     def holds_in(self, assertion: dict[str, Any], population: str) -> bool:
         pop = assertion["population_id"]

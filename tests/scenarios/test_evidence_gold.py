@@ -476,19 +476,6 @@ def test_a_finding_can_fix_the_patients_sex(toy: CompiledDomain) -> None:
     assert sexes == {"female"}
 
 
-def test_applies_with_is_transitive(toy: CompiledDomain) -> None:
-    from dataclasses import replace as dc_replace
-
-    rules = load_rules(toy)
-    pops = {
-        **rules.populations,
-        "POP_0002": {**rules.populations["POP_0002"], "applies_with": ["POP_0001"]},
-        "POP_0003": {"population": "POP_0003", "applies_with": ["POP_0002"]},
-    }
-    judge = OutcomeJudge(KnowledgeGraph(toy), dc_replace(rules, populations=pops))
-    assert judge.applies_in("POP_0003") == {"POP_0003", "POP_0002", "POP_0001"}
-
-
 def test_no_option_exceeds_the_distractor_share(toy_copy: Path, tmp_path: Path) -> None:
     _edit(toy_copy / "scenarios.yaml", "distractor_share_max: 1.0", "distractor_share_max: 0.4")
     domain = _compile(toy_copy, tmp_path / "gen")
