@@ -309,6 +309,7 @@ def _check_profiles(c: _Checker, data: dict) -> None:
         path = ["entity_profiles", i]
         c.entity([*path, "entity"], prof["entity"])
         c.entity([*path, "population"], prof.get("population"))
+        c.entities_([*path, "incompatible_with"], prof.get("incompatible_with"))
         if prof["entity"] in seen:
             c.add([*path, "entity"], f"entity '{prof['entity']}' has two profiles")
         seen.add(prof["entity"])

@@ -86,15 +86,23 @@ def generate(
 @scenario_app.command("check-scenarios")
 @clear_errors
 def check_scenarios(
-    file: Annotated[Path, typer.Argument(help="Scenario file (JSON Lines), e.g. hand-written.")],
+    file: Annotated[
+        Path | None,
+        typer.Argument(
+            help="Scenario file (JSON Lines), e.g. hand-written (default: the domain's generated set)."
+        ),
+    ] = None,
     domain: DomainOption = "cardio",
 ) -> None:
-    """Validate a scenario file against the scenario schema and the compiled graph."""
+    """Validate a scenario file against the scenario schema, the graph and the gold rules."""
     from harness.compiled import CompiledDomain
+    from harness.scenarios.generator import default_output
     from harness.scenarios.validation import check_file
 
-    records = check_file(CompiledDomain.open(domain), file)
-    _console().print(f"[green]valid[/] {len(records)} scenarios in {_display(file)}")
+    compiled = CompiledDomain.open(domain)
+    path = file or default_output(compiled)
+    records = check_file(compiled, path)
+    _console().print(f"[green]valid[/] {len(records)} scenarios in {_display(path)}")
 
 
 @scenario_app.command("publish")

@@ -47,6 +47,7 @@ class OutcomeClaim:
     outcome: str  # the target itself or a composite that contains it
     qualifying: tuple[str, ...]  # sources that make it outcome evidence
     strength: tuple[int, int, int]  # (study of it, certainty, class of recommendation)
+    validated: bool = True
 
     def describe(self, kg: KnowledgeGraph) -> str:
         a = kg.assertions[self.assertion_id]
@@ -75,6 +76,7 @@ class Judgement:
     claim: OutcomeClaim | None = None  # the strongest qualifying benefit claim
     claims: tuple[OutcomeClaim, ...] = ()  # every qualifying benefit claim, strongest first
     blocking: tuple[str, ...] = ()  # null, harm or contested assertion ids
+    weak: tuple[tuple[str, str], ...] = ()  # (benefit claim below the bar, why)
     contraindications: tuple[str, ...] = ()  # contraindication assertion ids that hit
     findings: tuple[str, ...] = ()  # the findings they hit
 
@@ -95,6 +97,12 @@ class OutcomeJudge:
     # populations -----------------------------------------------------------------------------
 
     def applies_in(self, population: str) -> set[str]:
+        """The population and the populations its profile lists under `applies_with`.
+
+        Deliberately not transitive: a domain lists every population whose claims hold for a
+        patient of this one, so a null result scoped to a broad population (CABANA, ablation
+        and mortality) does not silently reach a narrower one with its own evidence (CASTLE-AF
+        in heart failure) through a chain of declarations."""
         profile = self.rules.populations.get(population) or {}
         return {population, *(profile.get("applies_with") or ())}
 
@@ -141,7 +149,7 @@ class OutcomeJudge:
         levels = self.kg.evidence_order
         out = []
         for a, via in self.kg.claims(intervention, ("causal", "null_effect")):
-            if a["object_id"] not in outcomes or not a["validated"]:
+            if a["object_id"] not in outcomes:
                 continue
             if a["assertion_id"] in self._superseded or not self.holds_in(a, population):
                 continue
@@ -165,15 +173,32 @@ class OutcomeJudge:
             out.append(
                 OutcomeClaim(
                     a["assertion_id"], via, effect, a["object_id"], tuple(qualifying),
-                    (study, level, rec),
+                    (study, level, rec), bool(a["validated"]),
                 )
             )  # fmt: skip
         return out
+
+    def shortfall(self, claim: OutcomeClaim) -> str:
+        """Why a benefit claim does not qualify, in words (empty when it does)."""
+        a = self.kg.assertions[claim.assertion_id]
+        reasons = []
+        if not claim.validated:
+            reasons.append("not validated")
+        if a["causal_status"] != "causal":
+            reasons.append(a["causal_status"].replace("_", " "))
+        if a["evidence_level"] not in self.policy.evidence_levels:
+            reasons.append(f"{a['evidence_level'].replace('_', ' ')} certainty")
+        if not claim.qualifying:
+            reasons.append("no study of it and no qualifying guideline recommendation")
+        if claim.assertion_id in self._contested:
+            reasons.append("contested")
+        return ", ".join(reasons)
 
     def qualifies(self, claim: OutcomeClaim) -> bool:
         a = self.kg.assertions[claim.assertion_id]
         return (
             claim.effect == "benefit"
+            and claim.validated
             and bool(claim.qualifying)
             and a["causal_status"] == "causal"
             and a["evidence_level"] in self.policy.evidence_levels
@@ -219,10 +244,11 @@ class OutcomeJudge:
                 findings=tuple(dict.fromkeys(h[1] for h in hits)),
             )
         claims = self.outcome_claims(intervention, target, population)
-        harm = tuple(c.assertion_id for c in claims if c.effect == "harm")
+        validated = [c for c in claims if c.validated]
+        harm = tuple(c.assertion_id for c in validated if c.effect == "harm")
         if harm:
             return Judgement(intervention, HARM, blocking=harm)
-        null = tuple(c.assertion_id for c in claims if c.effect == "no_effect")
+        null = tuple(c.assertion_id for c in validated if c.effect == "no_effect")
         if null:
             return Judgement(intervention, NULL, blocking=null)
         contested = tuple(c.assertion_id for c in claims if c.assertion_id in self._contested)
@@ -233,4 +259,5 @@ class OutcomeJudge:
             return Judgement(intervention, QUALIFIED, claim=ranked[0], claims=tuple(ranked))
         if contested:
             return Judgement(intervention, CONTESTED, blocking=contested)
-        return Judgement(intervention, UNPROVEN)
+        weak = tuple((c.assertion_id, self.shortfall(c)) for c in claims if c.effect == "benefit")
+        return Judgement(intervention, UNPROVEN, weak=weak)

@@ -143,6 +143,7 @@ class Generator:
         if patient is None:
             patient = self.make_patient(inst, candidates, rng)
         conditions = tuple(patient["condition_ids"])
+        self.consistent(conditions, inst)
         gold = self.gold.gold(inst, candidates, conditions)
         focus = inst.focus or next(iter(inst.conditions), None)
         words = {
@@ -165,6 +166,17 @@ class Generator:
             "anchor_assertion_ids": list(inst.anchors),
             "source": source,
         }
+
+    def consistent(self, conditions: tuple[str, ...], inst: Instance) -> None:
+        """No finding the patient has excludes another finding, her population or the target
+        (`incompatible_with` in entity_profiles); raises GoldError when one does."""
+        present = {*conditions, inst.population, inst.target}
+        for f in conditions:
+            clash = set((self.rules.entity_profiles.get(f) or {}).get("incompatible_with") or ())
+            if clash & present:
+                raise GoldError(
+                    f"inconsistent findings: {f} with {', '.join(sorted(clash & present))}"
+                )
 
     def pregnancy_matters(self, candidates: list[str]) -> bool:
         pregnancy = self.patients.pregnancy_findings()

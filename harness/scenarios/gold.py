@@ -88,15 +88,18 @@ class GoldBuilder:
             adds = treated if treated and not set(treated) & findings else ()
             if adds and status == CONTRAINDICATED:
                 continue
+            verdict = self.judge.judge(d, inst.target, inst.population, inst.conditions)
+            implied = set(self.clinical.implied_conditions(inst.population)) | {inst.population}
+            real_trap = status == CONTRAINDICATED and not set(verdict.findings) <= implied
             if d in inst.marker_actors:
                 tier = 0
-            elif status == CONTRAINDICATED or self.clinical.indicated_for(
-                d, findings, inst.population
-            ):
+            elif real_trap or self.clinical.indicated_for(d, findings, inst.population):
                 tier = 1
-            elif self.clinical.reach(d) & adjacent or any(
-                self.kg.category(e) in targets for e in self.clinical.reach(d)
-            ):
+            elif (
+                status == CONTRAINDICATED
+                or self.clinical.reach(d) & adjacent
+                or any(self.kg.category(e) in targets for e in self.clinical.reach(d))
+            ):  # it only restates who the patient is
                 tier = 2
             else:
                 continue
@@ -110,7 +113,10 @@ class GoldBuilder:
         return self.cap is None or self.used[d.intervention] < self.cap
 
     def feasible(self, inst: Instance) -> bool:
-        """Enough distractors of distinct classes (within the share cap) for the smallest set."""
+        """The pattern's own non-gold options are within the share cap, and there are enough
+        distractors of distinct classes (within the cap) for the smallest candidate set."""
+        if self.cap is not None and any(self.used[f] >= self.cap for f in inst.fixed):
+            return False
         seen: set[str] = set()
         distinct = 0
         for d in self.pool(inst):
@@ -269,10 +275,25 @@ class GoldBuilder:
                 + ", ".join(j.blocking)
                 + ").",
             )
-        else:
-            chains = self.clinical.chains(
-                candidate, inst.target, self.rules.distractor_exclusion, inst.population
+        elif j.weak:
+            below = "; ".join(f"{aid}: {why}" for aid, why in j.weak)
+            entry.update(
+                assertion_ids=[aid for aid, _ in j.weak],
+                evidence_source_ids=list(self.clinical.evidence_for(a for a, _ in j.weak)),
+                finding_ids=[],
+                summary=(
+                    f"{name}'s outcome evidence for {target} in this population does not meet "
+                    f"the bar ({below})."
+                ),
             )
+        else:
+            chains = [
+                c
+                for c in self.clinical.chains(
+                    candidate, inst.target, self.rules.distractor_exclusion, inst.population
+                )
+                if c.hops > 1
+            ]
             via = chains[0].ids if chains else ()
             entry.update(
                 assertion_ids=list(via),
@@ -281,8 +302,8 @@ class GoldBuilder:
                 summary=(
                     f"{name} has no outcome evidence for {target} in this population"
                     + (
-                        f"; its chain ({' -> '.join(via)}) runs through a surrogate and does "
-                        "not make it an answer."
+                        f"; its chain ({' -> '.join(via)}) runs through intermediate effects "
+                        "and does not make it an answer."
                         if via
                         else "."
                     )

@@ -74,6 +74,12 @@ class PatientMaker:
             self.pregnancy_findings() & set(conditions)
         )
         sexes = ["female"] if pregnant else sorted(profile.get("sexes") or ["female", "male"])
+        for f in conditions:  # a finding may imply the sex (female sex as a risk marker)
+            implied = (self.rules.entity_profiles.get(f) or {}).get("sexes")
+            if implied:
+                sexes = [x for x in sexes if x in implied]
+        if not sexes:
+            raise ValueError(f"the findings {', '.join(conditions)} allow no sex in {population}")
         sex = rng.choice(sexes)
         age_range = profile.get("age") or {"min": 40, "max": 75}
         age = rng.randint(int(age_range["min"]), int(age_range["max"]))
@@ -113,11 +119,16 @@ class PatientMaker:
             floor = int(
                 t["female_min"] if sex == "female" and t.get("female_min") is not None else t["min"]
             )
-            options = [f for comp in score["components"] for f in comp.get("findings") or ()]
-            options = [f for f in dict.fromkeys(options) if f not in findings]
+            # one finding per component that does not apply yet: each added finding raises
+            # the score (no second heart-failure finding for the same point)
+            options = [
+                comp["findings"]
+                for comp in score["components"]
+                if comp.get("findings") and not set(comp["findings"]) & set(findings)
+            ]
             rng.shuffle(options)
             while score_value(score, set(findings), age, sex) < floor and options:
-                findings.append(options.pop())
+                findings.append(rng.choice(sorted(options.pop())))
             value = score_value(score, set(findings), age, sex)
             if value < floor or (t.get("max") is not None and value > int(t["max"])):
                 raise ValueError(

@@ -92,7 +92,8 @@ class Patterns:
         return [
             p
             for p in self.clinical.populations_for(start, target)
-            if self.clinical.target_allowed(target, p)
+            if (p in self.rules.populations or p == self.rules.default_population)
+            and self.clinical.target_allowed(target, p)
             and target not in self.clinical.implied_conditions(p)
         ]
 
@@ -436,7 +437,7 @@ class Patterns:
             pops = sorted(
                 {p for s in self.kg.interventions for p in self.settings(s, target)}
                 | {self.rules.default_population}
-            )
+            )  # populations without a profile never host a scenario (see settings)
             for pop in pops:
                 if target in self.clinical.implied_conditions(pop) or not (
                     self.clinical.target_allowed(target, pop)

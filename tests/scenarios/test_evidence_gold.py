@@ -432,3 +432,72 @@ def test_a_label_that_lies_about_validation_is_refused(toy_copy: Path, tmp_path:
         compile_domain(toy_copy, out_root=tmp_path / "gen", force=True)
     assert "provenance label 'validated claim' speaks of validation" in str(err.value)
     assert "field 'validated'" in str(err.value)
+
+
+# --- patients and populations -------------------------------------------------------------
+
+
+def test_score_findings_each_raise_the_score(toy: CompiledDomain) -> None:
+    import random
+    from dataclasses import replace as dc_replace
+
+    from harness.scenarios.patients import PatientMaker
+
+    score = {
+        "name": "S",
+        "unit": "points",
+        "when": [],
+        "components": [
+            {"points": 1, "findings": ["RSK_0001", "RSK_0002"]},  # one component, two names
+            {"points": 1, "findings": ["RSK_0003"]},
+        ],
+    }
+    rules = dc_replace(load_rules(toy), clinical_scores=(score,))
+    maker = PatientMaker(rules)
+    profile = {"population": "POP_0002", "score_thresholds": [{"score": "S", "min": 2}]}
+    for seed in range(50):
+        found = maker.meet_thresholds(random.Random(seed), profile, ("DIS_0002",), 60, "male")
+        assert "RSK_0003" in found and len({"RSK_0001", "RSK_0002"} & set(found)) == 1
+
+
+def test_a_finding_can_fix_the_patients_sex(toy: CompiledDomain) -> None:
+    import random
+    from dataclasses import replace as dc_replace
+
+    from harness.scenarios.patients import PatientMaker
+
+    rules = load_rules(toy)
+    profiles = {**rules.entity_profiles, "RSK_0003": {"entity": "RSK_0003", "sexes": ["female"]}}
+    maker = PatientMaker(dc_replace(rules, entity_profiles=profiles))
+    sexes = {
+        maker.make(random.Random(s), "POP_0001", ("DIS_0001", "RSK_0003"), (), False).sex
+        for s in range(30)
+    }
+    assert sexes == {"female"}
+
+
+def test_no_option_exceeds_the_distractor_share(toy_copy: Path, tmp_path: Path) -> None:
+    _edit(toy_copy / "scenarios.yaml", "distractor_share_max: 1.0", "distractor_share_max: 0.4")
+    domain = _compile(toy_copy, tmp_path / "gen")
+    gen = Generator(domain)
+    records = gen.generate()
+    cap = int(0.4 * len(records))
+    uses: dict[str, int] = {}
+    for r in records:
+        for c in r["candidates"]:
+            if c["intervention_id"] != r["gold"]["preferred_intervention"]:
+                uses[c["intervention_id"]] = uses.get(c["intervention_id"], 0) + 1
+    assert max(uses.values()) <= cap, uses  # fixed options (competitors, traps) included
+
+
+def test_a_below_the_bar_claim_is_named_as_such(generated) -> None:
+    gen, records = generated
+    # renal denervation's MACE claim exists but is putative, low certainty and not validated
+    verdict = gen.judge.judge("INT_0001", "OUT_0001", "POP_0001")
+    assert verdict.status == "no_outcome_evidence"
+    ((aid, why),) = verdict.weak
+    assert aid == "ASR_0030" and "not validated" in why and "low certainty" in why
+    for r in records:
+        for v in r["gold"]["justification"]["candidates"]:
+            if v["intervention_id"] == "INT_0001" and r["target_outcome_id"] == "OUT_0001":
+                assert "does not meet the bar (ASR_0030: not validated" in v["summary"]

@@ -27,23 +27,23 @@ MATCH (a:KG_afib:Assertion)
 WHERE NOT EXISTS { (:EvidenceSource)-[:SUPPORTS]->(a) } AND a.no_evidence_reason IS NULL
 RETURN count(a) AS value;
 
-// @check entities expect=83
+// @check entities expect=95
 // entity count matches the spec
 MATCH (n:KG_afib:Entity) RETURN count(n) AS value;
 
-// @check assertions expect=127
+// @check assertions expect=181
 // assertion count matches the spec
 MATCH (n:KG_afib:Assertion) RETURN count(n) AS value;
 
-// @check evidence_sources expect=10
+// @check evidence_sources expect=33
 // evidence source count matches the spec
 MATCH (n:KG_afib:EvidenceSource) RETURN count(n) AS value;
 
-// @check supports expect=170
+// @check supports expect=292
 // SUPPORTS link count matches the spec
 MATCH (:KG_afib:EvidenceSource)-[r:SUPPORTS]->(:KG_afib:Assertion) RETURN count(r) AS value;
 
-// @check members expect=27
+// @check members expect=21
 // MEMBER_OF link count matches the spec
 MATCH (:KG_afib:Entity)-[r:MEMBER_OF]->(:KG_afib:Entity) RETURN count(r) AS value;
 
@@ -51,15 +51,15 @@ MATCH (:KG_afib:Entity)-[r:MEMBER_OF]->(:KG_afib:Entity) RETURN count(r) AS valu
 // AdverseEffect count matches the spec
 MATCH (n:KG_afib:AdverseEffect) RETURN count(n) AS value;
 
-// @check entities_BiologicalProcess expect=7
+// @check entities_BiologicalProcess expect=8
 // BiologicalProcess count matches the spec
 MATCH (n:KG_afib:BiologicalProcess) RETURN count(n) AS value;
 
-// @check entities_ClinicalOutcome expect=6
+// @check entities_ClinicalOutcome expect=7
 // ClinicalOutcome count matches the spec
 MATCH (n:KG_afib:ClinicalOutcome) RETURN count(n) AS value;
 
-// @check entities_Contraindication expect=7
+// @check entities_Contraindication expect=12
 // Contraindication count matches the spec
 MATCH (n:KG_afib:Contraindication) RETURN count(n) AS value;
 
@@ -67,15 +67,15 @@ MATCH (n:KG_afib:Contraindication) RETURN count(n) AS value;
 // Disease count matches the spec
 MATCH (n:KG_afib:Disease) RETURN count(n) AS value;
 
-// @check entities_Drug expect=10
+// @check entities_Drug expect=11
 // Drug count matches the spec
 MATCH (n:KG_afib:Drug) RETURN count(n) AS value;
 
-// @check entities_InterventionClass expect=13
+// @check entities_InterventionClass expect=12
 // InterventionClass count matches the spec
 MATCH (n:KG_afib:InterventionClass) RETURN count(n) AS value;
 
-// @check entities_Population expect=8
+// @check entities_Population expect=12
 // Population count matches the spec
 MATCH (n:KG_afib:Population) RETURN count(n) AS value;
 
@@ -87,35 +87,39 @@ MATCH (n:KG_afib:Procedure) RETURN count(n) AS value;
 // ProteinTarget count matches the spec
 MATCH (n:KG_afib:ProteinTarget) RETURN count(n) AS value;
 
-// @check entities_RiskFactor expect=11
+// @check entities_RiskFactor expect=12
 // RiskFactor count matches the spec
 MATCH (n:KG_afib:RiskFactor) RETURN count(n) AS value;
 
-// @check edges_ASSOCIATED_WITH expect=15
+// @check edges_ASSOCIATED_WITH expect=16
 // ASSOCIATED_WITH direct edge count matches the spec
 MATCH (:KG_afib)-[r:ASSOCIATED_WITH]->(:KG_afib) RETURN count(r) AS value;
 
-// @check edges_CAUSES_DECREASE_IN expect=23
+// @check edges_CAUSES_DECREASE_IN expect=32
 // CAUSES_DECREASE_IN direct edge count matches the spec
 MATCH (:KG_afib)-[r:CAUSES_DECREASE_IN]->(:KG_afib) RETURN count(r) AS value;
 
-// @check edges_CAUSES_INCREASE_IN expect=20
+// @check edges_CAUSES_INCREASE_IN expect=30
 // CAUSES_INCREASE_IN direct edge count matches the spec
 MATCH (:KG_afib)-[r:CAUSES_INCREASE_IN]->(:KG_afib) RETURN count(r) AS value;
 
-// @check edges_CONTRAINDICATED_FOR expect=11
+// @check edges_CONTRAINDICATED_FOR expect=31
 // CONTRAINDICATED_FOR direct edge count matches the spec
 MATCH (:KG_afib)-[r:CONTRAINDICATED_FOR]->(:KG_afib) RETURN count(r) AS value;
 
-// @check edges_INDICATED_FOR expect=13
+// @check edges_HAS_NO_EFFECT_ON expect=8
+// HAS_NO_EFFECT_ON direct edge count matches the spec
+MATCH (:KG_afib)-[r:HAS_NO_EFFECT_ON]->(:KG_afib) RETURN count(r) AS value;
+
+// @check edges_INDICATED_FOR expect=14
 // INDICATED_FOR direct edge count matches the spec
 MATCH (:KG_afib)-[r:INDICATED_FOR]->(:KG_afib) RETURN count(r) AS value;
 
-// @check edges_INTERACTS_WITH expect=7
+// @check edges_INTERACTS_WITH expect=8
 // INTERACTS_WITH direct edge count matches the spec
 MATCH (:KG_afib)-[r:INTERACTS_WITH]->(:KG_afib) RETURN count(r) AS value;
 
-// @check edges_MAY_CAUSE_ADVERSE_EFFECT expect=14
+// @check edges_MAY_CAUSE_ADVERSE_EFFECT expect=16
 // MAY_CAUSE_ADVERSE_EFFECT direct edge count matches the spec
 MATCH (:KG_afib)-[r:MAY_CAUSE_ADVERSE_EFFECT]->(:KG_afib) RETURN count(r) AS value;
 
@@ -127,6 +131,6 @@ MATCH (:KG_afib)-[r:PARTICIPATES_IN]->(:KG_afib) RETURN count(r) AS value;
 // REQUIRES_DOSE_ADJUSTMENT_IN direct edge count matches the spec
 MATCH (:KG_afib)-[r:REQUIRES_DOSE_ADJUSTMENT_IN]->(:KG_afib) RETURN count(r) AS value;
 
-// @check edges_TARGETS expect=12
+// @check edges_TARGETS expect=14
 // TARGETS direct edge count matches the spec
 MATCH (:KG_afib)-[r:TARGETS]->(:KG_afib) RETURN count(r) AS value;
