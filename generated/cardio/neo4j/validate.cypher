@@ -31,7 +31,7 @@ RETURN count(a) AS value;
 // entity count matches the spec
 MATCH (n:KG_cardio:Entity) RETURN count(n) AS value;
 
-// @check assertions expect=414
+// @check assertions expect=415
 // assertion count matches the spec
 MATCH (n:KG_cardio:Assertion) RETURN count(n) AS value;
 
@@ -39,7 +39,7 @@ MATCH (n:KG_cardio:Assertion) RETURN count(n) AS value;
 // evidence source count matches the spec
 MATCH (n:KG_cardio:EvidenceSource) RETURN count(n) AS value;
 
-// @check supports expect=639
+// @check supports expect=640
 // SUPPORTS link count matches the spec
 MATCH (:KG_cardio:EvidenceSource)-[r:SUPPORTS]->(:KG_cardio:Assertion) RETURN count(r) AS value;
 
@@ -103,7 +103,7 @@ MATCH (:KG_cardio)-[r:CAUSES_DECREASE_IN]->(:KG_cardio) RETURN count(r) AS value
 // CAUSES_INCREASE_IN direct edge count matches the spec
 MATCH (:KG_cardio)-[r:CAUSES_INCREASE_IN]->(:KG_cardio) RETURN count(r) AS value;
 
-// @check edges_CONTRAINDICATED_FOR expect=28
+// @check edges_CONTRAINDICATED_FOR expect=29
 // CONTRAINDICATED_FOR direct edge count matches the spec
 MATCH (:KG_cardio)-[r:CONTRAINDICATED_FOR]->(:KG_cardio) RETURN count(r) AS value;
 
