@@ -14,6 +14,7 @@ from typing import Any
 from kgbench.errors import UserError
 
 from ..scenarios.kg import KnowledgeGraph
+from ..scenarios.narratives import lower_name
 
 
 @dataclass(frozen=True)
@@ -39,7 +40,7 @@ def assertion_fact(kg: KnowledgeGraph, assertion_id: str) -> AssertionFact:
         a["causal_status"].replace("_", " "),
     ]
     if a["population_id"]:
-        details.append(f"in {kg.name_of(a['population_id']).lower()}")
+        details.append(f"in {lower_name(kg.name_of(a['population_id']))}")
     if a.get("member_ids"):
         details.append("class-level claim")
     links = kg.links.get(assertion_id, ())

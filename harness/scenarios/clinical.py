@@ -9,7 +9,6 @@ question alone; this module never decides it.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 from typing import Any
 
 from .evidence import OutcomeJudge
@@ -26,7 +25,7 @@ class Clinical:
         self.finder = finder
         self.rules = rules
         self.judge = judge
-        self._plausible_ends: dict[str, set[str]] = {}
+        self._plausible_ends: dict[tuple[str, str], set[str]] = {}
 
     # populations -----------------------------------------------------------------------------
 
@@ -114,15 +113,19 @@ class Clinical:
             self.applies(c, population) for c in self.finder.chains(intervention, target, rule)
         )
 
-    def reach(self, intervention: str) -> set[str]:
-        """Entities the intervention acts on by any chain over the distractor-exclusion roles,
-        validated or not: what makes it a plausible option to think of."""
-        if intervention not in self._plausible_ends:
-            rule = replace(self.rules.distractor_exclusion, validated_only=False)
-            self._plausible_ends[intervention] = {
-                c.end for c in self.finder.walk(intervention, rule)
+    def reach(self, intervention: str, population: str) -> set[str]:
+        """Entities the intervention acts on through chains of the distractor-exclusion kind (by
+        default validated) that hold in the population: what makes it a plausible option for
+        this patient (renal denervation, whose blood-pressure effect is shown in resistant
+        hypertension, does not reach blood pressure in a normotensive patient)."""
+        key = (intervention, population)
+        if key not in self._plausible_ends:
+            self._plausible_ends[key] = {
+                c.end
+                for c in self.finder.walk(intervention, self.rules.distractor_exclusion)
+                if self.applies(c, population)
             }
-        return self._plausible_ends[intervention]
+        return self._plausible_ends[key]
 
     def is_weak(self, assertion_id: str) -> bool:
         a = self.kg.assertions[assertion_id]

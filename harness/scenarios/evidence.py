@@ -107,7 +107,13 @@ class OutcomeJudge:
         return {population, *(profile.get("applies_with") or ())}
 
     def holds_in(self, assertion: dict[str, Any], population: str) -> bool:
+        """Whether a claim speaks for patients of the population. A population that declares
+        `own_evidence_roles` (pregnancy) accepts claims of those roles only when they were
+        shown in it: a general outcome claim does not reach pregnant women."""
         pop = assertion["population_id"]
+        own = (self.rules.populations.get(population) or {}).get("own_evidence_roles") or ()
+        if self.kg.role(assertion) in own:
+            return pop == population
         return pop is None or pop in self.applies_in(population)
 
     # claims ----------------------------------------------------------------------------------
@@ -215,6 +221,9 @@ class OutcomeJudge:
         wanted = set(findings)
         hits = []
         for a, _ in self.kg.claims(intervention, ("contraindication",)):
+            scoped = a["population_id"] is not None and population is not None
+            if scoped and not self.holds_in(a, population):
+                continue  # a contraindication stated for another population
             if a["object_id"] in wanted:
                 hits.append((a["assertion_id"], a["object_id"]))
             elif population is not None and a["population_id"] == population:

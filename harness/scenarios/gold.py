@@ -26,6 +26,7 @@ from typing import Any
 
 from .clinical import Clinical
 from .evidence import CONTRAINDICATED, QUALIFIED, Judgement, OutcomeJudge
+from .narratives import lower_name
 from .patterns import UNQUALIFIED, Instance
 from .rules import Rules
 
@@ -72,13 +73,13 @@ class GoldBuilder:
         key = (inst.target, inst.population, inst.conditions, inst.core, inst.marker_actors)
         if key in self._pools:
             return self._pools[key]
-        taken_classes = {c for s in inst.core for c in self.kg.classes_of.get(s, ())}
+        taken_classes = {c for s in inst.core for c in self.kg.kinds(s)}
         targets = set(self.rules.target_classes)
         adjacent = self._adjacent(inst.target)
         findings = set(inst.conditions)
         out: list[Distractor] = []
         for d in self.kg.interventions:
-            if d in inst.core or taken_classes & set(self.kg.classes_of.get(d, ())):
+            if d in inst.core or taken_classes & self.kg.kinds(d):
                 continue
             status = self.judge.judge(d, inst.target, inst.population, inst.conditions).status
             if status not in (*UNQUALIFIED, CONTRAINDICATED):
@@ -89,17 +90,18 @@ class GoldBuilder:
             if adds and status == CONTRAINDICATED:
                 continue
             verdict = self.judge.judge(d, inst.target, inst.population, inst.conditions)
-            implied = set(self.clinical.implied_conditions(inst.population)) | {inst.population}
-            real_trap = status == CONTRAINDICATED and not set(verdict.findings) <= implied
+            reach = self.clinical.reach(d, inst.population)
             if d in inst.marker_actors:
                 tier = 0
-            elif real_trap or self.clinical.indicated_for(d, findings, inst.population):
+            elif self._real_trap(verdict) or self.clinical.indicated_for(
+                d, findings, inst.population
+            ):
                 tier = 1
             elif (
-                status == CONTRAINDICATED
-                or self.clinical.reach(d) & adjacent
-                or any(self.kg.category(e) in targets for e in self.clinical.reach(d))
-            ):  # it only restates who the patient is
+                status == CONTRAINDICATED  # a trap that only restates who the patient is
+                or reach & adjacent
+                or any(self.kg.category(e) in targets for e in reach)
+            ):
                 tier = 2
             else:
                 continue
@@ -108,6 +110,16 @@ class GoldBuilder:
             out.append(Distractor(d, tier, adds[:1]))
         self._pools[key] = tuple(sorted(out, key=lambda x: (x.tier, x.intervention)))
         return self._pools[key]
+
+    def _real_trap(self, verdict: Judgement) -> bool:
+        """A contraindication is a real trap unless every finding it hits is declared a mere
+        restatement of the patient's state (`trap: false`: a second anticoagulant for a patient
+        already on one), never for a fetotoxic drug in pregnancy."""
+        if verdict.status != CONTRAINDICATED:
+            return False
+        return any(
+            (self.rules.entity_profiles.get(f) or {}).get("trap", True) for f in verdict.findings
+        )
 
     def _open(self, d: Distractor) -> bool:
         return self.cap is None or self.used[d.intervention] < self.cap
@@ -120,7 +132,7 @@ class GoldBuilder:
         seen: set[str] = set()
         distinct = 0
         for d in self.pool(inst):
-            own = set(self.kg.classes_of.get(d.intervention, ()))
+            own = self.kg.kinds(d.intervention)
             if self._open(d) and not own & seen:
                 distinct += 1
                 seen |= own
@@ -140,7 +152,7 @@ class GoldBuilder:
         picked: list[Distractor] = []
         classes: set[str] = set()
         for d in pool:  # two distractors of one class would be one option twice
-            own = set(self.kg.classes_of.get(d.intervention, ()))
+            own = self.kg.kinds(d.intervention)
             if len(picked) < need and not own & classes:
                 picked.append(d)
                 classes |= own
@@ -230,8 +242,8 @@ class GoldBuilder:
 
     def _judgement(self, inst: Instance, candidate: str, j: Judgement) -> dict[str, Any]:
         name = self.kg.name_of(candidate)
-        target = self.kg.name_of(inst.target).lower()
-        population = self.kg.name_of(inst.population)
+        target = lower_name(self.kg.name_of(inst.target))
+        population = lower_name(self.kg.name_of(inst.population))
         entry: dict[str, Any] = {"intervention_id": candidate}
         if j.status == QUALIFIED:
             claim = j.claim
@@ -244,7 +256,7 @@ class GoldBuilder:
                 finding_ids=[],
                 strength=claim.describe(self.kg),
                 summary=(
-                    f"{name} is shown to lower {target} in {population.lower()} "
+                    f"{name} is shown to lower {target} in {population} "
                     f"({claim.assertion_id}: {claim.describe(self.kg)})."
                 ),
             )
@@ -252,7 +264,7 @@ class GoldBuilder:
         entry["verdict"] = "excluded"
         entry["reason"] = j.status
         if j.status == CONTRAINDICATED:
-            found = ", ".join(self.kg.name_of(f).lower() for f in j.findings)
+            found = ", ".join(lower_name(self.kg.name_of(f)) for f in j.findings)
             entry.update(
                 assertion_ids=list(j.contraindications),
                 evidence_source_ids=list(self.clinical.evidence_for(j.contraindications)),

@@ -78,6 +78,11 @@ class KnowledgeGraph:
         ]
         return own + inherited
 
+    def kinds(self, intervention: str) -> set[str]:
+        """The homogeneous classes of an intervention: two candidates sharing one are one
+        option offered twice; a heterogeneous grouping ("lifestyle") says nothing of the kind."""
+        return {c for c in self.classes_of.get(intervention, ()) if c in self.homogeneous}
+
     @cached_property
     def links(self) -> dict[str, tuple[dict[str, Any], ...]]:
         """Assertion id -> its SUPPORTS links (evidence id, class of recommendation, level)."""

@@ -82,7 +82,13 @@ class PatientMaker:
             raise ValueError(f"the findings {', '.join(conditions)} allow no sex in {population}")
         sex = rng.choice(sexes)
         age_range = profile.get("age") or {"min": 40, "max": 75}
-        age = rng.randint(int(age_range["min"]), int(age_range["max"]))
+        low, high = int(age_range["min"]), int(age_range["max"])
+        if pregnant and self.rules.childbearing_age:  # no pregnant 67-year-old
+            low = max(low, self.rules.childbearing_age[0])
+            high = min(high, self.rules.childbearing_age[1])
+            if low > high:
+                raise ValueError(f"population {population} has no childbearing age for a pregnancy")
+        age = rng.randint(low, high)
         if pregnant:
             status = "pregnant"
         elif sex == "female" and self._childbearing(age):

@@ -301,7 +301,7 @@ class Patterns:
         group: tuple[str, ...],
     ) -> Instance | None:
         options = (start, *group)
-        classes = [set(self.kg.classes_of.get(s, ())) for s in options]
+        classes = [self.kg.kinds(s) for s in options]
         if any(a & b for a, b in itertools.combinations(classes, 2)):
             return None  # two options of one class are not a choice between interventions
         # What the competitors treat, the patient has: offering them must make sense.
@@ -334,16 +334,16 @@ class Patterns:
         for anchor in self._anchors(rule):
             finding = anchor["object_id"]
             for ruled in self._subjects(anchor):
-                ruled_classes = set(self.kg.classes_of.get(ruled, ()))
+                ruled_classes = self.kg.kinds(ruled)
                 for target in self.targets(rule):
                     for pop in self.settings(ruled, target):
+                        if not self.judge.holds_in(anchor, pop):
+                            continue  # the contraindication is stated for another population
                         tempting = self.verdict(ruled, target, pop, self.conditions(None, pop, ()))
                         if not tempting.qualified:
                             continue  # the ruled-out option would not be the answer anyway
                         for start in self.kg.interventions:
-                            if start == ruled or ruled_classes & set(
-                                self.kg.classes_of.get(start, ())
-                            ):
+                            if start == ruled or ruled_classes & self.kg.kinds(start):
                                 continue
                             inst = self._ruled_out(rule, anchor, ruled, finding, target, pop, start)
                             if inst is not None:
@@ -458,7 +458,7 @@ class Patterns:
                     if reasons:
                         tempting[s] = tuple(dict.fromkeys(reasons))
                 for group in itertools.combinations(sorted(tempting), low):
-                    classes = [set(self.kg.classes_of.get(s, ())) for s in group]
+                    classes = [self.kg.kinds(s) for s in group]
                     if any(a & b for a, b in itertools.combinations(classes, 2)):
                         continue
                     conditions = tuple(

@@ -348,14 +348,16 @@ def _copy(record: dict) -> dict:
 def test_check_scenarios_rejects_what_the_generator_never_writes(generated) -> None:
     gen, records = generated
     item = next(r for r in records if r["category"] == "contraindication_sensitive")
-    assert item["gold"]["preferred_intervention"] == "DRG_0006"
     assert _problems(gen, item) == []
-
-    ruled = _copy(item)  # the contraindicated ramipril made the answer
-    ruled["gold"]["preferred_intervention"] = "DRG_0002"
-    ruled["gold"]["acceptable_interventions"] = ["DRG_0002"]
+    trap = next(
+        v for v in item["gold"]["justification"]["candidates"] if v["reason"] == "contraindicated"
+    )
+    ruled = _copy(item)  # the contraindicated option made the answer
+    ruled["gold"]["preferred_intervention"] = trap["intervention_id"]
+    ruled["gold"]["acceptable_interventions"] = [trap["intervention_id"]]
     assert any(
-        "'DRG_0002' is contraindicated for this patient: ASR_0033" in p
+        f"'{trap['intervention_id']}' is contraindicated for this patient: "
+        f"{trap['assertion_ids'][0]}" in p
         for p in _problems(gen, ruled)
     )
 
@@ -458,6 +460,12 @@ def test_score_findings_each_raise_the_score(toy: CompiledDomain) -> None:
     for seed in range(50):
         found = maker.meet_thresholds(random.Random(seed), profile, ("DIS_0002",), 60, "male")
         assert "RSK_0003" in found and len({"RSK_0001", "RSK_0002"} & set(found)) == 1
+
+
+def test_a_pregnant_patient_is_of_childbearing_age(generated) -> None:
+    _, records = generated
+    pregnant = [r for r in records if r["patient"]["pregnancy_status"] == "pregnant"]
+    assert all(18 <= r["patient"]["age"] <= 49 for r in pregnant)
 
 
 def test_a_finding_can_fix_the_patients_sex(toy: CompiledDomain) -> None:
