@@ -17,6 +17,8 @@ from pathlib import Path
 
 from rich.console import Console
 
+from kgbench.cliutil import escape
+
 from .compiled import REPO_ROOT, CompiledDomain
 
 LOCAL_KEY = "local-reference-server"  # the loopback server checks no key; never a real one
@@ -38,7 +40,7 @@ def run_pilot(domain: str, run_dir: Path, responder: str, console: Console) -> t
     timings: list[tuple[str, float]] = []
 
     def step(name: str, func: Callable[[], object]) -> object:
-        console.print(f"[bold]-- {name}[/]")
+        console.print(f"[bold]-- {escape(name)}[/]")
         t = time.perf_counter()
         result = func()
         timings.append((name, time.perf_counter() - t))

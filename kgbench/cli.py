@@ -15,8 +15,8 @@ from typing import Annotated
 
 import typer
 
+from kgbench.cliutil import escape, user_errors
 from kgbench.cliutil import stderr_console as _stderr
-from kgbench.cliutil import user_errors
 
 app = typer.Typer(
     name="kgbench",
@@ -48,7 +48,8 @@ def compile_cmd(
     took = time.perf_counter() - start
     state = "up to date" if result.up_to_date else f"wrote {result.files} files"
     _stderr().print(
-        f"[green]compiled[/] {result.domain}: {state} in {display_path(result.out_dir)} ({took:.2f} s)"
+        f"[green]compiled[/] {escape(result.domain)}: {state} in "
+        f"{escape(display_path(result.out_dir))} ({took:.2f} s)"
     )
 
 
@@ -60,7 +61,7 @@ def validate_cmd(domain: DomainArg = "cardio") -> None:
 
     result = check_domain(domain)
     _stderr().print(
-        f"[green]valid[/] {result.name} {result.version}: {result.entities} entities, "
+        f"[green]valid[/] {escape(result.name)} {escape(result.version)}: {result.entities} entities, "
         f"{result.assertions} assertions, {result.evidence_sources} evidence sources, "
         f"{result.supports} evidence links"
     )
@@ -84,7 +85,7 @@ def pilot_cmd(
     target = run_dir or default_run_dir(domain)
     md, html = run_pilot(domain, target, responder, console)
     print(panel_table(md))
-    console.print(f"[green]report[/]: {md} and {html}")
+    console.print(f"[green]report[/]: {escape(md)} and {escape(html)}")
 
 
 def main() -> None:  # pragma: no cover - console entry point

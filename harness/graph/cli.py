@@ -9,13 +9,15 @@ from typing import Annotated
 
 import typer
 
+from kgbench.cliutil import escape
+
 graph_app = typer.Typer(add_completion=False)
 
 
 def _console():
-    from rich.console import Console
+    from kgbench.cliutil import stderr_console
 
-    return Console(stderr=True, highlight=False)
+    return stderr_console()
 
 
 @graph_app.command("load")
@@ -44,13 +46,17 @@ def load_command(
 
         report = load(driver, compiled, settings.database, batch_size=batch_size, progress=progress)
     table = Table(
-        title=f"{domain}: loaded {report.rows} rows in {report.seconds:.2f} s", show_edge=False
+        title=f"{escape(domain)}: loaded {report.rows} rows in {report.seconds:.2f} s",
+        show_edge=False,
     )
     for col in ("check", "in graph", "expected", ""):
         table.add_column(col)
     for name, value, expect in report.checks:
         table.add_row(
-            name, str(value), str(expect), "[green]ok[/]" if value == expect else "[red]FAIL[/]"
+            escape(name),
+            str(value),
+            str(expect),
+            "[green]ok[/]" if value == expect else "[red]FAIL[/]",
         )
     console.print(table)
 
@@ -104,4 +110,4 @@ def extract_command(
                     continue
                 atomic_write_json(run_dir / "contexts" / item["scenario_id"] / f"{c}.json", ctx)
                 written += 1
-    _console().print(f"[green]extracted[/] {written} contexts into {run_dir / 'contexts'}")
+    _console().print(f"[green]extracted[/] {written} contexts into {escape(run_dir / 'contexts')}")

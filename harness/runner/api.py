@@ -103,7 +103,10 @@ def resolve_spec(config: RunConfig) -> ModelSpec:
 
 def run_model(config: RunConfig, console: Console | None = None) -> RunResult:
     """Run one model over a run folder; raises UserError/ServiceError for user problems."""
-    console = console or Console(stderr=True, highlight=False)
+    if console is None:
+        from kgbench.cliutil import stderr_console
+
+        console = stderr_console()
     spec = resolve_spec(config)
     lock = Path(config.run_dir) / "responses" / f".{spec.slug}.lock"
     if not Path(config.run_dir).is_dir():

@@ -26,7 +26,7 @@ from rich.console import Console
 
 from kgbench.errors import ServiceError, UserError
 
-from ..jsonio import atomic_write_bytes, atomic_write_json
+from ..jsonio import atomic_write_bytes, atomic_write_json, utf8_bytes
 from .client import Completion, build_body, scrub
 from .engine import RetryPolicy
 from .log import JsonlLog
@@ -116,7 +116,7 @@ def batch_lines(
             "url": CHAT_URL,
             "body": build_body(spec, item.messages, item.params, schema),
         }
-        out.append((item.key, (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")))
+        out.append((item.key, utf8_bytes(json.dumps(line, ensure_ascii=False) + "\n")))
     return out
 
 

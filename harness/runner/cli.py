@@ -30,7 +30,9 @@ runner_app = typer.Typer(
 
 
 def _err() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+    from kgbench.cliutil import stderr_console
+
+    return stderr_console(soft_wrap=True)
 
 
 def _user_errors(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -43,8 +45,9 @@ def _user_errors(func: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return func(*args, **kwargs)
         except UserError as exc:
-            for line in str(exc).splitlines():
-                _err().print(f"[bold red]error:[/] {line}", markup=True)
+            from kgbench.cliutil import print_user_error
+
+            print_user_error(exc, _err())
             raise typer.Exit(exc.exit_code) from None
 
     return wrapper
@@ -258,7 +261,12 @@ def serve_reference_command(
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
     url = server.start()
-    _err().print(f"reference server ({responder}) at [bold]{url}[/]; Ctrl-C to stop", markup=True)
+    from kgbench.cliutil import escape
+
+    _err().print(
+        f"reference server ({escape(responder)}) at [bold]{escape(url)}[/]; Ctrl-C to stop",
+        markup=True,
+    )
     typer.echo(url)
     sys.stdout.flush()
     try:

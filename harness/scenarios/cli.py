@@ -15,15 +15,17 @@ from typing import Annotated, Any
 
 import typer
 
+from kgbench.cliutil import escape
+
 scenario_app = typer.Typer(add_completion=False, no_args_is_help=True)
 
 DomainOption = Annotated[str, typer.Option("--domain", "-d", help="Compiled domain.")]
 
 
 def _console():
-    from rich.console import Console
+    from kgbench.cliutil import stderr_console
 
-    return Console(stderr=True, highlight=False)
+    return stderr_console()
 
 
 def clear_errors(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -37,21 +39,22 @@ def clear_errors(func: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return func(*args, **kwargs)
         except UserError as exc:
-            console = _console()
-            for line in str(exc).splitlines():
-                console.print(f"[bold red]error:[/] {line}", markup=True, soft_wrap=True)
+            from kgbench.cliutil import print_user_error
+
+            print_user_error(exc, _console())
             raise typer.Exit(exc.exit_code) from None
 
     return wrapper
 
 
 def _display(path: Path) -> str:
+    """A path as the user typed it, escaped for the markup strings it is printed in."""
     import os
 
     try:
-        return os.path.relpath(path)
+        return escape(os.path.relpath(path))
     except ValueError:  # pragma: no cover - another drive on Windows
-        return str(path)
+        return escape(path)
 
 
 @scenario_app.command("generate")
@@ -132,6 +135,7 @@ def verify_release(
 
     manifest = verify_or_raise(path)
     _console().print(
-        f"[green]verified[/] release {manifest['release_version']} of {manifest['domain']}: "
+        f"[green]verified[/] release {escape(manifest['release_version'])} of "
+        f"{escape(manifest['domain'])}: "
         f"{len(manifest['files'])} files, {manifest['counts']['scenarios']} scenarios"
     )
