@@ -24,6 +24,7 @@ class CompileResult:
     out_dir: Path
     files: int
     up_to_date: bool
+    warnings: tuple[str, ...] = ()  # integrity findings the domain downgraded to warnings
 
 
 def validate_domain(domain: str | Path):
@@ -40,13 +41,14 @@ def check_domain(domain: str | Path):
     result = load_domain(domain, build=False)
     if isinstance(result, DomainSummary):
         return result
-    return DomainSummary(
+    return DomainSummary(  # pragma: no cover - load_domain(build=False) returns a summary
         result.name,
         result.version,
         len(result.entities),
         len(result.assertions),
         len(result.evidence_sources),
         len(result.supports),
+        result.warnings,
     )
 
 
@@ -83,7 +85,7 @@ def compile_domain(
     domain_ir = validate_domain(domain_dir)
     artifacts = build_artifacts(domain_ir)
     write_tree(out_dir, artifacts, keep=PRESERVED)
-    return CompileResult(domain_dir.name, out_dir, len(artifacts), False)
+    return CompileResult(domain_dir.name, out_dir, len(artifacts), False, domain_ir.warnings)
 
 
 def _up_to_date(out_dir: Path) -> bool:

@@ -19,11 +19,15 @@ from kgbench.errors import Location, SpecError
 from . import ir
 from .declarations import as_mapping, load_declaration
 from .jsonschemas import spec_fields
-from .paths import REPO_ROOT, SPEC_DIR, display_path, repo_relative
+from .paths import REPO_ROOT, SPEC_DIR, confined, display_path, repo_relative
 from .scenarios import check_scenario_rules
 from .schema import ROLES, SEMVER, SchemaModel, load_schema, suggest
 from .tables import ErrorList, Table, read_table
 from .yamlfile import YamlDoc, read_yaml
+
+# Tables without which nothing else can be checked: a header with no rows is reported as the
+# cause, instead of one "unknown assertion" error per evidence link.
+NONEMPTY_TABLES = ("entities", "assertions")
 
 TABLE_ORDER = (
     "entities",
@@ -64,22 +68,32 @@ def load_domain(domain: str | Path, build: bool = True) -> ir.Domain | DomainSum
             f"domain name '{cfg['name']}' must match its folder name '{domain_dir.name}'",
             doc.location(["name"], "name"),
         )
+    if not SEMVER.match(str(cfg["version"])):  # the schema's pattern lets "1.0.0\n" through
+        raise SpecError(
+            f"domain version {cfg['version']!r} is not semantic; expected MAJOR.MINOR.PATCH",
+            doc.location(["version"], "version"),
+        )
     spec_version = _spec_version()
 
-    schema_path = (domain_dir / cfg["schema"]).resolve()
+    schema_path = confined(domain_dir, cfg["schema"], doc.location(["schema"], "schema")).resolve()
     model = load_schema(
         schema_path, cfg["predicate_enum"], doc.location(["predicate_enum"], "predicate_enum")
     )
 
     conditions_doc = load_declaration(
-        _declared_path(domain_dir, cfg.get("conditions"), SPEC_DIR / "conditions.yaml"),
+        _declared_path(domain_dir, doc, "conditions", SPEC_DIR / "conditions.yaml"),
         "ConditionSet",
     )
     metrics_doc = load_declaration(
-        _declared_path(domain_dir, cfg.get("metrics"), SPEC_DIR / "metrics.yaml"), "MetricSet"
+        _declared_path(domain_dir, doc, "metrics", SPEC_DIR / "metrics.yaml"), "MetricSet"
     )
     scenarios_doc = (
-        load_declaration((domain_dir / cfg["scenarios"]).resolve(), "ScenarioRules")
+        load_declaration(
+            confined(
+                domain_dir, cfg["scenarios"], doc.location(["scenarios"], "scenarios")
+            ).resolve(),
+            "ScenarioRules",
+        )
         if cfg.get("scenarios")
         else None
     )
@@ -96,24 +110,87 @@ def load_domain(domain: str | Path, build: bool = True) -> ir.Domain | DomainSum
         spec = model.tables.get(name)
         if spec is None:  # pragma: no cover - the core schema always defines these tables
             raise SpecError(f"the schema defines no table '{name}'", doc.location(["tables", name]))
-        tables[name] = read_table(spec, domain_dir / rel, errors)
+        path = confined(domain_dir, rel, doc.location(["tables", name], name))
+        tables[name] = read_table(spec, path, errors)
+        if name in NONEMPTY_TABLES and not len(tables[name]) and not errors.errors:
+            errors.add(
+                f"the table has a header but no rows; expected at least one {spec.class_name} record",
+                Location(display_path(path), 2),
+            )
     errors.raise_if_any()
 
-    if not build:
-        summary = _summary_if_valid(cfg, doc, model, tables, errors)
-        if summary is not None:
-            return summary
+    # `validate` (build=False) runs every check `compile` runs, in the same order, so the two
+    # never disagree on a domain; it only skips writing.
     domain = _build(cfg, doc, model, tables, conditions, metrics, spec_version, errors)
     errors.raise_if_any()
     domain = replace(domain, schema_file=str(schema_path))
+    domain = replace(domain, warnings=_check_integrity(domain, doc, tables))
     _check_expected_counts(domain, doc)
     if scenarios_doc is not None:
         domain = replace(domain, scenario_rules=check_scenario_rules(scenarios_doc, domain, model))
+    if not build:
+        return DomainSummary(
+            domain.name,
+            domain.version,
+            len(domain.entities),
+            len(domain.assertions),
+            len(domain.evidence_sources),
+            len(domain.supports),
+            domain.warnings,
+        )
 
     inputs = _input_files(
         domain_dir, doc, model, conditions_doc, metrics_doc, table_files, scenarios_doc
     )
     return _replace_inputs(domain, inputs)
+
+
+def _check_integrity(domain: ir.Domain, doc: YamlDoc, tables: dict[str, Table]) -> tuple[str, ...]:
+    """The semantic checks of `compiler.integrity`: errors, or warnings where downgraded."""
+    from .integrity import check_graph
+
+    settings = doc.data.get("integrity") or {}
+    warn = set(settings.get("warn") or ())
+    cycling = list(settings.get("cycling_predicates") or ())
+    for i, name in enumerate(cycling):
+        if name not in domain.predicate_by_name:
+            raise SpecError(
+                f"unknown predicate '{name}'"
+                + suggest(name, domain.predicate_by_name)
+                + "; expected one of "
+                + ", ".join(domain.predicate_by_name),
+                doc.location(["integrity", "cycling_predicates", i], "cycling_predicates"),
+            )
+    rows = {
+        "entities": _row_index(tables["entities"], "id"),
+        "assertions": _row_index(tables["assertions"], "assertion_id"),
+    }
+
+    def locate(table: str, key: str, field: str) -> Location:
+        return tables[table].location(rows[table][key], field or None)
+
+    findings = check_graph(
+        domain.entities,
+        domain.assertions,
+        domain.entity_classes,
+        domain.predicates,
+        domain.intervention_classes,
+        locate,
+        cycling,
+    )
+    errors = ErrorList()
+    warnings: list[str] = []
+    for f in findings:
+        if f.check in warn:
+            warnings.append(f"{f.location}: {f.message} [{f.check}, a warning in domain.yaml]")
+        else:
+            errors.add(f"{f.message} [{f.check}]", f.location)
+    errors.raise_if_any()
+    return tuple(warnings)
+
+
+def _row_index(table: Table, key: str) -> dict[str, int]:
+    return {value: i for i, value in enumerate(table.columns[key])}
 
 
 def _expected(cfg: dict[str, Any]) -> ir.ExpectedCounts:
@@ -136,39 +213,7 @@ class DomainSummary:
     assertions: int
     evidence_sources: int
     supports: int
-
-
-def _summary_if_valid(cfg, doc, model: SchemaModel, tables: dict[str, Table], errors: ErrorList):
-    """Validate by columns only (no IR); None when the row-by-row path must run instead."""
-    if not _arrow_checks(model, tables):
-        return None
-    classes = {c.name: c for c in model.entity_classes}
-    ent = tables["entities"].arrow
-    cats = ent["category"].to_pylist()
-    category_of = dict(zip(ent["id"].to_pylist(), cats, strict=True))
-    _intervention_classes(tables.get("intervention_classes"), category_of, classes, errors)
-    errors.raise_if_any()
-    asr = tables["assertions"].arrow
-    ev = tables["evidence_sources"].arrow
-    study = sum(1 for v in ev["study_level"].to_pylist() if v.lower() == "true")
-    _check_counts(
-        _expected(cfg),
-        doc,
-        set(classes),
-        {p.name for p in model.predicates},
-        Counter(cats),
-        Counter(asr["predicate"].to_pylist()),
-        len(ev["evidence_id"]),
-        study,
-    )
-    return DomainSummary(
-        cfg["name"],
-        cfg["version"],
-        len(cats),
-        len(asr["assertion_id"]),
-        len(ev["evidence_id"]),
-        len(tables["assertion_evidence"].arrow["assertion_id"]),
-    )
+    warnings: tuple[str, ...] = ()
 
 
 def _spec_version() -> str:
@@ -182,8 +227,13 @@ def _spec_version() -> str:
     return version
 
 
-def _declared_path(domain_dir: Path, value: str | None, default: Path) -> Path:
-    return (domain_dir / value).resolve() if value else default
+def _declared_path(domain_dir: Path, doc: YamlDoc, key: str, default: Path) -> Path:
+    """A declaration file named in domain.yaml: inside the domain folder or the spec folder."""
+    value = doc.data.get(key)
+    if not value:
+        return default
+    where = doc.location([key], key)
+    return confined(domain_dir, value, where, allowed=(SPEC_DIR,), parent_refs=True).resolve()
 
 
 def _conditions(doc: YamlDoc) -> tuple[ir.Condition, ...]:

@@ -21,6 +21,7 @@ class EntityClass:
     id_prefix: str
     is_intervention: bool
     description: str
+    is_population: bool = False  # annotation `population: true`: what population_id names
 
 
 @dataclass(frozen=True)
@@ -176,6 +177,7 @@ class Domain:
     schema_file: str = ""
     inputs: tuple[InputFile, ...] = field(default=())
     scenario_rules: ScenarioRules | None = None
+    warnings: tuple[str, ...] = ()  # integrity findings a domain downgraded (never compiled)
 
     @cached_property
     def neo4j_label(self) -> str:

@@ -15,7 +15,7 @@ from typing import Annotated
 
 import typer
 
-from kgbench.cliutil import escape, user_errors
+from kgbench.cliutil import escape, labelled, user_errors
 from kgbench.cliutil import stderr_console as _stderr
 
 app = typer.Typer(
@@ -47,6 +47,7 @@ def compile_cmd(
     result = compile_domain(domain, out_root=out, force=force)
     took = time.perf_counter() - start
     state = "up to date" if result.up_to_date else f"wrote {result.files} files"
+    _print_warnings(result.warnings)
     _stderr().print(
         f"[green]compiled[/] {escape(result.domain)}: {state} in "
         f"{escape(display_path(result.out_dir))} ({took:.2f} s)"
@@ -60,11 +61,18 @@ def validate_cmd(domain: DomainArg = "cardio") -> None:
     from compiler.api import check_domain
 
     result = check_domain(domain)
+    _print_warnings(result.warnings)
     _stderr().print(
         f"[green]valid[/] {escape(result.name)} {escape(result.version)}: {result.entities} entities, "
         f"{result.assertions} assertions, {result.evidence_sources} evidence sources, "
         f"{result.supports} evidence links"
     )
+
+
+def _print_warnings(warnings: tuple[str, ...]) -> None:
+    console = _stderr()
+    for line in warnings:
+        console.print(labelled("warning:", "bold yellow", line), soft_wrap=True)
 
 
 @app.command("pilot")
