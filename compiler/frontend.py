@@ -123,7 +123,11 @@ def load_domain(domain: str | Path, build: bool = True) -> ir.Domain | DomainSum
     # never disagree on a domain; it only skips writing.
     domain = _build(cfg, doc, model, tables, conditions, metrics, spec_version, errors)
     errors.raise_if_any()
-    domain = replace(domain, schema_file=str(schema_path))
+    domain = replace(
+        domain,
+        schema_file=str(schema_path),
+        unparseable_policy=str(metrics_doc.data["unparseable_policy"]),
+    )
     domain = replace(domain, warnings=_check_integrity(domain, doc, tables))
     _check_expected_counts(domain, doc)
     if scenarios_doc is not None:

@@ -178,6 +178,7 @@ class Domain:
     inputs: tuple[InputFile, ...] = field(default=())
     scenario_rules: ScenarioRules | None = None
     warnings: tuple[str, ...] = ()  # integrity findings a domain downgraded (never compiled)
+    unparseable_policy: str = "intent_to_treat"  # spec/metrics.yaml, compiled into scorer.py
 
     @cached_property
     def neo4j_label(self) -> str:
