@@ -117,6 +117,14 @@ def run_command(
     cache: Annotated[
         bool, typer.Option("--cache/--no-cache", help="Reuse and fill the shared cache.")
     ] = True,
+    log_name: Annotated[
+        str | None,
+        typer.Option(
+            "--log-name",
+            help="Responses log responses/NAME.jsonl (default: the model's slug). A log holds "
+            "one endpoint and one set of parameters; name another log to run another.",
+        ),
+    ] = None,
     timeout: Annotated[float, typer.Option(help="Seconds before one request times out.")] = 300.0,
     max_attempts: Annotated[
         int, typer.Option("--max-attempts", help="Sends per request on 5xx/timeouts/drops.")
@@ -161,6 +169,7 @@ def run_command(
         price_out=price_out,
         cache_dir=cache_dir,
         use_cache=cache,
+        log_name=log_name,
         timeout_s=timeout,
         policy=RetryPolicy(max_attempts=max_attempts, base_s=backoff_base, cap_s=backoff_cap),
         batch_options=BatchOptions(
