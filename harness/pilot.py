@@ -26,8 +26,9 @@ LOCAL_KEY = "local-reference-server"  # the loopback server checks no key; never
 
 def run_pilot(domain: str, run_dir: Path, responder: str, console: Console) -> tuple[Path, Path]:
     from compiler.api import compile_domain
-    from harness.graph.extract import extract
+    from harness.graph.extract import extract, require_assertions
     from harness.graph.load import load
+    from harness.graph.stamp import require_current
     from harness.jsonio import atomic_write_json
     from harness.neo4j import connection_settings, open_driver, start
     from harness.prompts import build_prompts
@@ -61,15 +62,18 @@ def run_pilot(domain: str, run_dir: Path, responder: str, console: Console) -> t
         )
 
         def extract_all() -> int:
-            n = 0
+            require_current(driver, compiled, settings.database)
+            contexts = []
             for scenario in scenarios:
                 for cond in (c["id"] for c in compiled.conditions if c["query"]):
                     ctx = extract(driver, compiled, scenario, cond, settings.database)
-                    atomic_write_json(
-                        run_dir / "contexts" / scenario["scenario_id"] / f"{cond}.json", ctx
-                    )
-                    n += 1
-            return n
+                    require_assertions(ctx)
+                    contexts.append(ctx)
+            for ctx in contexts:
+                atomic_write_json(
+                    run_dir / "contexts" / ctx["scenario_id"] / f"{ctx['condition']}.json", ctx
+                )
+            return len(contexts)
 
         step("extract", extract_all)
     step("render prompts", lambda: build_prompts(run_dir, domain))

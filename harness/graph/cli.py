@@ -72,10 +72,21 @@ def extract_command(
     run_dir: Annotated[
         Path | None, typer.Option(help="Write every context under RUN_DIR/contexts/.")
     ] = None,
+    allow_empty: Annotated[
+        bool,
+        typer.Option(
+            "--allow-empty", help="Accept a grounded context with no assertion (else an error)."
+        ),
+    ] = False,
 ) -> None:
-    """Extract scenario subgraphs: one to stdout, or all scenarios x conditions into a run folder."""
+    """Extract scenario subgraphs: one to stdout, or all scenarios x conditions into a run folder.
+
+    Refuses a graph that is not loaded, half-loaded or loaded from another compile, and a
+    grounded context with no assertion; nothing is written unless every context is sound.
+    """
     from harness.compiled import CompiledDomain
-    from harness.graph.extract import extract
+    from harness.graph.extract import extract, require_assertions
+    from harness.graph.stamp import require_current
     from harness.jsonio import atomic_write_json
     from harness.neo4j import connection_settings, open_driver
     from harness.scenario_io import default_scenarios_path, find_scenario, read_scenarios
@@ -93,21 +104,29 @@ def extract_command(
         compiled.condition(c)
     settings = connection_settings()
     with open_driver(settings) as driver:
+        require_current(driver, compiled, settings.database)
         if run_dir is None:
             if not scenario:
                 raise typer.BadParameter("give --scenario (and --condition) or --run-dir")
             item = find_scenario(items, scenario)
             out = {c: extract(driver, compiled, item, c, settings.database) for c in conditions}
+            for ctx in out.values():
+                require_assertions(ctx, allow_empty)
             result = out[conditions[0]] if len(conditions) == 1 else out
             sys.stdout.write(json.dumps(result, indent=2, sort_keys=True) + "\n")
             return
         chosen = [find_scenario(items, scenario)] if scenario else items
-        written = 0
+        contexts = []
         for item in chosen:
             for c in conditions:
                 ctx = extract(driver, compiled, item, c, settings.database)
                 if ctx is None:
                     continue
-                atomic_write_json(run_dir / "contexts" / item["scenario_id"] / f"{c}.json", ctx)
-                written += 1
+                require_assertions(ctx, allow_empty)
+                contexts.append(ctx)
+    for ctx in contexts:
+        atomic_write_json(
+            run_dir / "contexts" / ctx["scenario_id"] / f"{ctx['condition']}.json", ctx
+        )
+    written = len(contexts)
     _console().print(f"[green]extracted[/] {written} contexts into {escape(run_dir / 'contexts')}")

@@ -18,6 +18,22 @@ from ..compiled import CompiledDomain
 CONTEXT_SCHEMA_VERSION = "1.0.0"
 
 
+def require_assertions(context: dict[str, Any] | None, allow_empty: bool = False) -> None:
+    """A grounded context without a single assertion is an error unless declared expected.
+
+    The graph held nothing for the scenario's candidates, target and population: the prompt
+    would be grounded in nothing, which is what an unloaded or stale graph looks like too.
+    """
+    if context is None or context["assertions"] or allow_empty:
+        return
+    raise UserError(
+        f"scenario {context['scenario_id']} under {context['condition']}: the graph of "
+        f"'{context['domain']}' holds no assertion for its candidates, target and population, "
+        "so the grounded context would be empty; check the scenario's ids, or pass "
+        "--allow-empty if an empty context is what this scenario expects"
+    )
+
+
 def parameters(scenario: dict[str, Any]) -> dict[str, Any]:
     patient = scenario.get("patient") or {}
     context_ids = [scenario["population_id"], *patient.get("condition_ids", [])]
