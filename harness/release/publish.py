@@ -28,6 +28,7 @@ from harness.scenarios.validation import check_file
 from kgbench.errors import UserError
 
 from .compat import assess
+from .index import INDEX, append_release, read_index, release_digest
 from .layout import (
     BUMPS,
     DATA_FILES,
@@ -52,6 +53,7 @@ class PublishResult:
     unchanged: bool
     previous: str | None = None
     bump: str | None = None
+    digest: str | None = None  # sha256 of the release manifest (see harness.release.index)
 
 
 def _schema_version(domain: CompiledDomain, records: list[dict[str, Any]], source: Path) -> str:
@@ -145,10 +147,13 @@ def publish_release(
     published = releases(gold_root)
     target = gold_root / str(new)
 
+    _require_indexed(gold_root, published)
     if new in published or target.exists():
         existing = json.loads((target / MANIFEST).read_text(encoding="utf-8"))
         if existing.get("content_sha256") == content_hash(_entries(files)):
-            return PublishResult(target, str(new), len(records), unchanged=True)
+            return PublishResult(
+                target, str(new), len(records), unchanged=True, digest=release_digest(target)
+            )
         latest = max(published)
         needed = assess(_read_files(published[latest]), files)
         raise UserError(
@@ -181,6 +186,7 @@ def publish_release(
         domain, str(new), schema_version, records, files, str(previous) if previous else None
     )
     _write_release(target, files, manifest)
+    digest = append_release(gold_root, domain.name, target)
     return PublishResult(
         target,
         str(new),
@@ -188,7 +194,21 @@ def publish_release(
         unchanged=False,
         previous=str(previous) if previous else None,
         bump=bump,
+        digest=digest,
     )
+
+
+def _require_indexed(gold_root: Path, published: dict[Version, Path]) -> None:
+    """Every release already published must be in the index before another joins the chain."""
+    index = read_index(gold_root / INDEX)
+    known = {e.get("version") for e in index["releases"]} if index else set()
+    missing = sorted(v for v in published if str(v) not in known)
+    if missing:
+        raise UserError(
+            f"release(s) {', '.join(map(str, missing))} under {gold_root} are not in the release "
+            f"index ({INDEX}); record them first with `kgbench pin-releases --domain "
+            f"{gold_root.parent.name}` (after checking they are the published ones)"
+        )
 
 
 def _write_release(target: Path, files: dict[str, bytes], manifest: dict[str, Any]) -> None:
