@@ -27,7 +27,7 @@ from rich.console import Console
 from kgbench.errors import ServiceError, UserError
 
 from ..jsonio import atomic_write_bytes, atomic_write_json, utf8_bytes
-from .client import Completion, build_body, scrub
+from .client import Completion, MalformedCompletion, build_body, scrub
 from .engine import RetryPolicy
 from .log import JsonlLog
 from .parse import ResponseJudge
@@ -344,9 +344,15 @@ class BatchRunner:
         data = content.content
         atomic_write_bytes(self.dir / "results" / f"{bid}-{kind}.jsonl", data)
         rows = []
-        for line in data.decode("utf-8").splitlines():
-            if line.strip():
-                rows.append(json.loads(line))
+        for line in data.decode("utf-8", errors="replace").splitlines():
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except (ValueError, RecursionError):
+                continue  # a damaged line: its request has no result and is sent again
+            if isinstance(row, dict):
+                rows.append(row)
         return rows
 
     async def _collect(self, bid: str, batch: Any) -> None:
@@ -399,13 +405,18 @@ class BatchRunner:
             self.tally.notes.append(f"batch {bid}: {unknown} results for requests not in this plan")
 
     def _record(self, item: RequestItem, row: dict[str, Any], bid: str) -> dict[str, Any] | None:
-        response = row.get("response") or {}
-        error = row.get("error") or {}
+        response = row.get("response") if isinstance(row.get("response"), dict) else {}
+        error = row.get("error") if isinstance(row.get("error"), dict) else {}
         status = response.get("status_code")
         if status == 200 and isinstance(response.get("body"), dict):
-            completion = Completion.from_dict(
-                response["body"], self.structured, response.get("request_id")
-            )
+            try:
+                completion = Completion.from_dict(
+                    response["body"], self.structured, response.get("request_id")
+                )
+            except MalformedCompletion as exc:
+                return failed_record(
+                    item, self.spec, str(exc), attempts=1, mode="batch", batch_id=bid
+                )
             return ok_record(
                 item,
                 self.spec,
