@@ -26,7 +26,7 @@ LOCAL_KEY = "local-reference-server"  # the loopback server checks no key; never
 
 def run_pilot(domain: str, run_dir: Path, responder: str, console: Console) -> tuple[Path, Path]:
     from compiler.api import compile_domain
-    from harness.graph.extract import extract, require_assertions
+    from harness.graph.extract import check_against_compile, extract
     from harness.graph.load import load
     from harness.graph.stamp import require_current
     from harness.jsonio import atomic_write_json
@@ -67,7 +67,7 @@ def run_pilot(domain: str, run_dir: Path, responder: str, console: Console) -> t
             for scenario in scenarios:
                 for cond in (c["id"] for c in compiled.conditions if c["query"]):
                     ctx = extract(driver, compiled, scenario, cond, settings.database)
-                    require_assertions(ctx)
+                    check_against_compile(ctx, compiled, scenario)
                     contexts.append(ctx)
             for ctx in contexts:
                 atomic_write_json(

@@ -72,20 +72,15 @@ def extract_command(
     run_dir: Annotated[
         Path | None, typer.Option(help="Write every context under RUN_DIR/contexts/.")
     ] = None,
-    allow_empty: Annotated[
-        bool,
-        typer.Option(
-            "--allow-empty", help="Accept a grounded context with no assertion (else an error)."
-        ),
-    ] = False,
 ) -> None:
     """Extract scenario subgraphs: one to stdout, or all scenarios x conditions into a run folder.
 
     Refuses a graph that is not loaded, half-loaded or loaded from another compile, and a
-    grounded context with no assertion; nothing is written unless every context is sound.
+    context missing an assertion the compiled graph says it must hold; nothing is written
+    unless every context is sound.
     """
     from harness.compiled import CompiledDomain
-    from harness.graph.extract import extract, require_assertions
+    from harness.graph.extract import check_against_compile, extract
     from harness.graph.stamp import require_current
     from harness.jsonio import atomic_write_json
     from harness.neo4j import connection_settings, open_driver
@@ -111,7 +106,7 @@ def extract_command(
             item = find_scenario(items, scenario)
             out = {c: extract(driver, compiled, item, c, settings.database) for c in conditions}
             for ctx in out.values():
-                require_assertions(ctx, allow_empty)
+                check_against_compile(ctx, compiled, item)
             result = out[conditions[0]] if len(conditions) == 1 else out
             sys.stdout.write(json.dumps(result, indent=2, sort_keys=True) + "\n")
             return
@@ -122,7 +117,7 @@ def extract_command(
                 ctx = extract(driver, compiled, item, c, settings.database)
                 if ctx is None:
                     continue
-                require_assertions(ctx, allow_empty)
+                check_against_compile(ctx, compiled, item)
                 contexts.append(ctx)
     for ctx in contexts:
         atomic_write_json(

@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 
 from compiler.api import compile_domain
 from harness.compiled import CompiledDomain
-from harness.graph.extract import extract, require_assertions
+from harness.graph.extract import check_against_compile, expected_assertions, extract
 from harness.graph.load import load
 from harness.graph.stamp import STAMP_LABEL, require_current
 from kgbench.errors import UserError
@@ -70,9 +70,13 @@ def test_an_unloaded_domain_is_refused(neo4j_driver: neo4j.Driver, stale) -> Non
     _, domain = stale
     with pytest.raises(UserError, match="'stale' is not loaded in Neo4j; run `kgbench load"):
         require_current(neo4j_driver, domain)
-    # and the per-context check catches an empty grounded context whatever the stamp says
-    with pytest.raises(UserError, match="holds no assertion"):
-        require_assertions(extract(neo4j_driver, domain, SCENARIO, "C3"))
+    # and the per-context check catches what the compiled graph says is missing, whatever the
+    # stamp says
+    assert expected_assertions(domain, SCENARIO, "C2") == {"ASR_0005", "ASR_0006"}
+    with pytest.raises(UserError, match="says it must return 2 more"):
+        check_against_compile(extract(neo4j_driver, domain, SCENARIO, "C2"), domain, SCENARIO)
+    load(neo4j_driver, domain)
+    check_against_compile(extract(neo4j_driver, domain, SCENARIO, "C2"), domain, SCENARIO)
 
 
 def test_a_half_loaded_domain_is_refused(neo4j_driver: neo4j.Driver, stale) -> None:
@@ -163,3 +167,22 @@ def test_the_extract_command_refuses_an_unloaded_graph_and_writes_nothing(
     assert result.exit_code == 0, result.output
     contexts = list((run_dir / "contexts").rglob("*.json"))
     assert contexts and all(json.loads(p.read_text())["assertions"] for p in contexts)
+
+
+def test_the_longest_name_compile_accepts_loads(
+    neo4j_driver: neo4j.Driver, stale, tmp_path
+) -> None:
+    """Review 6f: a 20 kB name passed compile and crashed `load` ("Property value is too large
+    to index"). Compile now caps names at 200 characters; the longest, in 4-byte characters,
+    is far below Neo4j's index limit and loads."""
+    root, _ = stale
+    entities = root / "data" / "entities.csv"
+    entities.write_text(
+        entities.read_text().replace(",Lisinopril,", "," + "\U0001f48a" * 200 + ",")
+    )
+    domain = _compile(root, tmp_path / "long")
+    load(neo4j_driver, domain)
+    records, _, _ = neo4j_driver.execute_query(
+        f"MATCH (n:{domain.label} {{id: 'DRG_0001'}}) RETURN n.name AS name"
+    )
+    assert records[0]["name"] == "\U0001f48a" * 200
