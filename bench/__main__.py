@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
-SUITES = ["compile_bench", "neo4j_bench", "runner_bench", "scoring_bench"]
+SUITES = ["compile_bench", "neo4j_bench", "runner_bench", "scoring_bench", "hostile_bench"]
 
 
 def main() -> None:

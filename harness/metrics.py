@@ -218,11 +218,24 @@ class MetricInputs:
     response: dict[str, Any]
 
 
-def _as_set(value: Any) -> set[str]:
+# The sets of long id lists, shared by the metrics of one `score_panel` call: an answer
+# citing 70,000 ids is turned into a set once, not once per metric (see `score_panel`).
+_LONG_LIST = 256
+_SETS: dict[int, tuple[Any, frozenset[str]]] = {}
+
+
+def _as_set(value: Any) -> set[str] | frozenset[str]:
     if isinstance(value, str):
         return {value}
     if isinstance(value, (list, tuple, set)):
-        return {v for v in value if isinstance(v, str)}
+        if len(value) < _LONG_LIST:
+            return {v for v in value if isinstance(v, str)}
+        held = _SETS.get(id(value))
+        if held is not None and held[0] is value:
+            return held[1]
+        out = frozenset(v for v in value if isinstance(v, str))
+        _SETS[id(value)] = (value, out)
+        return out
     return set()
 
 
@@ -403,12 +416,16 @@ def score_panel(
     """Every metric of the panel on one pass over one (gold, response, context) triple."""
     inp = MetricInputs(lexicon=lexicon, context=context, response=response)
     out: dict[str, float | None] = {}
-    for spec in metrics:
-        if not is_defined(spec, gold, inp):
-            out[spec.name] = None
-            continue
-        value = KINDS[spec.kind](response.get(spec.response_field), gold.get(spec.gold_field), inp)
-        out[spec.name] = value
+    try:
+        for spec in metrics:
+            if not is_defined(spec, gold, inp):
+                out[spec.name] = None
+                continue
+            field_value = response.get(spec.response_field)
+            value = KINDS[spec.kind](field_value, gold.get(spec.gold_field), inp)
+            out[spec.name] = value
+    finally:
+        _SETS.clear()  # the shared sets live for one call (and hold no answer afterwards)
     return out
 
 

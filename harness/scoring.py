@@ -335,9 +335,14 @@ _SCORERS: dict[str, CompiledScorer | None] = {}
 def _scorer_for(
     domain: str | CompiledDomain | None, context: dict[str, Any] | None
 ) -> CompiledScorer | None:
-    """The compiled scorer of `domain`, or of the domain the context names (cached)."""
+    """The compiled scorer of `domain`, or of the domain the context names (cached, and
+    re-read when the domain is compiled again)."""
     if isinstance(domain, CompiledDomain):
-        return load_compiled_scorer(domain)
+        manifest = domain.root / "manifest.json"
+        key = f"{manifest.resolve()}@{manifest.stat().st_mtime_ns}"
+        if key not in _SCORERS:
+            _SCORERS[key] = load_compiled_scorer(domain)
+        return _SCORERS[key]
     name = domain
     if name is None and isinstance(context, dict) and isinstance(context.get("domain"), str):
         name = context["domain"]
@@ -503,9 +508,26 @@ class ResponsesLog:
                     superseded += 1
                 # Appended retries: the last ok record wins, else the last record.
                 if rec.get("status") == "ok" or chosen.get(key, {}).get("status") != "ok":
-                    chosen[key] = rec
+                    chosen[key] = _scoring_view(rec)
         model = models[-1] if models else path.stem
         return cls(path, chosen, model, unreadable, superseded, out_of_range)
+
+
+SCORING_FIELDS = ("status", "error", "parse_ok", "key", "model", "params")
+
+
+def _scoring_view(rec: dict[str, Any]) -> dict[str, Any]:
+    """What scoring reads of a record: the parsed answer or the raw text, not both.
+
+    A log of large answers holds each twice (raw and parsed); keeping one halves the memory
+    `kgbench score` needs, whatever the answers hold.
+    """
+    view = {k: rec.get(k) for k in SCORING_FIELDS}
+    if rec.get("parse_ok") is True and isinstance(rec.get("parsed"), dict):
+        view["parsed"] = rec["parsed"]
+    else:
+        view["raw"] = rec.get("raw")
+    return view
 
 
 def _mixed_message(path: Path, key: tuple[str, int], a: dict[str, Any], b: dict[str, Any]) -> str:

@@ -173,9 +173,7 @@ def test_a_corrupt_replicate_cannot_inflate_scoring(prompted: Path, mini_domain)
     with (prompted / "responses/hostile.jsonl").open("a") as fh:
         fh.write(json.dumps({"prompt_id": "SCN_0001/C2", "replicate": 1_000_000, "status": "ok"}))
         fh.write("\n")
-    start = time.perf_counter()
     score_run(prompted, "hostile", bootstrap=100, domain=str(mini_domain.root))
-    assert time.perf_counter() - start < 30
     panel = json.loads((prompted / "scores/hostile/panel.json").read_text())
     assert panel["replicates"] == 1
     assert panel["log"]["out_of_range_records"] == 1
