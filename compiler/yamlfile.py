@@ -191,8 +191,9 @@ def read_yaml(path: Path) -> YamlDoc:
     """Parse one YAML file; malformed or hostile YAML becomes a SpecError naming the line."""
     shown = display_path(path)
     text = decode_utf8(read_input_bytes(path, MAX_BYTES), shown).removeprefix("\ufeff")
-    loader = _BoundedLoader(text)
+    loader = None
     try:
+        loader = _BoundedLoader(text)  # its reader already rejects non-printable characters
         root = loader.get_single_node()
         if root is not None:
             _check_tree(root)
@@ -200,11 +201,18 @@ def read_yaml(path: Path) -> YamlDoc:
     except _Refused as exc:
         line = exc.mark.line + 1 if exc.mark is not None else None
         raise SpecError(exc.message, Location(shown, line, exc.field)) from None
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        raise SpecError(
+            f"character U+{exc.character:04X} is not allowed in YAML; expected printable text",
+            Location(shown, line),
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         line = mark.line + 1 if mark is not None else None
         raise SpecError(f"malformed YAML: {problem}", Location(shown, line)) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     return YamlDoc(path, data, root)
