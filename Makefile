@@ -7,12 +7,15 @@ BIN := $(VENV)/bin
 KG := $(BIN)/kgbench
 STAMP := $(VENV)/.installed
 
-.PHONY: help venv compile compile-all validate test lint format bench neo4j neo4j-stop pilot clean
+FUZZ_EXAMPLES ?= 5000
+
+.PHONY: help venv compile compile-all validate test lint format bench fuzz neo4j neo4j-stop pilot clean
 
 help:
 	@echo "make compile DOMAIN=cardio   compile a domain into generated/<domain>/"
 	@echo "make test                    lint, check generated/ is fresh, run the whole suite"
 	@echo "make bench                   run the benchmarks under bench/"
+	@echo "make fuzz                    the fuzz targets, long and random (FUZZ_EXAMPLES=$(FUZZ_EXAMPLES))"
 	@echo "make neo4j                   build and start the embedded Neo4j"
 	@echo "make pilot DOMAIN=cardio     the whole pipeline end to end with the context-reader baseline"
 
@@ -47,6 +50,12 @@ test: $(STAMP) lint
 
 bench: $(STAMP)
 	$(BIN)/python -m bench $(BENCH_ARGS)
+
+# The fuzz targets of tests/fuzz/ run briefly (and derandomized) in `make test`; here each
+# gets FUZZ_EXAMPLES fresh random inputs. Failures are kept in .hypothesis/ and replayed first.
+fuzz: $(STAMP)
+	time KGBENCH_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) KGBENCH_FUZZ_RANDOM=1 \
+		$(BIN)/python -m pytest tests/fuzz -q --hypothesis-show-statistics $(PYTEST_ARGS)
 
 neo4j: $(STAMP)
 	$(KG) neo4j start

@@ -5,7 +5,14 @@ from __future__ import annotations
 import argparse
 import importlib
 
-SUITES = ["compile_bench", "neo4j_bench", "runner_bench", "scoring_bench", "probe_bench"]
+SUITES = [
+    "compile_bench",
+    "neo4j_bench",
+    "runner_bench",
+    "scoring_bench",
+    "hostile_bench",
+    "probe_bench",
+]
 
 
 def main() -> None:

@@ -52,7 +52,8 @@ def _run_folder(root: Path, n: int) -> Path:
 
 
 def _timed(folder: Path, url: str, concurrency: int, seed: int, limit: int | None) -> float:
-    """One run with fresh keys (a new seed), no cache: every request goes to the server."""
+    """One run with fresh keys (a new seed), no cache: every request goes to the server.
+    Each seed is its own request identity, so each run writes its own log."""
     config = RunConfig(
         run_dir=folder,
         model="openai:context-reader",
@@ -62,6 +63,7 @@ def _timed(folder: Path, url: str, concurrency: int, seed: int, limit: int | Non
         limit=limit,
         settings=Settings(seed=seed),
         timeout_s=30,
+        log_name=f"seed-{seed}",
     )
     result = run_model(config, Console(file=io.StringIO()))
     expected = limit if limit is not None else REQUESTS

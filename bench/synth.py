@@ -102,10 +102,15 @@ def make_domain(
         ("INDICATED_FOR", "Drug", "Disease", "therapeutic", "none", "not_applicable"),
     ]
     rows = []
+    triples: set[tuple[str, str, str]] = set()  # compile refuses a claim made twice
     for i in range(1, n_assertions + 1):
         pred, s, o, rel, direction, status = shapes[i % len(shapes)]
+        subject, obj = rng.choice(ids[s]), rng.choice(ids[o])
+        while (subject, pred, obj) in triples:
+            subject, obj = rng.choice(ids[s]), rng.choice(ids[o])
+        triples.add((subject, pred, obj))
         rows.append([
-            f"ASR_{i:06d}", rng.choice(ids[s]), pred, rng.choice(ids[o]), rel, direction, status,
+            f"ASR_{i:06d}", subject, pred, obj, rel, direction, status,
             rng.choice(["high", "moderate", "low"]), f"{rng.random():.3f}", rng.choice(["true", "false"]),
             "synthetic", "", "long_term", "DrugBank", "",
         ])  # fmt: skip

@@ -24,7 +24,7 @@ class CompileResult:
     out_dir: Path
     files: int
     up_to_date: bool
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()  # integrity findings the domain downgraded to warnings
 
 
 def validate_domain(domain: str | Path):

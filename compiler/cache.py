@@ -19,7 +19,7 @@ from typing import Any
 from .paths import REPO_ROOT
 
 CACHE_DIR = REPO_ROOT / ".cache" / "kgbench"
-FORMAT = "1"
+FORMAT = "2"  # 2: table columns carry max_length and single_line
 
 
 def _sha(path: Path) -> str:

@@ -24,24 +24,27 @@ def _check(doc: YamlDoc, root_class: str) -> None:
     errors = sorted(validator.iter_errors(doc.data), key=lambda e: list(map(str, e.absolute_path)))
     if not errors:
         return
-    err = _innermost(errors[0])
+    err = _deepest(errors[0])
     path = list(err.absolute_path)
     if err.validator == "additionalProperties":
         extra = [k for k in err.instance if k not in err.schema.get("properties", {})]
         path.extend(extra[:1])
-    field = str(path[-1]) if path and isinstance(path[-1], str) else None
+    # a list item is reported under its list's field name ("roles"), not as a bare index
+    field = next((str(p) for p in reversed(path) if isinstance(p, str)), None)
     message = _explain(err)
     raise SpecError(message, doc.location(path, field))
 
 
-def _innermost(err):
-    """For an optional inlined object (LinkML writes `anyOf: [object, null]`), the error
-    inside the object rather than "not valid under any of the given schemas"."""
+def _deepest(err):
+    """The error inside an anyOf/oneOf that names the bad value, not the whole branch.
+
+    LinkML writes an optional inlined object as `anyOf: [{$ref}, {type: null}]`, so a typo
+    deep inside it would otherwise be reported as "{...} is not valid under any of the given
+    schemas"; the deepest sub-error (e.g. "expected one of ...; got 'mechanistc'") is the one
+    the user can act on.
+    """
     while err.validator in ("anyOf", "oneOf") and err.context:
-        inner = [e for e in err.context if e.validator != "type" or e.validator_value != "null"]
-        if not inner:
-            break
-        err = max(inner, key=lambda e: len(e.absolute_path))
+        err = max(err.context, key=lambda e: (len(e.absolute_path), e.validator != "type"))
     return err
 
 

@@ -20,12 +20,16 @@ from . import ir
 from .declarations import as_mapping, load_declaration
 from .evidence import EvidenceChecker, parse_provenance, parse_rules
 from .jsonschemas import spec_fields
-from .paths import REPO_ROOT, SPEC_DIR, display_path, repo_relative
+from .paths import REPO_ROOT, SPEC_DIR, confined, display_path, repo_relative
 from .probe import check_probe
 from .scenarios import check_scenario_rules
 from .schema import ROLES, SEMVER, SchemaModel, load_schema, suggest
 from .tables import ErrorList, Table, read_table
 from .yamlfile import YamlDoc, read_yaml
+
+# Tables without which nothing else can be checked: a header with no rows is reported as the
+# cause, instead of one "unknown assertion" error per evidence link.
+NONEMPTY_TABLES = ("entities", "assertions")
 
 TABLE_ORDER = (
     "entities",
@@ -66,22 +70,32 @@ def load_domain(domain: str | Path) -> ir.Domain:
             f"domain name '{cfg['name']}' must match its folder name '{domain_dir.name}'",
             doc.location(["name"], "name"),
         )
+    if not SEMVER.match(str(cfg["version"])):  # the schema's pattern lets "1.0.0\n" through
+        raise SpecError(
+            f"domain version {cfg['version']!r} is not semantic; expected MAJOR.MINOR.PATCH",
+            doc.location(["version"], "version"),
+        )
     spec_version = _spec_version()
 
-    schema_path = (domain_dir / cfg["schema"]).resolve()
+    schema_path = confined(domain_dir, cfg["schema"], doc.location(["schema"], "schema")).resolve()
     model = load_schema(
         schema_path, cfg["predicate_enum"], doc.location(["predicate_enum"], "predicate_enum")
     )
 
     conditions_doc = load_declaration(
-        _declared_path(domain_dir, cfg.get("conditions"), SPEC_DIR / "conditions.yaml"),
+        _declared_path(domain_dir, doc, "conditions", SPEC_DIR / "conditions.yaml"),
         "ConditionSet",
     )
     metrics_doc = load_declaration(
-        _declared_path(domain_dir, cfg.get("metrics"), SPEC_DIR / "metrics.yaml"), "MetricSet"
+        _declared_path(domain_dir, doc, "metrics", SPEC_DIR / "metrics.yaml"), "MetricSet"
     )
     scenarios_doc = (
-        load_declaration((domain_dir / cfg["scenarios"]).resolve(), "ScenarioRules")
+        load_declaration(
+            confined(
+                domain_dir, cfg["scenarios"], doc.location(["scenarios"], "scenarios")
+            ).resolve(),
+            "ScenarioRules",
+        )
         if cfg.get("scenarios")
         else None
     )
@@ -98,10 +112,17 @@ def load_domain(domain: str | Path) -> ir.Domain:
         spec = model.tables.get(name)
         if spec is None:  # pragma: no cover - the core schema always defines these tables
             raise SpecError(f"the schema defines no table '{name}'", doc.location(["tables", name]))
-        tables[name] = read_table(spec, domain_dir / rel, errors)
+        path = confined(domain_dir, rel, doc.location(["tables", name], name))
+        tables[name] = read_table(spec, path, errors)
+        if name in NONEMPTY_TABLES and not len(tables[name]) and not errors.errors:
+            errors.add(
+                f"the table has a header but no rows; expected at least one {spec.class_name} record",
+                Location(display_path(path), 2),
+            )
     errors.raise_if_any()
 
-    # `validate` runs exactly what `compile` runs: the whole IR is built, nothing is written.
+    # `validate` runs exactly what `compile` runs, in the same order, so the two never
+    # disagree on a domain; it only skips writing.
     probe_path = (domain_dir / cfg["probe"]).resolve() if cfg.get("probe") else None
     domain = _build(cfg, doc, model, tables, conditions, metrics, spec_version, errors)
     errors.raise_if_any()
@@ -110,11 +131,13 @@ def load_domain(domain: str | Path) -> ir.Domain:
         schema_file=str(schema_path),
         evidence_rules=parse_rules(doc),
         provenance_rules=parse_provenance(conditions_doc),
+        unparseable_policy=str(metrics_doc.data["unparseable_policy"]),
     )
-    warnings: list[str] = []
-    facts = EvidenceChecker(domain, tables, doc, errors, warnings).run()
+    integrity_warnings = _check_integrity(domain, doc, tables)
+    evidence_warnings: list[str] = []
+    facts = EvidenceChecker(domain, tables, doc, errors, evidence_warnings).run()
     errors.raise_if_any()
-    domain = replace(domain, facts=facts, warnings=tuple(warnings))
+    domain = replace(domain, facts=facts, warnings=(*integrity_warnings, *evidence_warnings))
     _check_expected_counts(domain, doc)
     if scenarios_doc is not None:
         domain = replace(domain, scenario_rules=check_scenario_rules(scenarios_doc, domain, model))
@@ -137,6 +160,54 @@ def _probe(probe_path: Path, categories, entity_classes, predicates) -> ir.Probe
         [c.name for c in entity_classes],
         predicates,
     )
+
+
+def _check_integrity(domain: ir.Domain, doc: YamlDoc, tables: dict[str, Table]) -> tuple[str, ...]:
+    """The semantic checks of `compiler.integrity`: errors, or warnings where downgraded."""
+    from .integrity import check_graph
+
+    settings = doc.data.get("integrity") or {}
+    warn = set(settings.get("warn") or ())
+    cycling = list(settings.get("cycling_predicates") or ())
+    for i, name in enumerate(cycling):
+        if name not in domain.predicate_by_name:
+            raise SpecError(
+                f"unknown predicate '{name}'"
+                + suggest(name, domain.predicate_by_name)
+                + "; expected one of "
+                + ", ".join(domain.predicate_by_name),
+                doc.location(["integrity", "cycling_predicates", i], "cycling_predicates"),
+            )
+    rows = {
+        "entities": _row_index(tables["entities"], "id"),
+        "assertions": _row_index(tables["assertions"], "assertion_id"),
+    }
+
+    def locate(table: str, key: str, field: str) -> Location:
+        return tables[table].location(rows[table][key], field or None)
+
+    findings = check_graph(
+        domain.entities,
+        domain.assertions,
+        domain.entity_classes,
+        domain.predicates,
+        domain.intervention_classes,
+        locate,
+        cycling,
+    )
+    errors = ErrorList()
+    warnings: list[str] = []
+    for f in findings:
+        if f.check in warn:
+            warnings.append(f"{f.location}: {f.message} [{f.check}, a warning in domain.yaml]")
+        else:
+            errors.add(f"{f.message} [{f.check}]", f.location)
+    errors.raise_if_any()
+    return tuple(warnings)
+
+
+def _row_index(table: Table, key: str) -> dict[str, int]:
+    return {value: i for i, value in enumerate(table.columns[key])}
 
 
 def _expected(cfg: dict[str, Any]) -> ir.ExpectedCounts:
@@ -173,8 +244,13 @@ def _spec_version() -> str:
     return version
 
 
-def _declared_path(domain_dir: Path, value: str | None, default: Path) -> Path:
-    return (domain_dir / value).resolve() if value else default
+def _declared_path(domain_dir: Path, doc: YamlDoc, key: str, default: Path) -> Path:
+    """A declaration file named in domain.yaml: inside the domain folder or the spec folder."""
+    value = doc.data.get(key)
+    if not value:
+        return default
+    where = doc.location([key], key)
+    return confined(domain_dir, value, where, allowed=(SPEC_DIR,), parent_refs=True).resolve()
 
 
 def _conditions(doc: YamlDoc) -> tuple[ir.Condition, ...]:

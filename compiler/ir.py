@@ -22,6 +22,7 @@ class EntityClass:
     is_intervention: bool
     description: str
     is_group: bool = False  # an intervention class (its entities are classes, not options)
+    is_population: bool = False  # annotation `population: true`: what population_id names
 
 
 @dataclass(frozen=True)
@@ -256,8 +257,9 @@ class Domain:
     evidence_rules: EvidenceRules = field(default_factory=EvidenceRules)
     provenance_rules: tuple[ProvenanceRule, ...] = ()
     facts: tuple[AssertionFacts, ...] = ()
-    warnings: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()  # downgraded integrity and evidence findings (never compiled)
     probe: ProbeSpec | None = None
+    unparseable_policy: str = "intent_to_treat"  # spec/metrics.yaml, compiled into scorer.py
 
     @cached_property
     def neo4j_label(self) -> str:

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import stat
 from pathlib import Path
+
+from kgbench.errors import Location, SpecError
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 SPEC_DIR = REPO_ROOT / "spec"
@@ -26,3 +29,61 @@ def repo_relative(path: Path) -> str:
         return path.resolve().relative_to(REPO_ROOT).as_posix()
     except ValueError:
         return path.resolve().as_posix()
+
+
+def read_input_bytes(path: Path, max_bytes: int, what: str = "file") -> bytes:
+    """The bytes of a spec or data file, refusing what is not a regular file of sane size.
+
+    A directory, a FIFO (which would block the read forever) or a device given where a file
+    is expected is a clear error instead of a traceback or a hang; so is a file larger than
+    `max_bytes`, checked before anything is read.
+    """
+    shown = display_path(path)
+    try:
+        info = path.stat()
+    except FileNotFoundError:
+        raise SpecError(f"{what} not found", Location(shown)) from None
+    except OSError as exc:
+        raise SpecError(f"cannot read the {what}: {exc.strerror}", Location(shown)) from None
+    if not stat.S_ISREG(info.st_mode):
+        kind = "a directory" if stat.S_ISDIR(info.st_mode) else "not a regular file"
+        raise SpecError(f"is {kind}; expected a {what}", Location(shown))
+    if info.st_size > max_bytes:
+        raise SpecError(
+            f"is {info.st_size:,} bytes; expected a {what} of at most {max_bytes:,} bytes",
+            Location(shown),
+        )
+    try:
+        return path.read_bytes()
+    except OSError as exc:
+        raise SpecError(f"cannot read the {what}: {exc.strerror}", Location(shown)) from None
+
+
+def confined(
+    base: Path, rel: str, where: Location, allowed: tuple[Path, ...] = (), parent_refs: bool = False
+) -> Path:
+    """`base / rel`, refusing a path that leaves `base` (or one of the `allowed` folders).
+
+    A domain is self-contained: a table path is relative, has no `..`, and after following
+    symlinks still lies inside the domain folder, so a data-table entry can never read
+    `/etc/passwd` or another project's files into an error message or a compiled artifact.
+    `parent_refs` admits `..` for declarations that may name the shared spec folder (e.g.
+    `conditions: ../../spec/conditions.yaml`); where the path ends up is checked either way.
+    The path is returned as written (not resolved), so messages name the file the user named.
+    """
+    raw = Path(str(rel))
+    if raw.is_absolute():
+        raise SpecError(
+            f"path '{rel}' is absolute; expected a path relative to the domain folder", where
+        )
+    if ".." in raw.parts and not parent_refs:
+        raise SpecError(
+            f"path '{rel}' contains '..'; expected a path inside the domain folder", where
+        )
+    resolved = (base / raw).resolve()
+    roots = (base.resolve(), *(a.resolve() for a in allowed))
+    if not any(resolved.is_relative_to(r) for r in roots):
+        raise SpecError(
+            f"path '{rel}' leads outside the domain folder; expected a file inside it", where
+        )
+    return base / raw

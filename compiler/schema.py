@@ -21,7 +21,12 @@ from .yamlfile import read_yaml
 
 IDENTIFIER = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 PREDICATE_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
-SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
+# \Z, not $: `$` also matches before a final newline, so "1.0.2\n" would pass; [0-9], not
+# \d, which also matches other scripts' digits ("1.0.２").
+SEMVER = re.compile(r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\Z")
+# A string column without a `max_length` annotation gets this bound: no text reaches Neo4j's
+# index (about 8 kB per value) or the scorer's name matching (4,096 characters) unchecked.
+DEFAULT_MAX_LENGTH = 2000
 RELATION_CLASSES = ("mechanistic", "causal", "associative", "therapeutic", "safety", "modifier")
 ROLES = (
     "mechanistic",
@@ -54,6 +59,8 @@ class Column:
     maximum: float | None
     enum_values: tuple[str, ...]
     references: str | None  # "Entity" when the value must be an entity id
+    max_length: int | None = None  # characters per value (per item of a list)
+    single_line: bool = False  # no tab, newline or other control character at all
 
 
 @dataclass(frozen=True)
@@ -93,6 +100,7 @@ def load_schema(path: Path, predicate_enum: str, where: Location) -> SchemaModel
 
     if not path.exists():
         raise SpecError("schema file not found", where)
+    read_yaml(path)  # a directory, an alias bomb or a duplicate key is refused before hashing
     spec_files = sorted((REPO_ROOT / "spec").glob("*.yaml"))
 
     def build():
@@ -178,7 +186,7 @@ def _load_schema(path: Path, predicate_enum: str, where: Location) -> SchemaMode
             where,
         )
     predicates = _predicates(all_enums[predicate_enum], class_names, shown)
-    tables = _tables(view)
+    tables = _tables(view, shown)
     imported = tuple(
         sorted({Path(p) for p in _import_files(view, path)}, key=lambda p: p.as_posix())
     )
@@ -221,6 +229,7 @@ def _entity_classes(view, shown: str) -> tuple[EntityClass, ...]:
                 is_intervention=(_ann(cls, "intervention") or "").lower() == "true",
                 description=cls.description or "",
                 is_group=(_ann(cls, "intervention_group") or "").lower() == "true",
+                is_population=(_ann(cls, "population") or "").lower() == "true",
             )
         )
     if not out:
@@ -307,7 +316,7 @@ def _default_role(name: str, relation_class: str) -> str | None:
     return None
 
 
-def _tables(view) -> dict[str, TableSpec]:
+def _tables(view, shown: str) -> dict[str, TableSpec]:
     tables: dict[str, TableSpec] = {}
     enums = view.all_enums()
     for name in sorted(view.all_classes()):
@@ -323,6 +332,14 @@ def _tables(view) -> dict[str, TableSpec]:
                 enum_values = tuple(enums[rng].permissible_values)
             elif rng not in ("string", "integer", "float", "boolean"):
                 rng = "string"
+            is_text = rng == "string" and not enum_values
+            max_length = _ann(slot, "max_length")
+            if max_length is not None and not re.fullmatch(r"[1-9][0-9]{0,5}", max_length):
+                raise SpecError(
+                    f"slot '{slot.name}' annotation max_length must be a positive integer, "
+                    f"got {max_length!r}",
+                    Location(shown, field=f"slots.{slot.name}"),
+                )
             columns.append(
                 Column(
                     name=slot.name,
@@ -335,6 +352,11 @@ def _tables(view) -> dict[str, TableSpec]:
                     maximum=slot.maximum_value,
                     enum_values=enum_values,
                     references=_ann(slot, "references"),
+                    max_length=int(max_length)
+                    if max_length
+                    else (DEFAULT_MAX_LENGTH if is_text else None),
+                    single_line=(_ann(slot, "single_line") or "").lower() == "true"
+                    or bool(slot.identifier or slot.pattern),
                 )
             )
         tables[table] = TableSpec(table, name, tuple(columns))

@@ -10,6 +10,7 @@ what makes it slow on 100,000 rows).
 from __future__ import annotations
 
 import csv
+import io
 import math
 import re
 from collections.abc import Callable
@@ -19,14 +20,25 @@ from typing import Any
 
 from kgbench.errors import Location, SpecError
 
-from .paths import display_path
+from .paths import display_path, read_input_bytes
 from .schema import Column, TableSpec, suggest
+from .yamlfile import decode_utf8
 
 LIST_SEPARATOR = "|"
 TRUE_WORDS = {"true": True, "false": False}
 MAX_ERRORS = 50
+MAX_TABLE_BYTES = 256 * 1024 * 1024
 
 Converter = Callable[[str], Any]
+
+# Numbers are written in ASCII: Python's int() and float() also accept other scripts' digits
+# ("２０１８") and underscores ("2_018"), which a curator never means and Arrow rejects.
+INTEGER = re.compile(r"[+-]?[0-9]+")
+DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+# Control characters (Unicode category Cc): never in a name or an id; in free text only tab,
+# newline and carriage return. NUL in particular would end strings in other tools.
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+TEXT_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 
 
 class CellError(ValueError):
@@ -68,6 +80,12 @@ class Table:
             dict(zip(names, values, strict=True))
             for values in zip(*self.columns.values(), strict=True)
         )
+
+    def __len__(self) -> int:
+        """Number of data records."""
+        if self._columns is not None:
+            return len(next(iter(self._columns.values()), []))
+        return len(next(iter(self.arrow.values()))) if self.arrow else 0
 
     @property
     def lines(self) -> tuple[int, ...]:
@@ -133,10 +151,13 @@ def _scalar_converter(col: Column) -> Converter:
     if rng == "integer":
 
         def conv(text: str) -> int:
-            try:
+            if INTEGER.fullmatch(text):
                 return int(text)
+            try:
+                int(text)
             except ValueError:
                 raise CellError(f"expected an integer, got {text!r}") from None
+            raise CellError(f"expected an integer in ASCII digits 0-9, got {text!r}")
 
     elif rng == "float":
 
@@ -147,6 +168,8 @@ def _scalar_converter(col: Column) -> Converter:
                 raise CellError(f"expected a number, got {text!r}") from None
             if not math.isfinite(value):
                 raise CellError(f"expected a finite number, got {text!r}")
+            if not DECIMAL.fullmatch(text):
+                raise CellError(f"expected a number in ASCII digits 0-9, got {text!r}")
             return value
 
     elif rng == "boolean":
@@ -172,6 +195,8 @@ def _scalar_converter(col: Column) -> Converter:
             return text
 
     checks: list[Callable[[Any], None]] = []
+    if col.max_length is not None or col.single_line or rng == "string":
+        checks.append(_text_check(col))
     if col.pattern:
         regex = re.compile(col.pattern)
 
@@ -200,6 +225,30 @@ def _scalar_converter(col: Column) -> Converter:
     return checked
 
 
+def _text_check(col: Column) -> Callable[[Any], None]:
+    """Length and control characters of one text value (see `CONTROL`)."""
+    forbidden = CONTROL if col.single_line else TEXT_CONTROL
+    limit = col.max_length
+
+    def check(value: Any) -> None:
+        if not isinstance(value, str):
+            return
+        if limit is not None and len(value) > limit:
+            raise CellError(
+                f"{len(value):,} characters, expected at most {limit:,} (starts {value[:40]!r})"
+            )
+        bad = forbidden.search(value)
+        if bad:
+            what = "NUL byte" if bad.group() == "\x00" else "control character"
+            allowed = "" if col.single_line else " (only tab and line breaks are allowed)"
+            raise CellError(
+                f"contains a {what} {bad.group()!r} at position {bad.start() + 1}{allowed}; "
+                f"got {value[:80]!r}"
+            )
+
+    return check
+
+
 def _column_converter(col: Column) -> Converter:
     scalar = _scalar_converter(col)
     if not col.multivalued:
@@ -218,17 +267,16 @@ def read_table(spec: TableSpec, path: Path, errors: ErrorList) -> Table:
     check fails, the row-by-row path below runs instead and produces the precise messages.
     """
     shown = display_path(path)
-    try:
-        handle = path.open(encoding="utf-8", newline="")
-    except FileNotFoundError:
-        raise SpecError(f"data table '{spec.table}' not found", Location(shown)) from None
-    with handle:
+    # Whole-file checks first: a regular file of bounded size, strict UTF-8 (the message
+    # names the line of the first bad byte), before either CSV reader sees it.
+    text = decode_utf8(read_input_bytes(path, MAX_TABLE_BYTES, f"data table '{spec.table}'"), shown)
+    with io.StringIO(text, newline="") as handle:
         reader = csv.reader(handle, strict=True)
         try:
             header = next(reader)
         except StopIteration:
             raise SpecError("empty file; expected a header row", Location(shown, 1)) from None
-        except (csv.Error, UnicodeDecodeError) as exc:
+        except csv.Error as exc:
             raise SpecError(f"malformed CSV: {exc}", Location(shown, 1)) from None
         header = [h.strip().lstrip("\ufeff") for h in header]
         expected = [c.name for c in spec.columns]
@@ -314,8 +362,6 @@ def read_table(spec: TableSpec, path: Path, errors: ErrorList) -> Table:
                     lines.append(line)
         except csv.Error as exc:
             raise SpecError(f"malformed CSV: {exc}", Location(shown, reader.line_num + 1)) from None
-        except UnicodeDecodeError as exc:
-            raise SpecError(f"not valid UTF-8 ({exc.reason})", Location(shown)) from None
     columns = {c.name: [r[c.name] for r in rows] for c in spec.columns}
     return Table(spec, path, columns, tuple(lines))
 
@@ -447,6 +493,9 @@ def _suspect_rows(col: Column, values) -> list[int] | None:
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
                 return None
         bad = pc.invert(ok) if (col.enum_values or col.pattern) else pc.and_(empty, False)
+        text_bad = _text_bad(col, values, pc)
+        if text_bad is not None:
+            bad = pc.or_(bad, text_bad)
     if col.required:
         bad = pc.or_(bad, empty)
     return pc.indices_nonzero(bad).to_pylist()
@@ -454,6 +503,21 @@ def _suspect_rows(col: Column, values) -> list[int] | None:
 
 def _all(mask, pc) -> bool:
     return bool(pc.all(mask).as_py()) if len(mask) else True
+
+
+# The same character classes as CONTROL and TEXT_CONTROL, in RE2 syntax for Arrow.
+RE2_CONTROL = r"[\x00-\x1f\x7f-\x{9f}]"
+RE2_TEXT_CONTROL = r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x{9f}]"
+
+
+def _text_bad(col: Column, values, pc):
+    """Mask of values too long or holding a forbidden control character (None: no rule)."""
+    if col.max_length is None and not col.single_line and col.range != "string":
+        return None
+    bad = pc.match_substring_regex(values, RE2_CONTROL if col.single_line else RE2_TEXT_CONTROL)
+    if col.max_length is not None:
+        bad = pc.or_(bad, pc.greater(pc.utf8_length(values), col.max_length))
+    return bad
 
 
 def _column_ok(col: Column, values, pa, pc) -> bool:
@@ -465,6 +529,9 @@ def _column_ok(col: Column, values, pa, pc) -> bool:
     if col.multivalued:
         parts = pc.utf8_trim_whitespace(pc.list_flatten(pc.split_pattern(values, LIST_SEPARATOR)))
         parts = pc.filter(parts, pc.not_equal(parts, ""))
+        text_bad = _text_bad(col, parts, pc)
+        if text_bad is not None and len(parts) and pc.any(text_bad).as_py():
+            return False
         if col.pattern and not _all(pc.match_substring_regex(parts, col.pattern), pc):
             return False
         return not col.enum_values or _all(pc.is_in(parts, value_set=pa.array(col.enum_values)), pc)
@@ -481,6 +548,9 @@ def _column_ok(col: Column, values, pa, pc) -> bool:
         return True
     if col.range == "boolean":
         return _all(pc.is_in(pc.utf8_lower(values), value_set=pa.array(["true", "false"])), pc)
+    text_bad = _text_bad(col, values, pc)
+    if text_bad is not None and len(values) and pc.any(text_bad).as_py():
+        return False
     if col.enum_values:
         allowed = pc.is_in(values, value_set=pa.array(col.enum_values))
         if not _all(pc.or_(empty, allowed), pc):

@@ -2,6 +2,18 @@
 
 PyYAML's `compose` keeps marks on every node; we load plain data for the compiler and keep the
 node tree to map a data path (e.g. ``("conditions", 2, "shape")``) back to a line.
+
+Spec files are user input, so the reader is defensive as well as precise:
+  - aliases are bounded: at most `MAX_ALIASES` per file, and the document they expand to at
+    most `MAX_EXPANDED_NODES` nodes, so a "billion laughs" file is refused in milliseconds
+    instead of exhausting memory;
+  - nesting is bounded (`MAX_DEPTH`), so a deeply nested file is a message, not a
+    RecursionError;
+  - a key given twice in one mapping is an error naming both lines (PyYAML would keep the
+    last value silently);
+  - a lone surrogate written as a `\\ud83d` escape is refused: it cannot be written as UTF-8;
+  - the file must be a regular file of at most `MAX_BYTES`, and valid UTF-8 (the message
+    names the line of the first bad byte).
 """
 
 from __future__ import annotations
@@ -15,7 +27,12 @@ import yaml
 
 from kgbench.errors import Location, SpecError
 
-from .paths import display_path
+from .paths import display_path, read_input_bytes
+
+MAX_ALIASES = 64
+MAX_EXPANDED_NODES = 200_000
+MAX_DEPTH = 64
+MAX_BYTES = 8 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -48,20 +65,154 @@ class YamlDoc:
         return Location(display_path(self.path), self.line_of(data_path), field)
 
 
-def read_yaml(path: Path) -> YamlDoc:
-    """Parse one YAML file; malformed YAML becomes a SpecError naming the line."""
+class _Refused(Exception):
+    """A structural limit was hit while composing; carries the node that hit it."""
+
+    def __init__(self, message: str, mark: yaml.Mark | None, field: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.mark = mark
+        self.field = field
+
+
+class _BoundedLoader(yaml.SafeLoader):
+    """SafeLoader that counts aliases and nesting depth while it composes the node tree."""
+
+    def __init__(self, stream: str) -> None:
+        super().__init__(stream)
+        self._depth = 0
+        self._aliases = 0
+
+    def compose_node(self, parent: yaml.Node | None, index: Any) -> yaml.Node:
+        if self.check_event(yaml.AliasEvent):
+            self._aliases += 1
+            if self._aliases > MAX_ALIASES:
+                raise _Refused(
+                    f"more than {MAX_ALIASES} aliases (*name); expected a plain spec file",
+                    self.peek_event().start_mark,
+                )
+        self._depth += 1
+        try:
+            if self._depth > MAX_DEPTH:
+                raise _Refused(
+                    f"nested more than {MAX_DEPTH} levels deep", self.peek_event().start_mark
+                )
+            return super().compose_node(parent, index)
+        finally:
+            self._depth -= 1
+
+
+def _check_tree(root: yaml.Node) -> None:
+    """Duplicate keys, lone surrogates, and the size the aliases expand to, in one walk.
+
+    Each node is visited once (aliases share nodes), and the expanded size of every node is
+    computed from its children's, so the check is linear in the file however the aliases
+    multiply.
+    """
+    expanded: dict[int, int] = {}
+    visiting: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            visiting.discard(key)
+            children = _children(node)
+            total = 1 + sum(expanded[id(c)] for c in children)
+            if total > MAX_EXPANDED_NODES:
+                raise _Refused(
+                    f"the aliases expand this document beyond {MAX_EXPANDED_NODES:,} nodes; "
+                    "expected a plain spec file",
+                    node.start_mark,
+                )
+            expanded[key] = total
+            continue
+        if key in expanded:
+            continue
+        if key in visiting:
+            raise _Refused("an alias refers to its own ancestor (a recursive document)", None)
+        visiting.add(key)
+        if isinstance(node, yaml.ScalarNode) and _has_surrogate(node.value):
+            raise _Refused(
+                "contains a lone surrogate escape (e.g. \\ud83d), which is not a character; "
+                "expected valid Unicode text",
+                node.start_mark,
+            )
+        if isinstance(node, yaml.MappingNode):
+            _check_keys(node)
+        stack.append((node, True))
+        stack.extend((c, False) for c in _children(node) if id(c) not in expanded)
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _check_keys(node: yaml.MappingNode) -> None:
+    seen: dict[Any, int] = {}
+    for key_node, _ in node.value:
+        if not isinstance(key_node, yaml.ScalarNode) or key_node.tag == "tag:yaml.org,2002:merge":
+            continue
+        key = (key_node.tag, key_node.value)
+        line = key_node.start_mark.line + 1
+        if key in seen:
+            raise _Refused(
+                f"key '{key_node.value}' appears twice in one mapping (first on line "
+                f"{seen[key]}); expected each key once",
+                key_node.start_mark,
+                field=str(key_node.value),
+            )
+        seen[key] = line
+
+
+def _has_surrogate(text: str) -> bool:
+    return not text.isascii() and any("\ud800" <= ch <= "\udfff" for ch in text)
+
+
+def decode_utf8(data: bytes, shown: str) -> str:
+    """Strict UTF-8; the error names the line and column of the first bad byte."""
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise SpecError("file not found", Location(display_path(path))) from None
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise SpecError(f"not valid UTF-8 ({exc.reason})", Location(display_path(path))) from None
+        line = data.count(b"\n", 0, exc.start) + 1
+        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        raise SpecError(
+            f"not valid UTF-8: byte 0x{data[exc.start]:02x} at column {column} ({exc.reason}); "
+            "expected UTF-8 text",
+            Location(shown, line),
+        ) from None
+
+
+def read_yaml(path: Path) -> YamlDoc:
+    """Parse one YAML file; malformed or hostile YAML becomes a SpecError naming the line."""
+    shown = display_path(path)
+    text = decode_utf8(read_input_bytes(path, MAX_BYTES), shown).removeprefix("\ufeff")
+    loader = None
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
+        loader = _BoundedLoader(text)  # its reader already rejects non-printable characters
+        root = loader.get_single_node()
+        if root is not None:
+            _check_tree(root)
+        data = loader.construct_document(root) if root is not None else None
+    except _Refused as exc:
+        line = exc.mark.line + 1 if exc.mark is not None else None
+        raise SpecError(exc.message, Location(shown, line, exc.field)) from None
+    except yaml.reader.ReaderError as exc:
+        line = text.count("\n", 0, exc.position) + 1
+        raise SpecError(
+            f"character U+{exc.character:04X} is not allowed in YAML; expected printable text",
+            Location(shown, line),
+        ) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         line = mark.line + 1 if mark is not None else None
-        raise SpecError(f"malformed YAML: {problem}", Location(display_path(path), line)) from None
+        raise SpecError(f"malformed YAML: {problem}", Location(shown, line)) from None
+    finally:
+        if loader is not None:
+            loader.dispose()
     return YamlDoc(path, data, root)

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from kgbench.cliutil import user_errors
+from kgbench.cliutil import escape, user_errors
 
 evaluation_app = typer.Typer(add_completion=False, no_args_is_help=True)
 
@@ -22,9 +22,9 @@ RunDirArg = Annotated[
 
 
 def _console():
-    from rich.console import Console
+    from kgbench.cliutil import stderr_console
 
-    return Console(stderr=True, highlight=False)
+    return stderr_console()
 
 
 def _check_run_dir(run_dir: Path) -> None:
@@ -52,7 +52,7 @@ def prompts_command(
     start = time.perf_counter()
     out, n = build_prompts(run_dir, domain)
     took = time.perf_counter() - start
-    _console().print(f"[green]rendered[/] {n} prompts into {out} ({took:.2f} s)")
+    _console().print(f"[green]rendered[/] {n} prompts into {escape(out)} ({took:.2f} s)")
 
 
 @evaluation_app.command("score")
@@ -85,7 +85,7 @@ def score_command(
     took = time.perf_counter() - start
     console = _console()
     for path in written:
-        console.print(f"[green]scored[/] {path.parent.name}: {path}")
+        console.print(f"[green]scored[/] {escape(path.parent.name)}: {escape(path)}")
     console.print(f"({len(written)} model(s) in {took:.2f} s)")
 
 
@@ -102,4 +102,4 @@ def report_command(
 
     _check_run_dir(run_dir)
     md, html = write_report(run_dir, model)
-    _console().print(f"[green]report[/] {md}\n[green]report[/] {html}")
+    _console().print(f"[green]report[/] {escape(md)}\n[green]report[/] {escape(html)}")

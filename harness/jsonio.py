@@ -47,18 +47,41 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     fsync_dir(path.parent)
 
 
+def utf8_bytes(text: str) -> bytes:
+    """UTF-8 bytes of any str, never an exception.
+
+    A model can send a lone surrogate (a truncated emoji, `"\\ud83d"`), which a Python str
+    holds but UTF-8 cannot encode. It becomes the six characters `\\ud83d`. In JSON text a
+    lone surrogate can only sit inside a string, where that escape is the standard spelling,
+    so JSON written this way reads back as the very same str; in other text it is a visible
+    escape instead of a crash.
+    """
+    return text.encode("utf-8", errors="backslashreplace")
+
+
+def dumps(obj: Any, **kwargs: Any) -> str:
+    """`json.dumps` keeping UTF-8 text as is (write its result with `utf8_bytes`)."""
+    kwargs.setdefault("ensure_ascii", False)
+    return json.dumps(obj, **kwargs)
+
+
+def json_line_bytes(obj: Any, **kwargs: Any) -> bytes:
+    """One JSON Lines record as bytes (safe for any str the object holds)."""
+    return utf8_bytes(dumps(obj, **kwargs) + "\n")
+
+
 def atomic_write_text(path: Path, text: str) -> None:
-    atomic_write_bytes(path, text.encode("utf-8"))
+    atomic_write_bytes(path, utf8_bytes(text))
 
 
 def atomic_write_json(path: Path, obj: Any) -> None:
     """Pretty, key-sorted JSON with a trailing newline (deterministic bytes)."""
-    atomic_write_text(path, json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n")
+    atomic_write_text(path, dumps(obj, indent=2, sort_keys=True) + "\n")
 
 
 def jsonl_text(records: Iterable[dict[str, Any]]) -> str:
     """JSON Lines with sorted keys: the same records always give the same bytes."""
-    return "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in records)
+    return "".join(dumps(r, sort_keys=True) + "\n" for r in records)
 
 
 def iter_jsonl(path: Path, what: str = "JSON") -> Iterator[tuple[int, dict[str, Any]]]:

@@ -25,6 +25,13 @@ INCREASE_WORDS = re.compile(r"\b(increas|rais|elevat|caus|induc|promot|activat|m
 
 # Longer text is not a name; bounding it keeps hostile multi-megabyte strings cheap.
 MAX_NAME_TEXT = 4096
+# Claims checked one by one against the context; any beyond this count as unsupported, so an
+# answer listing 100,000 claims costs what 500 do (no honest answer makes that many).
+MAX_CHECKED_CLAIMS = 500
+# How an answer with no JSON object in it enters the panel (spec/metrics.yaml declares which
+# one is primary; a test keeps this default equal to the declaration).
+UNPARSEABLE_POLICIES = ("intent_to_treat", "per_protocol")
+DEFAULT_UNPARSEABLE_POLICY = "intent_to_treat"
 # Short names ("ACE", "BP") are matched only as the whole text, never inside a sentence.
 MIN_CONTAINED_NAME = 4
 
@@ -65,12 +72,14 @@ class Lexicon:
     evidence_ids: set[str] = field(default_factory=set)
     interventions: set[str] | None = None
     max_name_tokens: int = 0
+    first_tokens: set[str] = field(default_factory=set)  # first word of every name
 
     def add_name(self, label: str, entity_id: str) -> None:
         key = _norm(label)
         if key:
             self.names.setdefault(key, set()).add(entity_id)
             self.max_name_tokens = max(self.max_name_tokens, key.count(" ") + 1)
+            self.first_tokens.add(key.split(" ", 1)[0])
 
     @classmethod
     def from_graph(cls, graph: dict[str, Any]) -> Lexicon:
@@ -145,8 +154,13 @@ class Lexicon:
         """
         tokens = key.split(" ")
         found: list[set[str]] = []
+        # only positions where some name starts: one set lookup per word for text that
+        # names nothing, instead of one n-gram per word and length
+        starts = [i for i, t in enumerate(tokens) if t in self.first_tokens]
         for n in range(1, min(self.max_name_tokens, len(tokens)) + 1):
-            for i in range(len(tokens) - n + 1):
+            for i in starts:
+                if i + n > len(tokens):
+                    continue
                 gram = " ".join(tokens[i : i + n])
                 if len(gram) >= MIN_CONTAINED_NAME and gram in self.names:
                     found.append(self.names[gram])
@@ -204,11 +218,24 @@ class MetricInputs:
     response: dict[str, Any]
 
 
-def _as_set(value: Any) -> set[str]:
+# The sets of long id lists, shared by the metrics of one `score_panel` call: an answer
+# citing 70,000 ids is turned into a set once, not once per metric (see `score_panel`).
+_LONG_LIST = 256
+_SETS: dict[int, tuple[Any, frozenset[str]]] = {}
+
+
+def _as_set(value: Any) -> set[str] | frozenset[str]:
     if isinstance(value, str):
         return {value}
     if isinstance(value, (list, tuple, set)):
-        return {v for v in value if isinstance(v, str)}
+        if len(value) < _LONG_LIST:
+            return {v for v in value if isinstance(v, str)}
+        held = _SETS.get(id(value))
+        if held is not None and held[0] is value:
+            return held[1]
+        out = frozenset(v for v in value if isinstance(v, str))
+        _SETS[id(value)] = (value, out)
+        return out
     return set()
 
 
@@ -333,7 +360,9 @@ def unsupported_claims(resp: Any, gold: Any, inp: MetricInputs) -> float | None:
         context_assertions = {}
     cited = _as_set(inp.response.get("causal_path_assertion_ids"))
     unsupported = sum(1 for aid in cited if aid not in context_assertions)
-    for claim in _claims(inp.response):
+    claims = _claims(inp.response)
+    unsupported += max(0, len(claims) - MAX_CHECKED_CLAIMS)
+    for claim in claims[:MAX_CHECKED_CLAIMS]:
         if not _claim_supported(claim, inp, context_assertions):
             unsupported += 1
     return unsupported / total
@@ -399,12 +428,16 @@ def score_panel(
     """Every metric of the panel on one pass over one (gold, response, context) triple."""
     inp = MetricInputs(lexicon=lexicon, context=context, response=response)
     out: dict[str, float | None] = {}
-    for spec in metrics:
-        if not is_defined(spec, gold, inp):
-            out[spec.name] = None
-            continue
-        value = KINDS[spec.kind](response.get(spec.response_field), gold.get(spec.gold_field), inp)
-        out[spec.name] = value
+    try:
+        for spec in metrics:
+            if not is_defined(spec, gold, inp):
+                out[spec.name] = None
+                continue
+            field_value = response.get(spec.response_field)
+            value = KINDS[spec.kind](field_value, gold.get(spec.gold_field), inp)
+            out[spec.name] = value
+    finally:
+        _SETS.clear()  # the shared sets live for one call (and hold no answer afterwards)
     return out
 
 

@@ -17,6 +17,8 @@ from pathlib import Path
 
 from rich.console import Console
 
+from kgbench.cliutil import escape
+
 from .compiled import REPO_ROOT, CompiledDomain
 
 LOCAL_KEY = "local-reference-server"  # the loopback server checks no key; never a real one
@@ -24,8 +26,9 @@ LOCAL_KEY = "local-reference-server"  # the loopback server checks no key; never
 
 def run_pilot(domain: str, run_dir: Path, responder: str, console: Console) -> tuple[Path, Path]:
     from compiler.api import compile_domain
-    from harness.graph.extract import extract
+    from harness.graph.extract import check_against_compile, extract
     from harness.graph.load import load
+    from harness.graph.stamp import require_current
     from harness.jsonio import atomic_write_json
     from harness.neo4j import connection_settings, open_driver, start
     from harness.prompts import build_prompts
@@ -38,7 +41,7 @@ def run_pilot(domain: str, run_dir: Path, responder: str, console: Console) -> t
     timings: list[tuple[str, float]] = []
 
     def step(name: str, func: Callable[[], object]) -> object:
-        console.print(f"[bold]-- {name}[/]")
+        console.print(f"[bold]-- {escape(name)}[/]")
         t = time.perf_counter()
         result = func()
         timings.append((name, time.perf_counter() - t))
@@ -59,15 +62,18 @@ def run_pilot(domain: str, run_dir: Path, responder: str, console: Console) -> t
         )
 
         def extract_all() -> int:
-            n = 0
+            require_current(driver, compiled, settings.database)
+            contexts = []
             for scenario in scenarios:
                 for cond in (c["id"] for c in compiled.conditions if c["query"]):
                     ctx = extract(driver, compiled, scenario, cond, settings.database)
-                    atomic_write_json(
-                        run_dir / "contexts" / scenario["scenario_id"] / f"{cond}.json", ctx
-                    )
-                    n += 1
-            return n
+                    check_against_compile(ctx, compiled, scenario)
+                    contexts.append(ctx)
+            for ctx in contexts:
+                atomic_write_json(
+                    run_dir / "contexts" / ctx["scenario_id"] / f"{ctx['condition']}.json", ctx
+                )
+            return len(contexts)
 
         step("extract", extract_all)
     step("render prompts", lambda: build_prompts(run_dir, domain))

@@ -9,11 +9,19 @@ Whatever a model returns is scored, never a crash: text that is not JSON, JSON o
 shape, fields of the wrong type, unknown ids, very long or hostile strings. A field that does
 not have its contract type counts as absent (nothing is credited for it), and the item is
 flagged as a parse failure so the panel can report it beside the scores.
+
+Every item gets a parse status (`PARSE_STATUSES`). An answer with no JSON object in it is
+"unparseable": under the declared policy (spec/metrics.yaml, `unparseable_policy`) it either
+counts as a wrong answer (intent-to-treat: scored as an empty answer) or is left out of the
+means (per-protocol); the panel carries both where they differ. Parsing is linear in the
+answer (no backtracking regular expression), and numbers read from the responses log are
+checked before use, so no answer and no log line can make scoring slow or large.
 """
 
 from __future__ import annotations
 
 import hashlib
+import heapq
 import importlib.util
 import json
 import re
@@ -27,13 +35,15 @@ from harness.compiled import CompiledDomain
 from harness.metrics import (
     CITED_ASSERTION_FIELDS,
     DEFAULT_METRICS,
+    DEFAULT_UNPARSEABLE_POLICY,
+    UNPARSEABLE_POLICIES,
     Lexicon,
     MetricSpec,
     score_panel,
 )
 from kgbench.errors import UserError
 
-from .jsonio import atomic_write_text, jsonl_text
+from .jsonio import atomic_write_text, dumps, jsonl_text
 from .prompts import (
     load_context,
     load_scenarios,
@@ -44,7 +54,19 @@ from .prompts import (
 
 MAX_PROBLEMS = 10
 MAX_UNKNOWN_IDS = 20
-FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S | re.I)
+FENCE = "```"
+MAX_FENCED_BLOCKS = 3
+# Without a declaration (run.json or the log's own settings), a replicate index beyond this is
+# a corrupt record, not a reason to expect a million answers per prompt.
+MAX_UNDECLARED_REPLICATES = 100
+DOMAIN_NAME = re.compile(r"[a-z][a-z0-9_]*")
+
+# How much of an answer could be read (the item's `parse_status`):
+#   ok            the whole answer is a JSON object, every contract field of its type
+#   schema_error  the whole answer is a JSON object; fields missing or mistyped count as absent
+#   extracted     a JSON object found inside other text (a code fence, prose), scored as read
+#   unparseable   no JSON object at all (prose, cut-off JSON, an array): nothing to score
+PARSE_STATUSES = ("ok", "schema_error", "extracted", "unparseable")
 
 
 # --- the response contract ----------------------------------------------------------------
@@ -165,23 +187,54 @@ _DEFAULT_FIELDS: dict[str, FieldRule] = {
 DEFAULT_CONTRACT = Contract(fields=_DEFAULT_FIELDS, required=tuple(_DEFAULT_FIELDS))
 
 
+def fenced_blocks(text: str, limit: int = MAX_FENCED_BLOCKS) -> list[str]:
+    """Bodies of the first `limit` ```-fenced blocks, an optional `json` tag dropped.
+
+    Found with `str.find`, so the cost is linear in the text. The regular expression this
+    replaces (```(?:json)?\\s*(.*?)```) backtracked quadratically on an unclosed fence
+    followed by whitespace: one 100 kB answer took 30 s to score.
+    """
+    out: list[str] = []
+    pos = 0
+    while len(out) < limit:
+        start = text.find(FENCE, pos)
+        if start < 0:
+            break
+        end = text.find(FENCE, start + len(FENCE))
+        if end < 0:
+            break
+        body = text[start + len(FENCE) : end]
+        if body[:4].lower() == "json":
+            body = body[4:]
+        out.append(body.strip())
+        pos = end + len(FENCE)
+    return out
+
+
+def parse_text(raw: str) -> tuple[Any, str | None]:
+    """(value, how): how is "whole" when the whole text is JSON, "extracted" when a fenced
+    block or the outermost braces are, None when nothing parses."""
+    text = raw.strip()
+    attempts: list[tuple[str, str]] = [(text, "whole")]
+    attempts += [(b, "extracted") for b in fenced_blocks(text)]
+    start, end = text.find("{"), text.rfind("}")
+    if 0 <= start < end:
+        attempts.append((text[start : end + 1], "extracted"))
+    for attempt, how in attempts:
+        try:
+            return json.loads(attempt), how
+        except (json.JSONDecodeError, RecursionError):
+            continue
+    return None, None
+
+
 def parse_raw(raw: Any) -> tuple[Any, bool]:
     """A model's raw text as JSON: the whole text, else a fenced block, else the outermost
     braces. Returns (value, parsed); any non-string raw is taken as already parsed."""
     if not isinstance(raw, str):
         return raw, raw is not None
-    text = raw.strip()
-    attempts = [text]
-    attempts += [m.group(1).strip() for m in FENCE.finditer(text)][:3]
-    start, end = text.find("{"), text.rfind("}")
-    if 0 <= start < end:
-        attempts.append(text[start : end + 1])
-    for attempt in attempts:
-        try:
-            return json.loads(attempt), True
-        except (json.JSONDecodeError, RecursionError):
-            continue
-    return None, False
+    value, how = parse_text(raw)
+    return value, how is not None
 
 
 @dataclass(frozen=True)
@@ -192,16 +245,50 @@ class Coerced:
     parse_ok: bool
     schema_ok: bool
     problems: tuple[str, ...]
+    status: str = "ok"  # one of PARSE_STATUSES
 
 
 def coerce_response(response: Any, contract: Contract = DEFAULT_CONTRACT) -> Coerced:
-    value, parsed = parse_raw(response) if isinstance(response, str) else (response, True)
-    if not parsed:
-        return Coerced({}, False, False, ("not JSON",))
+    value, how = parse_text(response) if isinstance(response, str) else (response, "whole")
+    if how is None:
+        return Coerced({}, False, False, ("not JSON",), "unparseable")
     if not isinstance(value, dict):
-        return Coerced({}, True, False, (f"expected a JSON object, got {type(value).__name__}",))
+        problem = f"expected a JSON object, got {type(value).__name__}"
+        return Coerced({}, True, False, (problem,), "unparseable")
     clean, problems = contract.clean(value)
-    return Coerced(clean, True, not problems, tuple(problems[:MAX_PROBLEMS]))
+    status = "extracted" if how == "extracted" else ("schema_error" if problems else "ok")
+    return Coerced(clean, True, not problems, tuple(problems[:MAX_PROBLEMS]), status)
+
+
+def apply_policy(
+    scores: dict[str, float | None], status: str, policy: str
+) -> dict[str, float | None]:
+    """The scores an item contributes under a policy: per-protocol leaves an unparseable
+    answer out (every metric undefined), intent-to-treat keeps it as scored (an empty answer:
+    0 on every metric defined for it)."""
+    if policy not in UNPARSEABLE_POLICIES:
+        raise UserError(
+            f"unknown unparseable-answer policy '{policy}'; expected one of "
+            + ", ".join(UNPARSEABLE_POLICIES)
+        )
+    if policy == "per_protocol" and status == "unparseable":
+        return dict.fromkeys(scores)
+    return dict(scores)
+
+
+class ResponseScores(dict[str, float | None]):
+    """Metric name -> value (None where undefined), plus how the answer was read.
+
+    A dict, so existing callers index it as before; `parse_status` is one of PARSE_STATUSES
+    and `problems` says what was wrong with the answer.
+    """
+
+    def __init__(
+        self, scores: dict[str, float | None], parse_status: str, problems: tuple[str, ...]
+    ) -> None:
+        super().__init__(scores)
+        self.parse_status = parse_status
+        self.problems = problems
 
 
 # --- scoring one response -----------------------------------------------------------------
@@ -214,64 +301,115 @@ def score_response(
     *,
     lexicon: Lexicon | None = None,
     metrics: Sequence[MetricSpec] | None = None,
-) -> dict[str, float | None]:
+    domain: str | CompiledDomain | None = None,
+    policy: str | None = None,
+) -> ResponseScores:
     """Score one response on the metric panel: metric name -> value, None where undefined.
 
     `gold` uses the scenario's gold field names; `response` is the contract object (a dict),
     or anything else a model produced (text, malformed JSON), which is scored as well as it
     can be; `context` is the extracted subgraph as `kgbench extract` writes it, None under C1.
+    The result is a dict that also carries `parse_status` (see PARSE_STATUSES).
 
-    Without `metrics`, the panel of spec/metrics.yaml (`DEFAULT_METRICS`). Without `lexicon`,
-    names are matched only by exact id or name found in the gold and the context (no
-    synonyms, no intervention classes) and evidence support is read from the context; pass a
-    compiled domain's lexicon (`load_compiled_scorer(...).lexicon`) for synonym and class
-    matching, as `kgbench score` does.
+    The compiled domain (`domain`, else the `domain` the context names, when it is compiled
+    under generated/) supplies the panel, the lexicon (synonyms, intervention classes), the
+    response contract and the unparseable-answer policy, exactly as `kgbench score` uses
+    them, so the two agree on every input. `lexicon`, `metrics` and `policy` override it.
+    Without a compiled domain: the panel of spec/metrics.yaml (`DEFAULT_METRICS`), its
+    declared policy, and names matched only by exact id or name found in the gold and the
+    context (no synonyms, no classes), with evidence support read from the context.
     """
-    coerced = coerce_response(response)
     gold = gold if isinstance(gold, dict) else {}
-    lex = lexicon if lexicon is not None else Lexicon.from_context(context, gold)
-    return score_panel(metrics or DEFAULT_METRICS, gold, coerced.response, context, lex)
+    scorer = _scorer_for(domain, context)
+    contract = scorer.contract if scorer is not None else DEFAULT_CONTRACT
+    coerced = coerce_response(response, contract)
+    if lexicon is None:
+        lexicon = scorer.lexicon if scorer is not None else Lexicon.from_context(context, gold)
+    if metrics is None:
+        metrics = scorer.metrics if scorer is not None else DEFAULT_METRICS
+    if policy is None:
+        policy = scorer.policy if scorer is not None else DEFAULT_UNPARSEABLE_POLICY
+    scores = score_panel(metrics, gold, coerced.response, context, lexicon)
+    return ResponseScores(
+        apply_policy(scores, coerced.status, policy), coerced.status, coerced.problems
+    )
 
 
-def unknown_ids(response: dict[str, Any], lexicon: Lexicon) -> list[str]:
-    """Cited ids that name no assertion or evidence source of the graph."""
+_SCORERS: dict[str, CompiledScorer | None] = {}
+
+
+def _scorer_for(
+    domain: str | CompiledDomain | None, context: dict[str, Any] | None
+) -> CompiledScorer | None:
+    """The compiled scorer of `domain`, or of the domain the context names (cached, and
+    re-read when the domain is compiled again)."""
+    if isinstance(domain, CompiledDomain):
+        manifest = domain.root / "manifest.json"
+        key = f"{manifest.resolve()}@{manifest.stat().st_mtime_ns}"
+        if key not in _SCORERS:
+            _SCORERS[key] = load_compiled_scorer(domain)
+        return _SCORERS[key]
+    name = domain
+    if name is None and isinstance(context, dict) and isinstance(context.get("domain"), str):
+        name = context["domain"]
+    if not isinstance(name, str) or not DOMAIN_NAME.fullmatch(name):
+        if domain is not None:
+            raise UserError(f"'{domain}' is not a domain name")
+        return None
+    if name not in _SCORERS:
+        try:
+            _SCORERS[name] = load_compiled_scorer(CompiledDomain.open(name))
+        except UserError:
+            if domain is not None:
+                raise  # a domain asked for by name must exist
+            _SCORERS[name] = None  # a context from an uncompiled domain: no lexicon
+    return _SCORERS[name]
+
+
+def unknown_ids(response: dict[str, Any], lexicon: Lexicon, limit: int | None = None) -> list[str]:
+    """Cited ids that name no assertion or evidence source of the graph (sorted; the first
+    `limit` of them without sorting them all, for answers citing 100,000 ids)."""
     out = set()
     for key in CITED_ASSERTION_FIELDS:
         out |= {i for i in response.get(key, []) if i not in lexicon.assertions}
     out |= {i for i in response.get("supporting_evidence_ids", []) if i not in lexicon.evidence_ids}
-    return sorted(out)
+    return sorted(out) if limit is None else heapq.nsmallest(limit, out)
 
 
 @dataclass(frozen=True)
 class ItemScore:
-    scores: dict[str, float | None]
+    scores: dict[str, float | None]  # intent-to-treat values: what the answer earned
     parse_ok: bool
     schema_ok: bool
     problems: tuple[str, ...]
     unknown_ids: tuple[str, ...]
+    parse_status: str = "ok"
 
 
 @dataclass
 class CompiledScorer:
-    """A compiled domain's panel: its METRICS, its lexicon and its response contract."""
+    """A compiled domain's panel: its METRICS, lexicon, response contract and the declared
+    policy for unparseable answers."""
 
     domain: str
     metrics: tuple[MetricSpec, ...]
     lexicon: Lexicon
     contract: Contract = field(default=DEFAULT_CONTRACT)
+    policy: str = DEFAULT_UNPARSEABLE_POLICY
 
     def score(
         self, gold: dict[str, Any], response: Any, context: dict[str, Any] | None
     ) -> ItemScore:
         coerced = coerce_response(response, self.contract)
         scores = score_panel(self.metrics, gold, coerced.response, context, self.lexicon)
-        unknown = unknown_ids(coerced.response, self.lexicon)
+        unknown = unknown_ids(coerced.response, self.lexicon, MAX_UNKNOWN_IDS)
         return ItemScore(
             scores=scores,
             parse_ok=coerced.parse_ok,
             schema_ok=coerced.schema_ok,
             problems=coerced.problems,
-            unknown_ids=tuple(unknown[:MAX_UNKNOWN_IDS]),
+            unknown_ids=tuple(unknown),
+            parse_status=coerced.status,
         )
 
 
@@ -290,7 +428,8 @@ def load_compiled_scorer(compiled: CompiledDomain) -> CompiledScorer:
     contract = DEFAULT_CONTRACT
     if schema_path.exists():
         contract = Contract.from_schema(json.loads(schema_path.read_text(encoding="utf-8")))
-    return CompiledScorer(compiled.name, tuple(module.METRICS), module.lexicon(), contract)
+    policy = getattr(module, "UNPARSEABLE_POLICY", DEFAULT_UNPARSEABLE_POLICY)
+    return CompiledScorer(compiled.name, tuple(module.METRICS), module.lexicon(), contract, policy)
 
 
 # --- scoring a run folder -----------------------------------------------------------------
@@ -307,19 +446,39 @@ def parse_pair(text: str) -> tuple[str, str]:
     return a, b
 
 
+class MixedLogError(UserError):
+    """One (prompt, replicate) answered under two request identities in one log."""
+
+
 @dataclass
 class ResponsesLog:
-    """A responses log read leniently: a truncated or garbled line is counted, not fatal."""
+    """A responses log read leniently: a truncated or garbled line is counted, not fatal.
+
+    Two kinds of repeated (prompt, replicate) record are told apart by the request key the
+    runner writes on every record (a hash of model, messages, endpoint and parameters):
+      - the same key again is a retry (a failed request re-sent): the last ok record wins,
+        and the superseded ones are counted;
+      - another key means another endpoint or other parameters answered the same prompt
+        (e.g. a second `kgbench run` with another --base-url): mixing them would score a
+        blend, so reading the log stops with a MixedLogError naming the first such pair.
+    Records without a key (written by hand or by other tools) count as retries.
+    """
 
     path: Path
     records: dict[tuple[str, int], dict[str, Any]]
     model: str
     unreadable: int
+    superseded: int = 0
+    out_of_range: int = 0
 
     @classmethod
-    def read(cls, path: Path) -> ResponsesLog:
+    def read(cls, path: Path, max_replicates: int | None = None) -> ResponsesLog:
+        """Read the log; a record whose replicate is not below `max_replicates` (the declared
+        number of replicates) is counted as out of range and not scored."""
+        limit = MAX_UNDECLARED_REPLICATES if max_replicates is None else max_replicates
         chosen: dict[tuple[str, int], dict[str, Any]] = {}
-        unreadable = 0
+        identity: dict[tuple[str, int], str] = {}
+        unreadable = superseded = out_of_range = 0
         models: list[str] = []
         with path.open(encoding="utf-8", errors="replace") as handle:
             for line in handle:
@@ -340,14 +499,56 @@ class ResponsesLog:
                 ):
                     unreadable += 1
                     continue
+                if replicate >= limit:
+                    out_of_range += 1
+                    continue
                 if isinstance(rec.get("model"), str):
                     models.append(rec["model"])
                 key = (rec["prompt_id"], replicate)
+                request = rec.get("key") if isinstance(rec.get("key"), str) else None
+                if request is not None:
+                    first = identity.setdefault(key, request)
+                    if first != request:
+                        raise MixedLogError(_mixed_message(path, key, chosen[key], rec))
+                if key in chosen:
+                    superseded += 1
                 # Appended retries: the last ok record wins, else the last record.
                 if rec.get("status") == "ok" or chosen.get(key, {}).get("status") != "ok":
-                    chosen[key] = rec
+                    chosen[key] = _scoring_view(rec)
         model = models[-1] if models else path.stem
-        return cls(path, chosen, model, unreadable)
+        return cls(path, chosen, model, unreadable, superseded, out_of_range)
+
+
+SCORING_FIELDS = ("status", "error", "parse_ok", "key", "model", "params")
+
+
+def _scoring_view(rec: dict[str, Any]) -> dict[str, Any]:
+    """What scoring reads of a record: the parsed answer or the raw text, not both.
+
+    A log of large answers holds each twice (raw and parsed); keeping one halves the memory
+    `kgbench score` needs, whatever the answers hold.
+    """
+    view = {k: rec.get(k) for k in SCORING_FIELDS}
+    if rec.get("parse_ok") is True and isinstance(rec.get("parsed"), dict):
+        view["parsed"] = rec["parsed"]
+    else:
+        view["raw"] = rec.get("raw")
+    return view
+
+
+def _mixed_message(path: Path, key: tuple[str, int], a: dict[str, Any], b: dict[str, Any]) -> str:
+    def settings(rec: dict[str, Any]) -> str:
+        params = rec.get("params") if isinstance(rec.get("params"), dict) else {}
+        shown = {k: v for k, v in sorted(params.items()) if v is not None}
+        return f"{rec.get('model')} {json.dumps(shown, sort_keys=True)[:200]}"
+
+    return (
+        f"{path}: prompt {key[0]} replicate {key[1]} was answered under two request "
+        f"identities ({settings(a)} and {settings(b)}): answers from different endpoints or "
+        "settings are mixed in one log, and scoring would blend them. Keep one run's records "
+        "in this log (move the others to a log of their own, e.g. responses/<name>.jsonl) and "
+        "score again"
+    )
 
 
 @dataclass
@@ -396,17 +597,44 @@ class RunInputs:
             self._contexts[key] = loaded
         return self._contexts[key]
 
+    @cached_property
+    def declared_replicates(self) -> int | None:
+        """run.json's `replicates`, when it declares a positive integer."""
+        return _positive_int(_json_object(self.run_dir / "run.json").get("replicates"))
+
+    def log_replicates(self, log_path: Path) -> int | None:
+        """The declared replicates of one log: run.json's, else the runner's own record of
+        its settings (responses/<slug>.run.json), else None."""
+        if self.declared_replicates is not None:
+            return self.declared_replicates
+        meta = _json_object(log_path.with_suffix(".run.json"))
+        settings = meta.get("settings") if isinstance(meta.get("settings"), dict) else {}
+        return _positive_int(settings.get("replicates"))
+
     def replicates(self, logs: Iterable[ResponsesLog]) -> int:
+        """How many replicates each prompt is expected to have (items per prompt).
+
+        Every log's records were already bounded by its declared replicates (or by
+        MAX_UNDECLARED_REPLICATES), so a corrupt `replicate` can never inflate this.
+        """
         seen = [rep + 1 for log in logs for (_, rep) in log.records]
-        declared = 1
-        run_json = self.run_dir / "run.json"
-        if run_json.exists():
-            try:
-                value = json.loads(run_json.read_text(encoding="utf-8")).get("replicates")
-                declared = value if isinstance(value, int) and value > 0 else 1
-            except (json.JSONDecodeError, AttributeError):
-                declared = 1
-        return max([declared, *seen])
+        return max([self.declared_replicates or 1, *seen])
+
+
+def _json_object(path: Path) -> dict[str, Any]:
+    if not path.is_file():
+        return {}
+    try:
+        value = json.loads(path.read_text(encoding="utf-8"))
+    except (ValueError, OSError, RecursionError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _positive_int(value: Any) -> int | None:
+    if isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        return value
+    return None
 
 
 def score_items(inputs: RunInputs, log: ResponsesLog, replicates: int) -> list[dict[str, Any]]:
@@ -438,6 +666,7 @@ def score_items(inputs: RunInputs, log: ResponsesLog, replicates: int) -> list[d
             result = scorer.score(gold, response, inputs.context(sid, cond))
             item.update(
                 status="scored",
+                parse_status=result.parse_status,
                 parse_ok=use_parsed and result.parse_ok,
                 schema_ok=result.schema_ok,
                 problems=list(result.problems)
@@ -488,7 +717,7 @@ def score_run(
                     f"--pair names unknown condition '{c}'; this domain declares {', '.join(known)}"
                 )
     paths = response_logs(run_dir, model)
-    logs = [ResponsesLog.read(p) for p in paths]
+    logs = [ResponsesLog.read(p, inputs.log_replicates(p)) for p in paths]
     replicates = inputs.replicates(logs)
     written = []
     for path, log in zip(paths, logs, strict=True):
@@ -500,6 +729,7 @@ def score_run(
             pairs=pairs,
             bootstrap=bootstrap,
             seed=seed,
+            policy=inputs.scorer.policy,
         )
         known_prompts = {p["prompt_id"] for p in inputs.prompts}
         panel.update(
@@ -509,6 +739,8 @@ def score_run(
             replicates=replicates,
             log={
                 "unreadable_records": log.unreadable,
+                "superseded_records": log.superseded,
+                "out_of_range_records": log.out_of_range,
                 "records_for_unknown_prompts": sum(
                     1 for pid, _ in log.records if pid not in known_prompts
                 ),
@@ -516,6 +748,6 @@ def score_run(
         )
         out = run_dir / "scores" / path.stem
         atomic_write_text(out / "items.jsonl", jsonl_text(items))
-        atomic_write_text(out / "panel.json", json.dumps(panel, indent=2, sort_keys=True) + "\n")
+        atomic_write_text(out / "panel.json", dumps(panel, indent=2, sort_keys=True) + "\n")
         written.append(out / "panel.json")
     return written

@@ -6,6 +6,10 @@ answered once. Everything is deterministic: resampling uses `random.Random` seed
 run seed and the metric name, so adding a metric never moves another metric's interval.
 
 Missing and failed responses are counted beside the scores and never enter a mean as zeros.
+An unparseable answer (no JSON object) enters the means as the declared policy says
+(spec/metrics.yaml `unparseable_policy`): intent-to-treat scores it as an empty answer,
+per-protocol leaves it out. The panel is computed under the primary policy; where some answer
+was unparseable, the overall table under the other policy is carried beside it.
 """
 
 from __future__ import annotations
@@ -17,9 +21,9 @@ from collections.abc import Iterable, Sequence
 from itertools import product
 from typing import Any
 
-from harness.metrics import MetricSpec
+from harness.metrics import DEFAULT_UNPARSEABLE_POLICY, UNPARSEABLE_POLICIES, MetricSpec
 
-PANEL_SCHEMA_VERSION = "1.0.0"
+PANEL_SCHEMA_VERSION = "1.1.0"  # 1.1: parse status counts and the scoring policy
 EXACT_SIGN_FLIP_MAX_N = 12  # 2**12 sign patterns; above that, seeded Monte Carlo
 
 
@@ -140,12 +144,17 @@ ScenarioValues = dict[str, dict[str, dict[str, float]]]  # condition -> metric -
 
 
 def scenario_values(
-    items: Iterable[dict[str, Any]], metrics: Sequence[MetricSpec]
+    items: Iterable[dict[str, Any]],
+    metrics: Sequence[MetricSpec],
+    policy: str = DEFAULT_UNPARSEABLE_POLICY,
 ) -> ScenarioValues:
-    """Each scenario's value per condition and metric: the mean of its defined replicates."""
+    """Each scenario's value per condition and metric: the mean of its defined replicates
+    (per-protocol: over the answers that could be parsed)."""
     acc: dict[tuple[str, str, str], list[float]] = defaultdict(list)
     for item in items:
         if item.get("status") != "scored":
+            continue
+        if policy == "per_protocol" and item.get("parse_status") == "unparseable":
             continue
         for m in metrics:
             v = item["scores"].get(m.name)
@@ -176,7 +185,15 @@ def panel_table(
     return out
 
 
-COUNT_KEYS = ("expected", "scored", "missing", "failed", "parse_failures", "unknown_id_responses")
+COUNT_KEYS = (
+    "expected",
+    "scored",
+    "missing",
+    "failed",
+    "parse_failures",
+    "unparseable",
+    "unknown_id_responses",
+)
 
 
 def counts(items: Iterable[dict[str, Any]], conditions: Sequence[str]) -> dict[str, dict[str, int]]:
@@ -189,6 +206,7 @@ def counts(items: Iterable[dict[str, Any]], conditions: Sequence[str]) -> dict[s
         if status == "scored":
             row["scored"] += 1
             row["parse_failures"] += not (item.get("parse_ok") and item.get("schema_ok"))
+            row["unparseable"] += item.get("parse_status") == "unparseable"
             row["unknown_id_responses"] += bool(item.get("unknown_ids"))
         elif status in ("missing", "failed"):
             row[status] += 1
@@ -263,9 +281,26 @@ def build_panel(
     pairs: Sequence[tuple[str, str]] = (("C4", "C2"),),
     bootstrap: int = 10000,
     seed: int = 0,
+    policy: str = DEFAULT_UNPARSEABLE_POLICY,
 ) -> dict[str, Any]:
-    """The whole panel of one model (panel.json): overall, per category, paired contrasts."""
-    values = scenario_values(items, metrics)
+    """The whole panel of one model (panel.json): overall, per category, paired contrasts,
+    under the primary `policy`; with the other policy's overall table where they differ."""
+    values = scenario_values(items, metrics, policy)
+    unparseable = sum(
+        1 for i in items if i.get("status") == "scored" and i.get("parse_status") == "unparseable"
+    )
+    other = next(p for p in UNPARSEABLE_POLICIES if p != policy)
+    scoring_policy: dict[str, Any] = {
+        "primary": policy,
+        "unparseable_answers": unparseable,
+        "alternative": other,
+        # only where the two policies can differ: some answer was unparseable
+        "alternative_overall": panel_table(
+            scenario_values(items, metrics, other), conditions, metrics
+        )
+        if unparseable
+        else None,
+    }
     by_cat: dict[str, set[str]] = defaultdict(set)
     for item in items:
         by_cat[item.get("category") or "uncategorised"].add(item["scenario_id"])
@@ -290,4 +325,5 @@ def build_panel(
         },
         "paired": [paired_contrast(values, a, b, metrics, bootstrap, seed) for a, b in pairs],
         "settings": {"bootstrap": bootstrap, "seed": seed, "ci_level": 0.95, "unit": "scenario"},
+        "scoring_policy": scoring_policy,
     }

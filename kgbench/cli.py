@@ -15,8 +15,8 @@ from typing import Annotated
 
 import typer
 
+from kgbench.cliutil import escape, labelled, user_errors
 from kgbench.cliutil import stderr_console as _stderr
-from kgbench.cliutil import user_errors
 
 app = typer.Typer(
     name="kgbench",
@@ -49,7 +49,8 @@ def compile_cmd(
     state = "up to date" if result.up_to_date else f"wrote {result.files} files"
     _print_warnings(result.warnings)
     _stderr().print(
-        f"[green]compiled[/] {result.domain}: {state} in {display_path(result.out_dir)} ({took:.2f} s)"
+        f"[green]compiled[/] {escape(result.domain)}: {state} in "
+        f"{escape(display_path(result.out_dir))} ({took:.2f} s)"
     )
 
 
@@ -62,19 +63,16 @@ def validate_cmd(domain: DomainArg = "cardio") -> None:
     result = check_domain(domain)
     _print_warnings(result.warnings)
     _stderr().print(
-        f"[green]valid[/] {result.name} {result.version}: {result.entities} entities, "
+        f"[green]valid[/] {escape(result.name)} {escape(result.version)}: {result.entities} entities, "
         f"{result.assertions} assertions, {result.evidence_sources} evidence sources, "
         f"{result.supports} evidence links"
     )
 
 
 def _print_warnings(warnings: tuple[str, ...]) -> None:
-    """Downgraded problems (a domain's declared warnings) print, but do not fail the command."""
-    from rich.text import Text
-
     console = _stderr()
-    for w in warnings:  # user text: never read as markup
-        console.print(Text.assemble(("warning", "yellow"), ": ", w))
+    for line in warnings:
+        console.print(labelled("warning:", "bold yellow", line), soft_wrap=True)
 
 
 @app.command("pilot")
@@ -95,7 +93,7 @@ def pilot_cmd(
     target = run_dir or default_run_dir(domain)
     md, html = run_pilot(domain, target, responder, console)
     print(panel_table(md))
-    console.print(f"[green]report[/]: {md} and {html}")
+    console.print(f"[green]report[/]: {escape(md)} and {escape(html)}")
 
 
 def main() -> None:  # pragma: no cover - console entry point

@@ -1,18 +1,53 @@
-"""Shared command-line plumbing, importable by any sub-command module without cycles."""
+"""Shared command-line plumbing, importable by any sub-command module without cycles.
+
+Everything kgbench prints goes through a Rich console, and Rich reads `[...]` as markup and
+`:name:` as an emoji code. User and model text (a CSV header, a cell, a file name, a model's
+answer) is data, never markup: it reaches the console only as a `rich.text.Text` or through
+`escape`, and consoles made here have emoji codes turned off, so `[/bold]` prints as
+`[/bold]` (instead of raising a MarkupError) and `:x:` prints as `:x:`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from functools import wraps
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.text import Text
 
-def stderr_console():
+
+def stderr_console(**kwargs: Any) -> Console:
+    """A stderr console that never turns text into emoji and never highlights numbers."""
     from rich.console import Console
 
-    return Console(stderr=True, highlight=False)
+    kwargs.setdefault("highlight", False)
+    kwargs.setdefault("emoji", False)
+    return Console(stderr=True, **kwargs)
+
+
+def escape(text: object) -> str:
+    """User or model text made safe to place inside a markup string."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(str(text))
+
+
+def labelled(label: str, style: str, message: object) -> Text:
+    """`label` in `style`, then `message` verbatim (no markup is read from it)."""
+    from rich.text import Text
+
+    return Text.assemble((label, style), " ", str(message))
+
+
+def print_user_error(exc: Exception, console: Console | None = None) -> None:
+    """One `error: ...` line per line of the message, printed as plain text."""
+    console = console or stderr_console()
+    for line in str(exc).splitlines() or [""]:
+        console.print(labelled("error:", "bold red", line), soft_wrap=True)
 
 
 def user_errors(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -25,9 +60,7 @@ def user_errors(func: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return func(*args, **kwargs)
         except UserError as exc:
-            console = stderr_console()
-            for line in str(exc).splitlines():
-                console.print(f"[bold red]error:[/] {line}", markup=True, soft_wrap=True)
+            print_user_error(exc)
             raise typer.Exit(exc.exit_code) from None
 
     return wrapper

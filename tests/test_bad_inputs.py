@@ -1,9 +1,15 @@
-"""Every bad-input fixture in tests/bad_inputs/cases.txt produces its one clear message,
-exit code 2, no traceback, and writes nothing."""
+"""Every bad-input fixture in tests/bad_inputs/*.txt produces its one clear message, exit
+code 2, no traceback, and writes nothing.
+
+cases.txt holds the original fixtures; review_cases.txt holds every compile-time failure of
+the 2026-11 reliability review (each titled with its review number), run the same way.
+"""
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,7 +18,10 @@ from typer.testing import CliRunner
 
 from kgbench.cli import app
 
-CASES_FILE = Path(__file__).with_name("bad_inputs") / "cases.txt"
+CASES_DIR = Path(__file__).with_name("bad_inputs")
+CASES_FILE = CASES_DIR / "cases.txt"
+REVIEW_FILE = CASES_DIR / "review_cases.txt"
+REPO = Path(__file__).resolve().parents[1]
 
 
 @dataclass
@@ -21,6 +30,7 @@ class Edit:
     op: str = ""
     old: str = ""
     new: str = ""
+    encoding: str = "utf-8"
 
 
 @dataclass
@@ -28,46 +38,90 @@ class Case:
     title: str
     edits: list[Edit] = field(default_factory=list)
     expect: str = ""
+    domain: str = "mini"
+
+
+_ESCAPE = re.compile(r"\\(\\|n|t|r|u[0-9a-fA-F]{4}|\{(\d+)\*([^}]+)\})")
 
 
 def _unescape(text: str) -> str:
-    return text.replace("\\n", "\n")
+    """`\\n`, `\\t`, `\\r`, `\\\\` (a backslash), `\\uXXXX` (any character, even NUL) and
+    `\\{N*text}` (text repeated N times, for oversized or deeply nested inputs)."""
+
+    def sub(m: re.Match[str]) -> str:
+        code = m.group(1)
+        if code in ("\\", "n", "t", "r"):
+            return {"\\": "\\", "n": "\n", "t": "\t", "r": "\r"}[code]
+        if code.startswith("u"):
+            return chr(int(code[1:], 16))
+        return m.group(3) * int(m.group(2))
+
+    return _ESCAPE.sub(sub, text)
+
+
+DIRECTIVES = "case|domain|file|replace|with|append|create|expect|mkdir|mkfifo|symlink|encoding"
 
 
 def parse_cases(text: str) -> list[Case]:
     cases: list[Case] = []
     for raw in text.splitlines():
-        m = re.match(r"^# (case|file|replace|with|append|create|expect):(?: (.*))?$", raw)
+        m = re.match(rf"^# ({DIRECTIVES}):(?: (.*))?$", raw)
         if not m:
             continue
         key, value = m.group(1), _unescape(m.group(2) or "")
         if key == "case":
             cases.append(Case(value))
+        elif key == "domain":
+            cases[-1].domain = value
         elif key == "file":
             cases[-1].edits.append(Edit(value))
         elif key == "replace":
             cases[-1].edits[-1].op, cases[-1].edits[-1].old = "replace", value
         elif key == "with":
             cases[-1].edits[-1].new = value
-        elif key in ("append", "create"):
+        elif key in ("append", "create", "symlink"):
             cases[-1].edits[-1].op, cases[-1].edits[-1].new = key, value
+        elif key in ("mkdir", "mkfifo"):
+            cases[-1].edits[-1].op = key
+        elif key == "encoding":
+            cases[-1].edits[-1].encoding = value
         elif key == "expect":
             cases[-1].expect = value
     return cases
 
 
 CASES = parse_cases(CASES_FILE.read_text(encoding="utf-8"))
+REVIEW_CASES = parse_cases(REVIEW_FILE.read_text(encoding="utf-8"))
+ALL_CASES = CASES + REVIEW_CASES
 
 
 def test_there_are_at_least_30_cases() -> None:
     assert len(CASES) >= 30
-    assert all(c.expect and c.edits for c in CASES)
+    assert all(c.expect and c.edits for c in ALL_CASES)
+
+
+def test_every_compile_failure_of_the_review_has_a_case() -> None:
+    """The reliability review's compile-time FAILs (section 1) are all in review_cases.txt."""
+    failed = {6, 14, 19, 20, 27, 29, 30, 32, 33, 34, 36, 38, 44, 45, 54, 56}
+    failed |= {58, 59, 60, 61, 62, 63, 64, 65, 66, 67}
+    titled = {int(m.group(1)) for c in REVIEW_CASES if (m := re.match(r"review (\d+):", c.title))}
+    assert failed <= titled, sorted(failed - titled)
 
 
 def apply(edit: Edit, root: Path) -> None:
     path = root / edit.file
+    if edit.op in ("mkdir", "mkfifo", "symlink"):
+        path.unlink()
+        if edit.op == "mkdir":
+            path.mkdir()
+        elif edit.op == "mkfifo":
+            os.mkfifo(path)
+        else:
+            target = Path(edit.new)
+            path.symlink_to(target if target.is_absolute() else REPO / target)
+        return
     if edit.op == "create":
-        path.write_text(edit.new + "\n", encoding="utf-8")
+        path.write_text(edit.new + "\n", encoding=edit.encoding)
         return
     text = path.read_text(encoding="utf-8")
     if edit.op == "append":
@@ -75,20 +129,34 @@ def apply(edit: Edit, root: Path) -> None:
     else:
         assert edit.old in text, f"fixture text not found in {edit.file}: {edit.old!r}"
         text = text.replace(edit.old, edit.new, 1)
-    path.write_text(text, encoding="utf-8")
+    path.write_text(text, encoding=edit.encoding)
+
+
+@pytest.fixture
+def cardio_copy(tmp_path: Path) -> Path:
+    """A writable copy of domains/cardio, at the same depth so its imports resolve."""
+    root = tmp_path / "c" / "domains" / "cardio"
+    shutil.copytree(REPO / "domains" / "cardio", root)
+    os.symlink(REPO / "spec", tmp_path / "c" / "spec")
+    return root
 
 
 @pytest.mark.parametrize("command", ["compile", "validate"])
-@pytest.mark.parametrize("case", CASES, ids=[c.title for c in CASES])
+@pytest.mark.parametrize("case", ALL_CASES, ids=[c.title for c in ALL_CASES])
 def test_bad_input(
-    case: Case, command: str, mini_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    case: Case,
+    command: str,
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """`validate` takes the columnar fast path first; it must report exactly what `compile` does."""
+    """`validate` runs every check `compile` runs; it must report exactly what `compile` does."""
+    root: Path = request.getfixturevalue("cardio_copy" if case.domain == "cardio" else "mini_copy")
     for edit in case.edits:
-        apply(edit, mini_copy)
+        apply(edit, root)
     out = tmp_path / "out"
-    monkeypatch.chdir(mini_copy)
-    args = ["--domain", str(mini_copy)] + (["--out", str(out)] if command == "compile" else [])
+    monkeypatch.chdir(root)
+    args = ["--domain", str(root)] + (["--out", str(out)] if command == "compile" else [])
     result = CliRunner().invoke(app, [command, *args])
     stderr = result.stderr
     assert result.exit_code == 2, f"exit {result.exit_code}\n{result.output}\n{result.exception!r}"

@@ -13,5 +13,6 @@ def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
         domain=domain.name,
         spec_version=domain.spec_version,
         metrics=domain.metrics,
+        unparseable_policy=domain.unparseable_policy,
     )
     return [Artifact("scorer.py", text)]

@@ -121,6 +121,9 @@ METRICS: tuple[MetricSpec, ...] = (
 
 METRIC_NAMES: tuple[str, ...] = tuple(m.name for m in METRICS)
 
+# How an answer with no JSON object in it enters the panel (spec/metrics.yaml).
+UNPARSEABLE_POLICY = "intent_to_treat"
+
 
 @cache
 def lexicon() -> Lexicon:

@@ -9,13 +9,15 @@ from typing import Annotated
 
 import typer
 
+from kgbench.cliutil import escape
+
 graph_app = typer.Typer(add_completion=False)
 
 
 def _console():
-    from rich.console import Console
+    from kgbench.cliutil import stderr_console
 
-    return Console(stderr=True, highlight=False)
+    return stderr_console()
 
 
 @graph_app.command("load")
@@ -44,13 +46,17 @@ def load_command(
 
         report = load(driver, compiled, settings.database, batch_size=batch_size, progress=progress)
     table = Table(
-        title=f"{domain}: loaded {report.rows} rows in {report.seconds:.2f} s", show_edge=False
+        title=f"{escape(domain)}: loaded {report.rows} rows in {report.seconds:.2f} s",
+        show_edge=False,
     )
     for col in ("check", "in graph", "expected", ""):
         table.add_column(col)
     for name, value, expect in report.checks:
         table.add_row(
-            name, str(value), str(expect), "[green]ok[/]" if value == expect else "[red]FAIL[/]"
+            escape(name),
+            str(value),
+            str(expect),
+            "[green]ok[/]" if value == expect else "[red]FAIL[/]",
         )
     console.print(table)
 
@@ -67,9 +73,15 @@ def extract_command(
         Path | None, typer.Option(help="Write every context under RUN_DIR/contexts/.")
     ] = None,
 ) -> None:
-    """Extract scenario subgraphs: one to stdout, or all scenarios x conditions into a run folder."""
+    """Extract scenario subgraphs: one to stdout, or all scenarios x conditions into a run folder.
+
+    Refuses a graph that is not loaded, half-loaded or loaded from another compile, and a
+    context missing an assertion the compiled graph says it must hold; nothing is written
+    unless every context is sound.
+    """
     from harness.compiled import CompiledDomain
-    from harness.graph.extract import extract
+    from harness.graph.extract import check_against_compile, extract
+    from harness.graph.stamp import require_current
     from harness.jsonio import atomic_write_json
     from harness.neo4j import connection_settings, open_driver
     from harness.scenario_io import default_scenarios_path, find_scenario, read_scenarios
@@ -87,21 +99,29 @@ def extract_command(
         compiled.condition(c)
     settings = connection_settings()
     with open_driver(settings) as driver:
+        require_current(driver, compiled, settings.database)
         if run_dir is None:
             if not scenario:
                 raise typer.BadParameter("give --scenario (and --condition) or --run-dir")
             item = find_scenario(items, scenario)
             out = {c: extract(driver, compiled, item, c, settings.database) for c in conditions}
+            for ctx in out.values():
+                check_against_compile(ctx, compiled, item)
             result = out[conditions[0]] if len(conditions) == 1 else out
             sys.stdout.write(json.dumps(result, indent=2, sort_keys=True) + "\n")
             return
         chosen = [find_scenario(items, scenario)] if scenario else items
-        written = 0
+        contexts = []
         for item in chosen:
             for c in conditions:
                 ctx = extract(driver, compiled, item, c, settings.database)
                 if ctx is None:
                     continue
-                atomic_write_json(run_dir / "contexts" / item["scenario_id"] / f"{c}.json", ctx)
-                written += 1
-    _console().print(f"[green]extracted[/] {written} contexts into {run_dir / 'contexts'}")
+                check_against_compile(ctx, compiled, item)
+                contexts.append(ctx)
+    for ctx in contexts:
+        atomic_write_json(
+            run_dir / "contexts" / ctx["scenario_id"] / f"{ctx['condition']}.json", ctx
+        )
+    written = len(contexts)
+    _console().print(f"[green]extracted[/] {written} contexts into {escape(run_dir / 'contexts')}")

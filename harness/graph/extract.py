@@ -18,6 +18,66 @@ from ..compiled import CompiledDomain
 CONTEXT_SCHEMA_VERSION = "1.0.0"
 
 
+def expected_assertions(
+    domain: CompiledDomain, scenario: dict[str, Any], condition_id: str
+) -> set[str]:
+    """Assertions the compiled graph says this extraction must return.
+
+    Its candidate_edges sections return every assertion from a candidate whose predicate is
+    one of the section's (compiled) relationship types, and its context_modifiers sections every one from the
+    population or a patient condition to a candidate: both are known from kg.json alone.
+    (Chains depend on whole paths and are not predicted here.) An empty context is therefore
+    expected exactly when this set is empty, as for a non-drug candidate without indications.
+    """
+    cond = domain.condition(condition_id)
+    params = parameters(scenario, domain)
+    candidates, context_ids = set(params["candidate_ids"]), set(params["context_ids"])
+    out: set[str] = set()
+    for sec in cond["sections"]:
+        wanted = set(sec["predicates"])  # the relationship types its query matches
+        if sec["shape"] not in ("candidate_edges", "context_modifiers"):
+            continue
+        for a in domain.graph["assertions"]:
+            if a["predicate"] not in wanted:
+                continue
+            from_candidate = sec["shape"] == "candidate_edges" and (
+                a["subject_id"] in candidates
+                or bool(candidates & set(a.get("member_ids") or ()))  # a class-level claim
+            )
+            modifies = (
+                sec["shape"] == "context_modifiers"
+                and a["subject_id"] in context_ids
+                and a["object_id"] in candidates
+            )
+            if from_candidate or modifies:
+                out.add(a["assertion_id"])
+    return out
+
+
+def check_against_compile(
+    context: dict[str, Any] | None, domain: CompiledDomain, scenario: dict[str, Any]
+) -> None:
+    """Every assertion the compiled graph says the extraction must return is in it.
+
+    A graph that is unloaded, half-loaded or loaded from another compile returns fewer (often
+    none: a prompt grounded in nothing); the stamp catches most of those before any query,
+    and this catches the rest, per context.
+    """
+    if context is None:
+        return
+    missing = expected_assertions(domain, scenario, context["condition"]) - set(
+        context["assertions"]
+    )
+    if missing:
+        first = sorted(missing)[0]
+        raise UserError(
+            f"scenario {context['scenario_id']} under {context['condition']}: Neo4j returned "
+            f"{len(context['assertions'])} assertion(s) but the compiled graph of "
+            f"'{domain.name}' says it must return {len(missing)} more (e.g. {first}); the "
+            f"loaded graph is not the compiled one: run `kgbench load --domain {domain.name}`"
+        )
+
+
 def parameters(scenario: dict[str, Any], domain: CompiledDomain) -> dict[str, Any]:
     """Query parameters; `outcome_ids` adds the composites that contain the target, since a
     claim on a composite (MACE) speaks for its components (myocardial infarction)."""

@@ -1,11 +1,14 @@
-"""`kgbench load`: constraints, batched idempotent MERGE statements, then validation.
+"""`kgbench load`: constraints, batched idempotent MERGE statements, pruning, validation.
 
 Every statement and its rows come from generated/<domain>/neo4j/; values reach Cypher only as
-the `$rows` parameter. Batches run in managed write transactions of up to `batch_size` rows
-(retried by the driver on transient errors), so an interrupted load leaves whole batches
-behind, and because
-every statement MERGEs on (:<label> {id}) and overwrites properties, running the load again
-converges on the same graph as a clean load.
+parameters. Batches run in managed write transactions of up to `batch_size` rows (retried by
+the driver on transient errors), so an interrupted load leaves whole batches behind, and
+because every statement MERGEs on (:<label> {id}) and overwrites properties, running the load
+again converges on the same graph as a clean load. After the MERGEs, whatever the domain's
+label holds that the compile does not (an assertion deleted from the data, an edge whose
+subject changed, a class label an entity no longer has) is removed, so a reload after
+deleting rows converges too. The load is stamped (see `stamp`): "loading" first, "loaded"
+with the compiled manifest's digest once everything passed.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ import neo4j
 from kgbench.errors import UserError
 
 from ..compiled import CompiledDomain, plain_statements, split_marked
+from .stamp import STAMP_CONSTRAINT, manifest_digest, mark
 
 DEFAULT_BATCH = 2000
 
@@ -44,7 +48,7 @@ class LoadReport:
 def apply_constraints(driver: neo4j.Driver, domain: CompiledDomain, database: str | None) -> None:
     """Schema statements run in auto-commit transactions (they cannot share one with writes)."""
     with driver.session(database=database) as session:
-        for stmt in plain_statements(domain.read("neo4j/constraints.cypher")):
+        for stmt in [*plain_statements(domain.read("neo4j/constraints.cypher")), STAMP_CONSTRAINT]:
             session.run(stmt).consume()
         session.run("CALL db.awaitIndexes(300)").consume()
 
@@ -60,9 +64,14 @@ def load(
     report = LoadReport(domain.name)
     start = time.perf_counter()
     apply_constraints(driver, domain, database)
+    digest = manifest_digest(domain)
+    with driver.session(database=database) as session:
+        session.execute_write(mark, domain, digest, "loading")
     units: list[tuple[str, str, list, int, int]] = []  # statement, cypher, rows, done, total
+    written = Written()
     for stmt in split_marked(domain.read("neo4j/load.cypher")):
         rows = json.loads(domain.read(f"neo4j/{stmt.rows}"))
+        written.add(rows)
         for i in range(0, len(rows), batch_size):
             units.append((stmt.name, stmt.cypher, rows[i : i + batch_size], i, len(rows)))
         report.rows += len(rows)
@@ -73,6 +82,7 @@ def load(
             for name, _, batch, done, total in group:
                 if progress:
                     progress(name, done + len(batch), total)
+        session.execute_write(prune, domain.label, written)
     report.seconds = time.perf_counter() - start
     if validate:
         report.checks = run_checks(driver, domain, database)
@@ -84,7 +94,65 @@ def load(
                 f"the loaded graph of '{domain.name}' failed {len(lines)} validation check(s): "
                 + "; ".join(lines)
             )
+    with driver.session(database=database) as session:
+        session.execute_write(mark, domain, digest, "loaded")
     return report
+
+
+@dataclass
+class Written:
+    """Keys of everything the load statements write, gathered from their row files."""
+
+    ids: list[str] = field(default_factory=list)
+    classes: set[str] = field(default_factory=set)
+    direct: list[str] = field(default_factory=list)
+    roles: list[str] = field(default_factory=list)
+    supports: list[str] = field(default_factory=list)
+
+    def add(self, rows: list[dict]) -> None:
+        for row in rows:
+            if "subject_id" in row:  # an assertion: its node, its two role edges, its edge
+                aid, s, o = row["id"], row["subject_id"], row["object_id"]
+                self.ids.append(aid)
+                self.direct.append(f"{s}|{row['props']['predicate']}|{o}|{aid}")
+                self.roles += [f"{aid}|HAS_SUBJECT|{s}", f"{aid}|HAS_OBJECT|{o}"]
+            elif "id" in row:  # an entity or an evidence source
+                self.ids.append(row["id"])
+                category = row.get("props", {}).get("category")
+                if isinstance(category, str):
+                    self.classes.add(category)
+            else:  # a SUPPORTS link
+                self.supports.append(f"{row['evidence_id']}|{row['assertion_id']}")
+
+
+def prune(tx: neo4j.ManagedTransaction, label: str, written: Written) -> None:
+    """Remove what the domain's label holds beyond what this load wrote (one transaction).
+
+    Keys are passed as list parameters; the label and class names are validated spec
+    identifiers (as in every compiled statement).
+    """
+    tx.run(f"MATCH (n:{label}) WHERE NOT n.id IN $ids DETACH DELETE n", ids=written.ids).consume()
+    tx.run(
+        f"MATCH (s:{label})-[r]->(o:{label}) WHERE r.assertion_id IS NOT NULL "
+        "AND NOT (s.id + '|' + type(r) + '|' + o.id + '|' + r.assertion_id) IN $keys DELETE r",
+        keys=written.direct,
+    ).consume()
+    tx.run(
+        f"MATCH (a:{label}:Assertion)-[r:HAS_SUBJECT|HAS_OBJECT]->(x:{label}) "
+        "WHERE NOT (a.id + '|' + type(r) + '|' + x.id) IN $keys DELETE r",
+        keys=written.roles,
+    ).consume()
+    tx.run(
+        f"MATCH (e:{label})-[r:SUPPORTS]->(a:{label}) "
+        "WHERE NOT (e.id + '|' + a.id) IN $keys DELETE r",
+        keys=written.supports,
+    ).consume()
+    for name in sorted(written.classes):
+        if not name.isidentifier():  # pragma: no cover - class names are validated CamelCase
+            continue
+        tx.run(
+            f"MATCH (n:{label}:{name}) WHERE n.category <> $name REMOVE n:{name}", name=name
+        ).consume()
 
 
 def _transactions(units: list, batch_size: int) -> list[list]:

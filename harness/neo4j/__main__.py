@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from rich.console import Console
-
+from kgbench.cliutil import print_user_error
 from kgbench.errors import UserError
 
 from .cli import neo4j_app
@@ -15,7 +14,7 @@ def main() -> None:
     try:
         neo4j_app(prog_name="python -m harness.neo4j")
     except UserError as exc:
-        Console(stderr=True).print(f"[red]error:[/] {exc}", markup=True, highlight=False)
+        print_user_error(exc)
         sys.exit(exc.exit_code)
 
 

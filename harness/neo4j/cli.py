@@ -11,14 +11,15 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.console import Console
+
+from kgbench.cliutil import escape, stderr_console
 
 neo4j_app = typer.Typer(
     name="neo4j",
     help="Manage the embedded Neo4j 5.26 server (Bolt on 127.0.0.1, data under .cache/neo4j).",
     no_args_is_help=True,
 )
-err = Console(stderr=True, soft_wrap=True)
+err = stderr_console(soft_wrap=True)
 
 StateDir = Annotated[
     Path | None,
@@ -54,14 +55,14 @@ def start(
 
     info = server.start(state_dir, port, home=home, heap=heap, pagecache=pagecache, timeout=timeout)
     if info.already_running:
-        err.print(f"Neo4j is already running at [bold]{info.uri}[/] (pid {info.pid}).")
+        err.print(f"Neo4j is already running at [bold]{escape(info.uri)}[/] (pid {info.pid}).")
     else:
         err.print(
-            f"Neo4j started at [bold]{info.uri}[/] (pid {info.pid}, "
-            f"{info.startup_seconds:.1f} s). Log: {info.log_file}"
+            f"Neo4j started at [bold]{escape(info.uri)}[/] (pid {info.pid}, "
+            f"{info.startup_seconds:.1f} s). Log: {escape(info.log_file)}"
         )
         if info.password_file:
-            err.print(f"User [bold]neo4j[/], password in {info.password_file} (mode 0600).")
+            err.print(f"User [bold]neo4j[/], password in {escape(info.password_file)} (mode 0600).")
     typer.echo(info.uri)
 
 
@@ -83,9 +84,9 @@ def status(state_dir: StateDir = None) -> None:
 
     current = server.status(state_dir)
     if not current.running:
-        err.print(f"Neo4j is not running (state dir {current.state_dir}).")
+        err.print(f"Neo4j is not running (state dir {escape(current.state_dir)}).")
         raise typer.Exit(1)
-    err.print(f"Neo4j is running at [bold]{current.uri}[/] (pid {current.pid}).")
+    err.print(f"Neo4j is running at [bold]{escape(current.uri)}[/] (pid {current.pid}).")
     typer.echo(current.uri)
 
 
@@ -97,4 +98,4 @@ def build(
     from .jvm import build as build_launcher
 
     target = build_launcher(force=force)
-    err.print(f"Neo4j launcher classpath ready in {target}.")
+    err.print(f"Neo4j launcher classpath ready in {escape(target)}.")

@@ -31,7 +31,9 @@ SCENARIO_SCHEMA = "schemas/scenario.schema.json"
 GOLD_SCHEMA = "schemas/gold.schema.json"
 DATA_FILES = (SCENARIOS, GOLD, SCENARIO_SCHEMA, GOLD_SCHEMA)
 
-SEMVER = re.compile(r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)$")
+# \Z, not $ (which also matches before a final newline: "1.0.2\n" was taken as 1.0.2), and
+# [0-9], not \d (which matches any script's digits).
+SEMVER = re.compile(r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\Z")
 BUMPS = ("none", "patch", "minor", "major")
 
 

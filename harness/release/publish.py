@@ -28,6 +28,7 @@ from harness.scenarios.validation import check_file
 from kgbench.errors import UserError
 
 from .compat import assess
+from .index import INDEX, append_release, read_index, release_digest
 from .layout import (
     BUMPS,
     DATA_FILES,
@@ -55,6 +56,7 @@ class PublishResult:
     previous: str | None = None
     bump: str | None = None
     review: dict[str, Any] | None = None
+    digest: str | None = None  # sha256 of the release manifest (see harness.release.index)
 
 
 def _schema_version(domain: CompiledDomain, records: list[dict[str, Any]], source: Path) -> str:
@@ -174,10 +176,13 @@ def publish_release(
     published = releases(gold_root)
     target = gold_root / str(new)
 
+    _require_indexed(gold_root, published)
     if new in published or target.exists():
         existing = json.loads((target / MANIFEST).read_text(encoding="utf-8"))
         if existing.get("content_sha256") == content_hash(_entries(files)):
-            return PublishResult(target, str(new), len(records), unchanged=True)
+            return PublishResult(
+                target, str(new), len(records), unchanged=True, digest=release_digest(target)
+            )
         latest = max(published)
         needed = assess(_read_files(published[latest]), files)
         raise UserError(
@@ -212,6 +217,7 @@ def publish_release(
     if review is not None:
         manifest["review"] = review
     _write_release(target, files, manifest)
+    digest = append_release(gold_root, domain.name, target)
     return PublishResult(
         target,
         str(new),
@@ -220,7 +226,21 @@ def publish_release(
         previous=str(previous) if previous else None,
         bump=bump,
         review=review,
+        digest=digest,
     )
+
+
+def _require_indexed(gold_root: Path, published: dict[Version, Path]) -> None:
+    """Every release already published must be in the index before another joins the chain."""
+    index = read_index(gold_root / INDEX)
+    known = {e.get("version") for e in index["releases"]} if index else set()
+    missing = sorted(v for v in published if str(v) not in known)
+    if missing:
+        raise UserError(
+            f"release(s) {', '.join(map(str, missing))} under {gold_root} are not in the release "
+            f"index ({INDEX}); record them first with `kgbench pin-releases --domain "
+            f"{gold_root.parent.name}` (after checking they are the published ones)"
+        )
 
 
 def _write_release(target: Path, files: dict[str, bytes], manifest: dict[str, Any]) -> None:

@@ -177,9 +177,70 @@ def _check_records(root: Path, manifest: dict[str, Any], problems: list[str]) ->
     return scenarios, gold
 
 
-def verify_release(path: Path) -> list[str]:
-    """Every problem found in a release folder (empty when it is intact)."""
-    root = Path(path)
+AUTO = "auto"
+
+
+def verify_release(
+    path: Path, digest: str | None = None, index: Path | str | None = AUTO
+) -> list[str]:
+    """Every problem found in a release folder (empty when it is intact).
+
+    Beyond the folder's own hashes: with `digest`, the release digest (sha256 of its
+    manifest) must be that one; with an index (by default the gold/index.json beside the
+    release, when there is one), the release must be recorded there with its digest and the
+    index's hash chain must be whole. Those two checks catch a release whose files were
+    edited and whose manifest hashes were then recomputed to match.
+    """
+    problems = _verify_folder(Path(path))
+    if problems:
+        return problems
+    return _verify_pins(Path(path), digest, index)
+
+
+def _verify_pins(root: Path, digest: str | None, index: Path | str | None) -> list[str]:
+    from .index import INDEX, chain_problems, index_entry, normalise_digest, read_index
+    from .index import release_digest as compute
+
+    problems: list[str] = []
+    actual = compute(root)
+    if digest is not None and normalise_digest(digest) != actual:
+        problems.append(
+            f"{MANIFEST}: the release digest is {actual}, not the pinned "
+            f"{normalise_digest(digest)}: the release changed after it was pinned (its own "
+            "hashes can agree when they were recomputed)"
+        )
+    if index is None:
+        return problems
+    index_file = root.parent / INDEX if index == AUTO else Path(index)
+    if index == AUTO and not index_file.is_file():
+        return problems  # a release copied elsewhere: pin it with a digest instead
+    data = read_index(index_file)
+    if data is None:
+        return [*problems, f"{index_file}: no release index there"]
+    manifest = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
+    problems += chain_problems(data)
+    if data.get("domain") != manifest.get("domain"):
+        problems.append(
+            f"{INDEX}: indexes domain {data.get('domain')!r}, the release is of "
+            f"{manifest.get('domain')!r}"
+        )
+    entry = index_entry(data, manifest["release_version"])
+    if entry is None:
+        problems.append(
+            f"{INDEX}: release {manifest['release_version']} is not recorded in the index "
+            "(published without it, or added to the folder by hand)"
+        )
+    elif entry.get("release_digest") != actual:
+        problems.append(
+            f"{MANIFEST}: the release digest is {actual}, but {INDEX} recorded "
+            f"{entry.get('release_digest')} when it was published: the release was changed "
+            "afterwards (its own hashes agree only because they were recomputed)"
+        )
+    return problems
+
+
+def _verify_folder(root: Path) -> list[str]:
+    """The folder against its own manifest: hashes, sizes, listed files, records."""
     if not (root / MANIFEST).is_file():
         return [f"{root}: not a release folder (no {MANIFEST})"]
     try:
@@ -205,8 +266,10 @@ def verify_release(path: Path) -> list[str]:
     return problems
 
 
-def verify_or_raise(path: Path) -> dict[str, Any]:
-    problems = verify_release(path)
+def verify_or_raise(
+    path: Path, digest: str | None = None, index: Path | str | None = AUTO
+) -> dict[str, Any]:
+    problems = verify_release(path, digest, index)
     if problems:
         raise ReleaseError(path, problems)
     return json.loads((Path(path) / MANIFEST).read_text(encoding="utf-8"))

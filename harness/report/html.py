@@ -6,7 +6,14 @@ from html import escape
 from typing import Any
 
 from . import svg
-from .tables import Table, category_tables, counts_table, overall_table, paired_tables
+from .tables import (
+    Table,
+    alternative_table,
+    category_tables,
+    counts_table,
+    overall_table,
+    paired_tables,
+)
 
 CSS = """
 body{font-family:Helvetica,Arial,sans-serif;margin:24px auto;max-width:1280px;color:#1f2328;
@@ -61,6 +68,9 @@ def model_html(panel: dict[str, Any]) -> str:
         "</figure>",
         table_html(overall_table(panel)),
     ]
+    alternative = alternative_table(panel)
+    if alternative is not None:
+        parts.append(table_html(alternative))
     for contrast, table in zip(panel.get("paired", []), paired_tables(panel), strict=True):
         parts += [
             f"<h3 id='{anchor}-{_x(contrast['a'])}-{_x(contrast['b'])}'>Paired contrast "

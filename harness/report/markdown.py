@@ -5,7 +5,14 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .tables import Table, category_tables, counts_table, overall_table, paired_tables
+from .tables import (
+    Table,
+    alternative_table,
+    category_tables,
+    counts_table,
+    overall_table,
+    paired_tables,
+)
 
 TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
 
@@ -39,6 +46,9 @@ def model_md(panel: dict[str, Any]) -> str:
         f"scenarios, {panel.get('replicates', 1)} replicate(s))\n"
     )
     parts = [head, table_md(counts_table(panel)), table_md(overall_table(panel))]
+    alternative = alternative_table(panel)
+    if alternative is not None:
+        parts.append(table_md(alternative))
     parts += [table_md(t) for t in paired_tables(panel)]
     parts.append("### Per category\n")
     parts += [table_md(t) for t in category_tables(panel)]

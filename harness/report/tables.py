@@ -42,21 +42,47 @@ def cell(stat: dict[str, Any] | None) -> str:
     return f"{fmt(stat['mean'])}{se} (n={stat['n']})"
 
 
+POLICY_WORDS = {
+    "intent_to_treat": "intent-to-treat (an unparseable answer counts as a wrong answer)",
+    "per_protocol": "per-protocol (unparseable answers are left out of the means)",
+}
+
+
 def counts_table(panel: dict[str, Any]) -> Table:
-    cols = ["expected", "scored", "missing", "failed", "parse_failures", "unknown_id_responses"]
-    header = ["Condition", "Expected", "Scored", "Missing", "Failed", "Unparseable", "Unknown ids"]
+    cols = [
+        "expected",
+        "scored",
+        "missing",
+        "failed",
+        "parse_failures",
+        "unparseable",
+        "unknown_id_responses",
+    ]
+    header = [
+        "Condition",
+        "Expected",
+        "Scored",
+        "Missing",
+        "Failed",
+        "Parse failures",
+        "Unparseable",
+        "Unknown ids",
+    ]
     rows = [
         [cond, *(str(panel["counts"].get(cond, {}).get(c, 0)) for c in cols)]
         for cond in panel["conditions"]
     ]
+    policy = (panel.get("scoring_policy") or {}).get("primary", "intent_to_treat")
     return Table(
         "Responses per condition",
         header,
         rows,
         [False, *[True] * len(cols)],
-        "Missing and failed responses are not scored and never count as zeros. Unparseable "
-        "responses (not JSON or not the contract's shape) are scored on what could be read "
-        "and counted here; 'unknown ids' counts responses citing ids absent from the graph.",
+        "Missing and failed responses are not scored and never count as zeros. Parse failures "
+        "(not the contract's shape, or JSON found inside other text) are scored on what could "
+        "be read. Unparseable answers (no JSON object at all) enter the panel under the "
+        f"primary policy, {POLICY_WORDS.get(policy, policy)}. 'Unknown ids' counts responses "
+        "citing ids absent from the graph.",
     )
 
 
@@ -77,6 +103,23 @@ def overall_table(panel: dict[str, Any]) -> Table:
         panel,
         panel["overall"],
         "NA: the metric is undefined for every scenario of that condition under its scoring rule.",
+    )
+
+
+def alternative_table(panel: dict[str, Any]) -> Table | None:
+    """The overall panel under the other unparseable-answer policy, where the two differ."""
+    policy = panel.get("scoring_policy") or {}
+    table = policy.get("alternative_overall")
+    if not table:
+        return None
+    other = policy.get("alternative", "")
+    return panel_table(
+        f"Overall panel under {other.replace('_', '-')} scoring (secondary)",
+        panel,
+        table,
+        f"{policy.get('unparseable_answers', 0)} answer(s) had no JSON object. The primary "
+        f"panel above scores them {POLICY_WORDS.get(policy.get('primary', ''), '')}; this "
+        f"one is {POLICY_WORDS.get(other, other)}.",
     )
 
 

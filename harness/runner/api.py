@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import time
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -27,7 +28,7 @@ from .client import Completion, OpenAITransport, ReferenceTransport, RequestFail
 from .engine import OnlineRunner, RetryPolicy
 from .log import JsonlLog, RecordWriter, RunLock
 from .parse import ResponseJudge
-from .plan import RequestItem, Settings, plan_requests
+from .plan import RequestItem, Settings, plan_requests, request_params
 from .pricing import resolve_prices
 from .progress import RunProgress, Tally, summary_lines
 from .records import cached_copy, failed_record, ok_record
@@ -51,6 +52,7 @@ class RunConfig:
     price_out: float | None = None
     cache_dir: Path | None = None
     use_cache: bool = True
+    log_name: str | None = None  # responses/<log_name>.jsonl; default the model's slug
     timeout_s: float = 300.0
     policy: RetryPolicy = field(default_factory=RetryPolicy)
     batch_options: BatchOptions = field(default_factory=BatchOptions)
@@ -101,11 +103,29 @@ def resolve_spec(config: RunConfig) -> ModelSpec:
     return parse_model_spec(config.model, base_url)
 
 
+LOG_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+
+
+def log_stem(spec: ModelSpec, config: RunConfig) -> str:
+    """The responses log's file stem: --log-name, else the model's slug."""
+    if config.log_name is None:
+        return spec.slug
+    if not LOG_NAME.fullmatch(config.log_name) or config.log_name.endswith(".run"):
+        raise UserError(
+            f"--log-name {config.log_name!r} is not a plain file name; expected letters, "
+            "digits, '.', '_' and '-' (up to 100 characters)"
+        )
+    return config.log_name
+
+
 def run_model(config: RunConfig, console: Console | None = None) -> RunResult:
     """Run one model over a run folder; raises UserError/ServiceError for user problems."""
-    console = console or Console(stderr=True, highlight=False)
+    if console is None:
+        from kgbench.cliutil import stderr_console
+
+        console = stderr_console()
     spec = resolve_spec(config)
-    lock = Path(config.run_dir) / "responses" / f".{spec.slug}.lock"
+    lock = Path(config.run_dir) / "responses" / f".{log_stem(spec, config)}.lock"
     if not Path(config.run_dir).is_dir():
         raise UserError(f"run folder {config.run_dir} does not exist")
     with RunLock(lock):
@@ -131,8 +151,9 @@ async def _run(config: RunConfig, console: Console) -> RunResult:
     prices = resolve_prices(spec, config.price_in, config.price_out)
     judge = ResponseJudge(folder.schema)
     tally = Tally(planned=len(plan))
-    log = JsonlLog(folder.responses_dir / f"{spec.slug}.jsonl")
+    log = JsonlLog(folder.responses_dir / f"{log_stem(spec, config)}.jsonl")
     existing, _ = log.load()
+    _check_identity(existing, spec, config.settings, log.path)
 
     to_send, done = _partition(plan, existing, config.retry_failed, tally)
     if existing.keys() - lookup.keys():
@@ -217,6 +238,37 @@ async def _run(config: RunConfig, console: Console) -> RunResult:
     _write_meta(folder, spec, config, tally, prices.describe(), started_at, wall, fell_back)
     lines = summary_lines(tally, wall, str(log.path), prices.describe())
     return RunResult(log.path, tally, wall, lines)
+
+
+def _check_identity(
+    existing: dict[str, dict[str, Any]], spec: ModelSpec, settings: Settings, path: Path
+) -> None:
+    """A log holds the answers of one request identity (model, endpoint, parameters).
+
+    Every record carries its model and parameters (base_url included); one that another
+    identity wrote means this run would append a second set of answers to the same prompts,
+    and scoring would have to pick between them. Refused, naming what differs.
+    """
+    foreign: list[tuple[str, str]] = []
+    for record in existing.values():
+        params = record.get("params")
+        replicate = record.get("replicate")
+        if not isinstance(params, dict) or not isinstance(replicate, int):
+            continue  # a record from an older format: nothing to compare
+        ours = request_params(spec, settings, replicate)
+        if record.get("model") != spec.text:
+            foreign.append(("model", f"{record.get('model')!r} (this run: {spec.text!r})"))
+        elif params != ours:
+            key = next(k for k in sorted({*params, *ours}) if params.get(k) != ours.get(k))
+            foreign.append((key, f"{params.get(key)!r} (this run: {ours.get(key)!r})"))
+    if foreign:
+        what, example = foreign[0]
+        raise UserError(
+            f"{path} holds {len(foreign)} answer(s) from another request identity ({what} "
+            f"{example}); a responses log holds one endpoint and one set of parameters, so "
+            "this run's answers would be mixed with them. Give this run its own log with "
+            "--log-name NAME, use another run folder, or move that log away first"
+        )
 
 
 def _partition(
@@ -356,4 +408,4 @@ def _write_meta(
         "counts": {k: v for k, v in asdict(tally).items() if k != "notes"},
         "notes": tally.notes,
     }
-    atomic_write_json(folder.responses_dir / f"{spec.slug}.run.json", meta)
+    atomic_write_json(folder.responses_dir / f"{log_stem(spec, config)}.run.json", meta)

@@ -26,8 +26,8 @@ from rich.console import Console
 
 from kgbench.errors import ServiceError, UserError
 
-from ..jsonio import atomic_write_bytes, atomic_write_json
-from .client import Completion, build_body, scrub
+from ..jsonio import atomic_write_bytes, atomic_write_json, utf8_bytes
+from .client import Completion, MalformedCompletion, build_body, scrub
 from .engine import RetryPolicy
 from .log import JsonlLog
 from .parse import ResponseJudge
@@ -117,7 +117,7 @@ def batch_lines(
             "url": CHAT_URL,
             "body": build_body(spec, item.messages, item.params, own, item.schema_name),
         }
-        out.append((item.key, (json.dumps(line, ensure_ascii=False) + "\n").encode("utf-8")))
+        out.append((item.key, utf8_bytes(json.dumps(line, ensure_ascii=False) + "\n")))
     return out
 
 
@@ -345,9 +345,15 @@ class BatchRunner:
         data = content.content
         atomic_write_bytes(self.dir / "results" / f"{bid}-{kind}.jsonl", data)
         rows = []
-        for line in data.decode("utf-8").splitlines():
-            if line.strip():
-                rows.append(json.loads(line))
+        for line in data.decode("utf-8", errors="replace").splitlines():
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except (ValueError, RecursionError):
+                continue  # a damaged line: its request has no result and is sent again
+            if isinstance(row, dict):
+                rows.append(row)
         return rows
 
     async def _collect(self, bid: str, batch: Any) -> None:
@@ -400,13 +406,18 @@ class BatchRunner:
             self.tally.notes.append(f"batch {bid}: {unknown} results for requests not in this plan")
 
     def _record(self, item: RequestItem, row: dict[str, Any], bid: str) -> dict[str, Any] | None:
-        response = row.get("response") or {}
-        error = row.get("error") or {}
+        response = row.get("response") if isinstance(row.get("response"), dict) else {}
+        error = row.get("error") if isinstance(row.get("error"), dict) else {}
         status = response.get("status_code")
         if status == 200 and isinstance(response.get("body"), dict):
-            completion = Completion.from_dict(
-                response["body"], self.structured, response.get("request_id")
-            )
+            try:
+                completion = Completion.from_dict(
+                    response["body"], self.structured, response.get("request_id")
+                )
+            except MalformedCompletion as exc:
+                return failed_record(
+                    item, self.spec, str(exc), attempts=1, mode="batch", batch_id=bid
+                )
             return ok_record(
                 item,
                 self.spec,

@@ -30,7 +30,9 @@ runner_app = typer.Typer(
 
 
 def _err() -> Console:
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+    from kgbench.cliutil import stderr_console
+
+    return stderr_console(soft_wrap=True)
 
 
 def _user_errors(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -43,8 +45,9 @@ def _user_errors(func: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return func(*args, **kwargs)
         except UserError as exc:
-            for line in str(exc).splitlines():
-                _err().print(f"[bold red]error:[/] {line}", markup=True)
+            from kgbench.cliutil import print_user_error
+
+            print_user_error(exc, _err())
             raise typer.Exit(exc.exit_code) from None
 
     return wrapper
@@ -114,6 +117,14 @@ def run_command(
     cache: Annotated[
         bool, typer.Option("--cache/--no-cache", help="Reuse and fill the shared cache.")
     ] = True,
+    log_name: Annotated[
+        str | None,
+        typer.Option(
+            "--log-name",
+            help="Responses log responses/NAME.jsonl (default: the model's slug). A log holds "
+            "one endpoint and one set of parameters; name another log to run another.",
+        ),
+    ] = None,
     timeout: Annotated[float, typer.Option(help="Seconds before one request times out.")] = 300.0,
     max_attempts: Annotated[
         int, typer.Option("--max-attempts", help="Sends per request on 5xx/timeouts/drops.")
@@ -158,6 +169,7 @@ def run_command(
         price_out=price_out,
         cache_dir=cache_dir,
         use_cache=cache,
+        log_name=log_name,
         timeout_s=timeout,
         policy=RetryPolicy(max_attempts=max_attempts, base_s=backoff_base, cap_s=backoff_cap),
         batch_options=BatchOptions(
@@ -279,7 +291,12 @@ def serve_reference_command(
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
     url = server.start()
-    _err().print(f"reference server ({responder}) at [bold]{url}[/]; Ctrl-C to stop", markup=True)
+    from kgbench.cliutil import escape
+
+    _err().print(
+        f"reference server ({escape(responder)}) at [bold]{escape(url)}[/]; Ctrl-C to stop",
+        markup=True,
+    )
     typer.echo(url)
     sys.stdout.flush()
     try:

@@ -49,20 +49,57 @@ class Completion:
 
     @classmethod
     def from_dict(cls, body: dict[str, Any], structured: bool, request_id: str | None = None):
-        """From a chat.completion JSON object (as the Batch API returns it)."""
-        choices = body.get("choices") or []
-        choice = choices[0] if choices else {}
-        message = choice.get("message") or {}
+        """From a chat.completion JSON object (as the Batch API returns it).
+
+        The endpoint is not trusted: a completion without a choice, a message or string
+        content raises MalformedCompletion (the request failed, it is not an answer), and
+        usage counts that are not non-negative integers are dropped, so nothing downstream
+        does arithmetic on whatever a server sent.
+        """
+        choices = body.get("choices")
+        choices = choices if isinstance(choices, list) else []
+        choice = choices[0] if choices and isinstance(choices[0], dict) else None
+        message = choice.get("message") if choice is not None else None
+        if not isinstance(message, dict):
+            raise MalformedCompletion("the endpoint answered a completion without a message")
+        content = message.get("content")
+        if content is not None and not isinstance(content, str):
+            raise MalformedCompletion(
+                f"the endpoint answered message content of type {type(content).__name__}, not text"
+            )
         return cls(
-            raw=message.get("content"),
-            finish_reason=choice.get("finish_reason"),
-            refusal=message.get("refusal"),
-            usage=body.get("usage"),
-            response_model=body.get("model"),
+            raw=content,
+            finish_reason=_text_or_none(choice.get("finish_reason")),
+            refusal=_text_or_none(message.get("refusal")),
+            usage=_usage(body.get("usage")),
+            response_model=_text_or_none(body.get("model")),
             request_id=request_id,
-            system_fingerprint=body.get("system_fingerprint"),
+            system_fingerprint=_text_or_none(body.get("system_fingerprint")),
             structured=structured,
         )
+
+
+class MalformedCompletion(ValueError):
+    """A completion object without the fields an answer needs."""
+
+
+def _text_or_none(value: Any) -> str | None:
+    return value[:1000] if isinstance(value, str) else None
+
+
+def _usage(value: Any) -> dict[str, int] | None:
+    """Token counts that are plain non-negative integers (bounded); anything else dropped."""
+    if not isinstance(value, dict):
+        return None
+    out = {
+        k: v
+        for k, v in value.items()
+        if k in ("prompt_tokens", "completion_tokens", "total_tokens")
+        and isinstance(v, int)
+        and not isinstance(v, bool)
+        and 0 <= v < 10**12
+    }
+    return out or None
 
 
 class RequestFailure(Exception):
@@ -191,7 +228,10 @@ class OpenAITransport:
             raise RequestFailure("retryable", f"the endpoint answered non-JSON: {text!r}") from None
         if not isinstance(data, dict):
             raise RequestFailure("retryable", "the endpoint answered JSON that is not an object")
-        return Completion.from_dict(data, structured, response.headers.get("x-request-id"))
+        try:
+            return Completion.from_dict(data, structured, response.headers.get("x-request-id"))
+        except MalformedCompletion as exc:
+            raise RequestFailure("retryable", str(exc)) from None
 
     def _classify(self, exc: Exception) -> RequestFailure:
         import openai

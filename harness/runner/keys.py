@@ -22,7 +22,8 @@ def request_key(
     model: str, messages: list[dict[str, Any]], params: dict[str, Any], replicate: int
 ) -> str:
     payload = {"model": model, "messages": messages, "params": params, "replicate": replicate}
-    return hashlib.sha256(canonical_json(payload).encode("utf-8")).hexdigest()
+    # surrogatepass: a lone surrogate in a message hashes to stable bytes instead of raising
+    return hashlib.sha256(canonical_json(payload).encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def model_slug(spec: str) -> str:

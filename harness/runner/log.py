@@ -21,7 +21,7 @@ from typing import Any
 
 from kgbench.errors import Location, UserError
 
-from ..jsonio import atomic_write_bytes
+from ..jsonio import atomic_write_bytes, utf8_bytes
 
 try:
     import fcntl
@@ -30,7 +30,9 @@ except ImportError:  # pragma: no cover - not on POSIX
 
 
 def dumps_record(record: dict[str, Any]) -> bytes:
-    return (json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n").encode("utf-8")
+    """One log line. Model text may hold lone surrogates; `utf8_bytes` escapes them, so the
+    answer is logged (and a resumed run does not re-send it) instead of crashing the writer."""
+    return utf8_bytes(json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n")
 
 
 class JsonlLog:

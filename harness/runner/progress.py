@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -83,7 +84,7 @@ class RunProgress:
             transient=False,
         )
         self._task = self._progress.add_task(
-            label, total=total, failed=0, rate="", tokens=0, cost="0.0000"
+            escape(label), total=total, failed=0, rate="", tokens=0, cost="0.0000"
         )
 
     def __enter__(self) -> RunProgress:
@@ -111,7 +112,7 @@ class RunProgress:
         )
 
     def set_description(self, text: str) -> None:
-        self._progress.update(self._task, description=text)
+        self._progress.update(self._task, description=escape(text))
 
 
 def summary_lines(t: Tally, wall_s: float, log_path: str, prices: str) -> list[str]:

@@ -15,15 +15,17 @@ from typing import Annotated, Any
 
 import typer
 
+from kgbench.cliutil import escape
+
 scenario_app = typer.Typer(add_completion=False, no_args_is_help=True)
 
 DomainOption = Annotated[str, typer.Option("--domain", "-d", help="Compiled domain.")]
 
 
 def _console():
-    from rich.console import Console
+    from kgbench.cliutil import stderr_console
 
-    return Console(stderr=True, highlight=False)
+    return stderr_console()
 
 
 def clear_errors(func: Callable[..., Any]) -> Callable[..., Any]:
@@ -37,21 +39,22 @@ def clear_errors(func: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return func(*args, **kwargs)
         except UserError as exc:
-            console = _console()
-            for line in str(exc).splitlines():
-                console.print(f"[bold red]error:[/] {line}", markup=True, soft_wrap=True)
+            from kgbench.cliutil import print_user_error
+
+            print_user_error(exc, _console())
             raise typer.Exit(exc.exit_code) from None
 
     return wrapper
 
 
 def _display(path: Path) -> str:
+    """A path as the user typed it, escaped for the markup strings it is printed in."""
     import os
 
     try:
-        return os.path.relpath(path)
+        return escape(os.path.relpath(path))
     except ValueError:  # pragma: no cover - another drive on Windows
-        return str(path)
+        return escape(path)
 
 
 @scenario_app.command("generate")
@@ -132,13 +135,17 @@ def publish(
     result = publish_release(CompiledDomain.open(domain), version, scenarios, reviews, changelog)
     if result.unchanged:
         _console().print(
-            f"[green]unchanged[/] release {version} already holds this content: {_display(result.path)}"
+            f"[green]unchanged[/] release {escape(version)} already holds this content: "
+            f"{_display(result.path)}; release digest {result.digest}"
         )
         return
     bump = f" ({result.bump} bump from {result.previous})" if result.previous else ""
     _console().print(
-        f"[green]published[/] release {version}{bump}: {result.scenarios} scenarios in {_display(result.path)}"
+        f"[green]published[/] release {escape(version)}{bump}: {result.scenarios} scenarios in "
+        f"{_display(result.path)}"
     )
+    _console().print(f"release digest {result.digest} (recorded in gold/index.json; pin it)")
+    typer.echo(result.digest)
     review = result.review
     if review is None:
         _console().print(
@@ -158,14 +165,39 @@ def verify_release(
     path: Annotated[
         Path, typer.Argument(help="A release folder (generated/<domain>/gold/<version>).")
     ],
+    digest: Annotated[
+        str | None,
+        typer.Option(help="The release digest you pinned (printed by publish): sha256:..."),
+    ] = None,
+    index: Annotated[
+        Path | None,
+        typer.Option(help="A release index to check against (default: gold/index.json beside it)."),
+    ] = None,
 ) -> None:
-    """Re-check every hash and validate every record of a release; exit 2 on tampering."""
-    from harness.release.verify import verify_or_raise
+    """Re-check every hash and validate every record of a release; exit 2 on tampering.
 
-    manifest = verify_or_raise(path)
+    The folder's own hashes cannot reveal a manifest recomputed after an edit; a pinned
+    --digest, or the release index beside the release, can.
+    """
+    from harness.release.index import INDEX, release_digest
+    from harness.release.verify import AUTO, verify_or_raise
+
+    manifest = verify_or_raise(path, digest, index if index is not None else AUTO)
+    pinned = []
+    if digest:
+        pinned.append("the pinned digest")
+    if index is not None or (path / ".." / INDEX).is_file():
+        pinned.append("the release index")
+    how = (
+        "matches " + " and ".join(pinned)
+        if pinned
+        else "checked against its own manifest only; pin it with --digest"
+    )
     _console().print(
-        f"[green]verified[/] release {manifest['release_version']} of {manifest['domain']}: "
-        f"{len(manifest['files'])} files, {manifest['counts']['scenarios']} scenarios"
+        f"[green]verified[/] release {escape(manifest['release_version'])} of "
+        f"{escape(manifest['domain'])}: "
+        f"{len(manifest['files'])} files, {manifest['counts']['scenarios']} scenarios; "
+        f"release digest {release_digest(path)} ({how})"
     )
 
 
@@ -205,3 +237,17 @@ def audit_command(
         for i in result:
             if i.outcome != "unchanged":
                 print(f"{i.scenario_id} {i.category}: {i.outcome} ({i.detail})")
+
+
+@scenario_app.command("pin-releases")
+@clear_errors
+def pin_releases(domain: DomainOption = "cardio") -> None:
+    """Record releases published before the release index existed (each must verify)."""
+    from harness.compiled import CompiledDomain
+    from harness.release.index import pin_existing
+    from harness.release.layout import releases
+
+    gold = CompiledDomain.open(domain).root / "gold"
+    recorded = pin_existing(gold, domain, releases(gold))
+    what = ", ".join(recorded) if recorded else "nothing new"
+    _console().print(f"[green]pinned[/] {escape(what)} in {_display(gold / 'index.json')}")

@@ -111,6 +111,7 @@ def test_panel_averages_replicates_and_keeps_failures_apart():
         "missing": 0,
         "failed": 1,
         "parse_failures": 0,
+        "unparseable": 0,
         "unknown_id_responses": 0,
     }
     assert panel["counts"]["C4"]["missing"] == 1

@@ -83,20 +83,41 @@ def test_interrupted_load_converges_to_a_clean_load(
 
 
 def test_validation_fails_loudly(neo4j_driver: neo4j.Driver, loaded_mini: CompiledDomain) -> None:
-    """A direct edge without its assertion (written behind the loader's back) fails the load."""
+    """Damage a reload cannot undo (a node with the domain's labels but no id, written behind
+    the loader's back) fails the load, and extraction then refuses the half-loaded graph."""
+    from harness.graph.stamp import require_current
+    from kgbench.errors import UserError
+
     label = loaded_mini.label
+    neo4j_driver.execute_query(f"CREATE (:{label}:Entity:Drug {{name: 'ghost'}})")
+    try:
+        with pytest.raises(LoadValidationError, match=r"entities: 15 \(expected 14\)"):
+            load(neo4j_driver, loaded_mini)
+        with pytest.raises(UserError, match="half-loaded"):
+            require_current(neo4j_driver, loaded_mini)
+    finally:
+        neo4j_driver.execute_query(f"MATCH (n:{label} {{name: 'ghost'}}) DELETE n")
+    load(neo4j_driver, loaded_mini)
+    assert all(v == e for _, v, e in run_checks(neo4j_driver, loaded_mini))
+    require_current(neo4j_driver, loaded_mini)
+
+
+def test_a_reload_removes_what_was_written_behind_the_loaders_back(
+    neo4j_driver: neo4j.Driver, loaded_mini: CompiledDomain
+) -> None:
+    """A direct edge without its assertion is caught by validation, and a reload prunes it."""
+    label = loaded_mini.label
+    before = graph_counts(neo4j_driver, label)
     neo4j_driver.execute_query(
         f"MATCH (s:{label} {{id: 'DRG_0002'}}), (o:{label} {{id: 'PRT_0001'}}) "
         "CREATE (s)-[:TARGETS {assertion_id: 'ASR_9999'}]->(o)"
     )
-    try:
-        with pytest.raises(LoadValidationError, match=r"direct_edges_paired: 1 \(expected 0\)"):
-            load(neo4j_driver, loaded_mini)
-    finally:
-        neo4j_driver.execute_query(
-            f"MATCH (:{label})-[r:TARGETS {{assertion_id: 'ASR_9999'}}]->() DELETE r"
-        )
-    assert all(v == e for _, v, e in run_checks(neo4j_driver, loaded_mini))
+    checks = {
+        name: (value, expect) for name, value, expect in run_checks(neo4j_driver, loaded_mini)
+    }
+    assert checks["direct_edges_paired"] == (1, 0)
+    load(neo4j_driver, loaded_mini)
+    assert graph_counts(neo4j_driver, label) == before
 
 
 def test_domains_are_namespaced(neo4j_driver: neo4j.Driver, loaded_mini: CompiledDomain) -> None:

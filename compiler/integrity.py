@@ -1,0 +1,306 @@
+"""Semantic integrity of a domain's graph: data that parses but corrupts meaning.
+
+Every row of a table can be well-typed while the graph it builds is wrong: the same claim
+twice (it would count twice in evidence and chains), a claim about a thing and itself, a
+causal cycle (chains would revisit a node: A -> B -> A), one pair both raised and lowered in
+the same population, two entities a reader cannot tell apart by name (the scorer resolves
+free-text names through exactly these names), or a population_id that names a drug.
+
+Each check has a name (`CHECKS`); a finding is an error by default, with one message naming
+both rows involved. A domain that means what the check flags downgrades it to a warning in
+its domain.yaml (`integrity.warn: [causal_cycle]`), or, for a feedback loop it models on
+purpose, lets named predicates cycle (`integrity.cycling_predicates: [CAUSES_INCREASE_IN]`).
+
+All checks are linear in the size of the graph (hash maps, one depth-first search).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from kgbench.errors import Location
+
+from . import ir
+
+CHECKS = (
+    "duplicate_triple",
+    "self_loop",
+    "causal_cycle",
+    "contradictory_sign",
+    "duplicate_name",
+    "synonym_collision",
+    "wrong_class_reference",
+)
+# Predicate roles along which chains are followed (spec/conditions.yaml path shapes): a cycle
+# among these makes a chain revisit a node.
+CHAIN_ROLES = ("mechanistic", "causal")
+
+Locate = Callable[[str, str, str], Location]  # (table, row key, field) -> Location
+
+
+@dataclass(frozen=True)
+class Finding:
+    check: str
+    message: str
+    location: Location
+
+
+def _norm(text: str) -> str:
+    """The scorer's name normalisation (harness.metrics._norm): what it cannot tell apart."""
+    return " ".join(re.sub(r"[^0-9a-z]+", " ", text.lower()).split())
+
+
+def check_graph(
+    entities: Iterable[ir.Entity],
+    assertions: Iterable[ir.Assertion],
+    classes: Iterable[ir.EntityClass],
+    predicates: Iterable[ir.Predicate],
+    intervention_classes: Iterable[ir.InterventionClass],
+    locate: Locate,
+    cycling_predicates: Iterable[str] = (),
+) -> list[Finding]:
+    """Every integrity finding, in table order within each check."""
+    entities = list(entities)
+    assertions = list(assertions)
+    by_id = {e.id: e for e in entities}
+    preds = {p.name: p for p in predicates}
+    findings: list[Finding] = []
+    findings += _triples(assertions, locate)
+    findings += _cycles(assertions, preds, set(cycling_predicates), locate)
+    findings += _signs(assertions, preds, locate)
+    findings += _names(entities, list(intervention_classes), locate)
+    findings += _references(assertions, by_id, list(classes), locate)
+    return findings
+
+
+def _triples(assertions: list[ir.Assertion], locate: Locate) -> list[Finding]:
+    out: list[Finding] = []
+    seen: dict[tuple, ir.Assertion] = {}
+    for a in assertions:
+        if a.subject_id == a.object_id:
+            out.append(
+                Finding(
+                    "self_loop",
+                    f"{a.assertion_id} is a self-loop ({a.subject_id} {a.predicate} "
+                    f"{a.object_id}); expected a claim between two different entities",
+                    locate("assertions", a.assertion_id, "object_id"),
+                )
+            )
+            continue
+        key = (a.subject_id, a.predicate, a.object_id, a.population_id)
+        first = seen.setdefault(key, a)
+        if first is not a:
+            where = f" in population {a.population_id}" if a.population_id else ""
+            out.append(
+                Finding(
+                    "duplicate_triple",
+                    f"{a.assertion_id} repeats {first.assertion_id} "
+                    f"({_line(locate, 'assertions', first.assertion_id)}): the same claim "
+                    f"{a.subject_id} {a.predicate} {a.object_id}{where}; expected each claim once",
+                    locate("assertions", a.assertion_id, "object_id"),
+                )
+            )
+    return out
+
+
+def _line(locate: Locate, table: str, key: str) -> str:
+    loc = locate(table, key, "")
+    return f"line {loc.line}" if loc.line is not None else loc.file
+
+
+def _cycles(
+    assertions: list[ir.Assertion],
+    preds: dict[str, ir.Predicate],
+    cycling: set[str],
+    locate: Locate,
+) -> list[Finding]:
+    """One finding per cycle found by an iterative depth-first search (linear time)."""
+    edges: dict[str, list[ir.Assertion]] = {}
+    for a in assertions:
+        p = preds.get(a.predicate)
+        if p is None or p.role not in CHAIN_ROLES or a.predicate in cycling:
+            continue
+        if a.subject_id != a.object_id:  # self-loops are reported on their own
+            edges.setdefault(a.subject_id, []).append(a)
+    out: list[Finding] = []
+    state: dict[str, int] = {}  # 1 on the current path, 2 finished
+    for start in sorted(edges):
+        if state.get(start):
+            continue
+        path: list[ir.Assertion] = []  # edges from `start` to the node being explored
+        stack: list[tuple[str, int]] = [(start, 0)]
+        state[start] = 1
+        while stack:
+            node, i = stack[-1]
+            out_edges = edges.get(node, [])
+            if i == len(out_edges):
+                stack.pop()
+                state[node] = 2
+                if path:
+                    path.pop()
+                continue
+            stack[-1] = (node, i + 1)
+            edge = out_edges[i]
+            nxt = edge.object_id
+            if state.get(nxt) == 1:
+                cycle = _cycle_from([*path, edge], nxt)
+                out.append(_cycle_finding(cycle, locate))
+            elif not state.get(nxt):
+                state[nxt] = 1
+                path.append(edge)
+                stack.append((nxt, 0))
+    return out
+
+
+def _cycle_from(path: list[ir.Assertion], node: str) -> list[ir.Assertion]:
+    for i, a in enumerate(path):
+        if a.subject_id == node:
+            return path[i:]
+    return path  # pragma: no cover - the node is on the path by construction
+
+
+def _cycle_finding(cycle: list[ir.Assertion], locate: Locate) -> Finding:
+    nodes = " -> ".join([cycle[0].subject_id, *(a.object_id for a in cycle)])
+    rows = ", ".join(
+        f"{a.assertion_id} ({_line(locate, 'assertions', a.assertion_id)})" for a in cycle
+    )
+    preds = sorted({a.predicate for a in cycle})
+    return Finding(
+        "causal_cycle",
+        f"causal cycle {nodes} through {rows}: chains would revisit a node; expected an "
+        f"acyclic graph, or declare the loop in domain.yaml (integrity: cycling_predicates: "
+        f"[{', '.join(preds)}])",
+        locate("assertions", cycle[-1].assertion_id, "object_id"),
+    )
+
+
+def _signs(
+    assertions: list[ir.Assertion], preds: dict[str, ir.Predicate], locate: Locate
+) -> list[Finding]:
+    out: list[Finding] = []
+    seen: dict[tuple, ir.Assertion] = {}
+    for a in assertions:
+        p = preds.get(a.predicate)
+        if p is None or a.direction not in ("increase", "decrease") or p.role not in CHAIN_ROLES:
+            continue
+        key = (a.subject_id, a.object_id, a.population_id)
+        first = seen.setdefault(key, a)
+        if first is not a and first.direction != a.direction:
+            where = f"population {a.population_id}" if a.population_id else "no population"
+            out.append(
+                Finding(
+                    "contradictory_sign",
+                    f"{a.assertion_id} says {a.subject_id} {a.direction}s {a.object_id}, but "
+                    f"{first.assertion_id} ({_line(locate, 'assertions', first.assertion_id)}) "
+                    f"says it {first.direction}s it ({where}); expected one sign per pair "
+                    "and population",
+                    locate("assertions", a.assertion_id, "predicate"),
+                )
+            )
+    return out
+
+
+def _names(
+    entities: list[ir.Entity], classes: list[ir.InterventionClass], locate: Locate
+) -> list[Finding]:
+    out: list[Finding] = []
+    owner: dict[str, ir.Entity] = {}  # normalised name -> entity whose name it is
+    for e in entities:
+        key = _norm(e.name)
+        first = owner.setdefault(key, e) if key else e
+        if first is not e:
+            out.append(
+                Finding(
+                    "duplicate_name",
+                    f"{e.id} is named '{e.name}', as is {first.id} "
+                    f"({_line(locate, 'entities', first.id)}); expected names a reader (and the "
+                    "scorer) can tell apart",
+                    locate("entities", e.id, "name"),
+                )
+            )
+    members: dict[str, set[str]] = {}  # class name -> member ids
+    for c in classes:
+        key = _norm(c.class_name)
+        members.setdefault(key, set()).update(c.member_ids)
+        members[key].add(c.class_id)
+    synonym_of: dict[str, ir.Entity] = {}
+    for e in entities:
+        for syn in e.synonyms:
+            key = _norm(syn)
+            if not key:
+                continue
+            named = owner.get(key)
+            if named is not None and named.id != e.id:
+                out.append(
+                    Finding(
+                        "synonym_collision",
+                        f"synonym '{syn}' of {e.id} is the name of {named.id} "
+                        f"({_line(locate, 'entities', named.id)}); the scorer could not tell "
+                        "which is meant; expected synonyms unique to one entity",
+                        locate("entities", e.id, "synonyms"),
+                    )
+                )
+                continue
+            if key in members and e.id not in members[key]:
+                out.append(
+                    Finding(
+                        "synonym_collision",
+                        f"synonym '{syn}' of {e.id} is the name of an intervention class "
+                        f"{e.id} does not belong to; expected synonyms unique to one entity",
+                        locate("entities", e.id, "synonyms"),
+                    )
+                )
+                continue
+            first = synonym_of.setdefault(key, e)
+            if first.id != e.id:
+                out.append(
+                    Finding(
+                        "synonym_collision",
+                        f"synonym '{syn}' of {e.id} is also a synonym of {first.id} "
+                        f"({_line(locate, 'entities', first.id)}); the scorer could not tell "
+                        "which is meant; expected synonyms unique to one entity (name the "
+                        "shared group as an intervention class instead)",
+                        locate("entities", e.id, "synonyms"),
+                    )
+                )
+    return out
+
+
+def _references(
+    assertions: list[ir.Assertion],
+    by_id: dict[str, ir.Entity],
+    classes: list[ir.EntityClass],
+    locate: Locate,
+) -> list[Finding]:
+    """population_id must name an entity of a class annotated `population: true`."""
+    population_classes = {c.name for c in classes if c.is_population}
+    out: list[Finding] = []
+    for a in assertions:
+        if a.population_id is None:
+            continue
+        entity = by_id.get(a.population_id)
+        if entity is None:
+            continue  # an unknown id is reported by the reference check itself
+        if not population_classes:
+            out.append(
+                Finding(
+                    "wrong_class_reference",
+                    f"population_id '{a.population_id}' is used, but no entity class is "
+                    "annotated `population: true` in the schema; expected one population class",
+                    locate("assertions", a.assertion_id, "population_id"),
+                )
+            )
+            break
+        if entity.category not in population_classes:
+            out.append(
+                Finding(
+                    "wrong_class_reference",
+                    f"population_id '{a.population_id}' is a {entity.category} "
+                    f"({_line(locate, 'entities', entity.id)}), not a population; expected "
+                    f"an entity of class {' or '.join(sorted(population_classes))}",
+                    locate("assertions", a.assertion_id, "population_id"),
+                )
+            )
+    return out

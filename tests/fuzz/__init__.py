@@ -1,0 +1,1 @@
+"""Fuzz targets (hypothesis): brief in `make test`, long in `make fuzz`."""
