@@ -191,7 +191,6 @@ def _check_integrity(domain: ir.Domain, doc: YamlDoc, tables: dict[str, Table]) 
         domain.assertions,
         domain.entity_classes,
         domain.predicates,
-        domain.intervention_classes,
         locate,
         cycling,
     )

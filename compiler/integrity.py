@@ -57,7 +57,6 @@ def check_graph(
     assertions: Iterable[ir.Assertion],
     classes: Iterable[ir.EntityClass],
     predicates: Iterable[ir.Predicate],
-    intervention_classes: Iterable[ir.InterventionClass],
     locate: Locate,
     cycling_predicates: Iterable[str] = (),
 ) -> list[Finding]:
@@ -70,7 +69,7 @@ def check_graph(
     findings += _triples(assertions, locate)
     findings += _cycles(assertions, preds, set(cycling_predicates), locate)
     findings += _signs(assertions, preds, locate)
-    findings += _names(entities, list(intervention_classes), locate)
+    findings += _names(entities, locate)
     findings += _references(assertions, by_id, list(classes), locate)
     return findings
 
@@ -202,9 +201,10 @@ def _signs(
     return out
 
 
-def _names(
-    entities: list[ir.Entity], classes: list[ir.InterventionClass], locate: Locate
-) -> list[Finding]:
+def _names(entities: list[ir.Entity], locate: Locate) -> list[Finding]:
+    """Names and synonyms that would make the scorer's name lookup ambiguous. Intervention
+    classes are entities, so a synonym equal to a class's name (even the entity's own class)
+    is a collision: the class is answered by its own name, a member by its own."""
     out: list[Finding] = []
     owner: dict[str, ir.Entity] = {}  # normalised name -> entity whose name it is
     for e in entities:
@@ -220,11 +220,6 @@ def _names(
                     locate("entities", e.id, "name"),
                 )
             )
-    members: dict[str, set[str]] = {}  # class name -> member ids
-    for c in classes:
-        key = _norm(c.class_name)
-        members.setdefault(key, set()).update(c.member_ids)
-        members[key].add(c.class_id)
     synonym_of: dict[str, ir.Entity] = {}
     for e in entities:
         for syn in e.synonyms:
@@ -239,16 +234,6 @@ def _names(
                         f"synonym '{syn}' of {e.id} is the name of {named.id} "
                         f"({_line(locate, 'entities', named.id)}); the scorer could not tell "
                         "which is meant; expected synonyms unique to one entity",
-                        locate("entities", e.id, "synonyms"),
-                    )
-                )
-                continue
-            if key in members and e.id not in members[key]:
-                out.append(
-                    Finding(
-                        "synonym_collision",
-                        f"synonym '{syn}' of {e.id} is the name of an intervention class "
-                        f"{e.id} does not belong to; expected synonyms unique to one entity",
                         locate("entities", e.id, "synonyms"),
                     )
                 )

@@ -14,7 +14,7 @@ from kgbench.cli import app
 from kgbench.errors import SpecError
 
 CYCLE_ROW = (
-    "ASR_0014,OUT_0002,CAUSES_INCREASE_IN,OUT_0001,causal,increase,causal,low,0.5,false,"
+    "ASR_0099,OUT_0002,CAUSES_INCREASE_IN,OUT_0001,causal,increase,causal,low,0.5,false,"
     "feedback,,long_term,,no source\n"
 )
 
@@ -41,7 +41,7 @@ def test_a_downgraded_check_warns_and_compiles(
         app, ["compile", "--domain", str(mini_copy), "--out", str(tmp_path)]
     )
     assert result.exit_code == 0, result.output
-    assert "warning: data/assertions.csv, line 15" in result.stderr
+    assert "warning: data/assertions.csv, line 18" in result.stderr
     assert "[causal_cycle, a warning in domain.yaml]" in result.stderr
     assert (tmp_path / "mini" / "kg.json").exists()
 
@@ -57,7 +57,7 @@ def test_a_symlink_inside_the_domain_is_accepted(mini_copy: Path) -> None:
     real = mini_copy / "data" / "entities_real.csv"
     (mini_copy / "data" / "entities.csv").rename(real)
     (mini_copy / "data" / "entities.csv").symlink_to(real)
-    assert check_domain(mini_copy).entities == 14
+    assert check_domain(mini_copy).entities == 16
 
 
 def test_same_population_or_shared_class_name_is_not_a_collision(mini_copy: Path) -> None:

@@ -108,6 +108,7 @@ class Written:
     direct: list[str] = field(default_factory=list)
     roles: list[str] = field(default_factory=list)
     supports: list[str] = field(default_factory=list)
+    members: list[str] = field(default_factory=list)
 
     def add(self, rows: list[dict]) -> None:
         for row in rows:
@@ -121,6 +122,8 @@ class Written:
                 category = row.get("props", {}).get("category")
                 if isinstance(category, str):
                     self.classes.add(category)
+            elif "member_id" in row:  # a MEMBER_OF link
+                self.members.append(f"{row['member_id']}|{row['class_id']}")
             else:  # a SUPPORTS link
                 self.supports.append(f"{row['evidence_id']}|{row['assertion_id']}")
 
@@ -146,6 +149,10 @@ def prune(tx: neo4j.ManagedTransaction, label: str, written: Written) -> None:
         f"MATCH (e:{label})-[r:SUPPORTS]->(a:{label}) "
         "WHERE NOT (e.id + '|' + a.id) IN $keys DELETE r",
         keys=written.supports,
+    ).consume()
+    tx.run(
+        f"MATCH (m:{label})-[r:MEMBER_OF]->(k:{label}) WHERE NOT (m.id + '|' + k.id) IN $keys DELETE r",
+        keys=written.members,
     ).consume()
     for name in sorted(written.classes):
         if not name.isidentifier():  # pragma: no cover - class names are validated CamelCase

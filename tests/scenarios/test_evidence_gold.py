@@ -416,7 +416,7 @@ def test_provenance_labels_never_contradict_the_assertion(toy: CompiledDomain) -
 
 
 def test_a_label_that_lies_about_validation_is_refused(toy_copy: Path, tmp_path: Path) -> None:
-    conditions = tmp_path / "conditions.yaml"
+    conditions = toy_copy / "conditions.yaml"
     text = (REPO / "spec" / "conditions.yaml").read_text(encoding="utf-8")
     conditions.write_text(
         text.replace(
@@ -428,7 +428,7 @@ def test_a_label_that_lies_about_validation_is_refused(toy_copy: Path, tmp_path:
     _edit(
         toy_copy / "domain.yaml",
         "scenarios: scenarios.yaml\n",
-        f"scenarios: scenarios.yaml\nconditions: {conditions}\n",
+        "scenarios: scenarios.yaml\nconditions: conditions.yaml\n",
     )
     with pytest.raises(SpecError) as err:
         compile_domain(toy_copy, out_root=tmp_path / "gen", force=True)
