@@ -264,7 +264,7 @@ class Generator:
                 stats.kept += 1
                 records.append(record)
             records.extend(
-                self._category(rule, n - len(pins), rng, used_pairs, stats, source, records)
+                self._category(rule, n, len(pins), rng, used_pairs, stats, source, records)
             )
         self.report.rule_order_dependent = rule_order_dependent(self.judge, records)
         self.report.distractor_use = Counter(self.gold.used)
@@ -278,13 +278,15 @@ class Generator:
     def _category(
         self,
         rule: CategoryRule,
-        n: int,
+        requested: int,
+        pinned: int,
         rng: random.Random,
         used_pairs: Counter,
         stats: CategoryStats,
         source: str,
         records: list[dict[str, Any]],
     ) -> list[dict[str, Any]]:
+        n = requested - pinned
         if n <= 0:
             return []
         unique = self.pool(rule, stats)
@@ -314,8 +316,10 @@ class Generator:
             out.append(record)
         if len(out) < n:
             raise UserError(
-                f"category '{rule.category}': {n} scenarios requested, but the graph supports "
-                f"only {len(out)} ({stats.matched} pattern matches, {stats.eligible} eligible; "
+                f"category '{rule.category}': {requested} scenarios requested"
+                + (f" ({pinned} pinned)" if pinned else "")
+                + f", but the graph supports only {len(out) + pinned} "
+                f"({stats.matched} pattern matches, {stats.eligible} eligible; "
                 f"skipped: {dict(stats.skipped) or 'none'}). {_missing(rule)} Lower "
                 f"--per-category, relax the rule in {self.rules.source}, or add the evidence."
             )
