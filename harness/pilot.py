@@ -57,7 +57,7 @@ def run_pilot(domain: str, run_dir: Path, responder: str, console: Console) -> t
     settings = connection_settings()
     with open_driver(settings) as driver:
         step("load", lambda: load(driver, compiled, settings.database))
-        _, scenarios = step(
+        _, scenarios, _ = step(
             "generate scenarios", lambda: generate_file(compiled, out=run_dir / "scenarios.jsonl")
         )
 

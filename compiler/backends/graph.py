@@ -10,6 +10,9 @@ from dataclasses import asdict
 from ..ir import Domain
 from .base import Artifact, EmitContext, json_bytes
 
+# Fields kg.json adds to each assertion row beyond the assertions table's own columns.
+DERIVED_ASSERTION_FIELDS = ("provenance", "member_ids")
+
 
 def _assertions(domain: Domain) -> list[dict]:
     """Each assertion with what the compiler derived for it: its provenance label, and for a

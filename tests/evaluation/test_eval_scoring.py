@@ -193,7 +193,14 @@ def test_table1_worked_example_against_the_cardio_graph(cardio):
     ldl = {i for i in scorer.lexicon.resolve("LDL cholesterol")}
     assert ldl, "cardio has an LDL cholesterol entity"
     assert not any(a["object_id"] in ldl for a in ctx["assertions"].values())
-    assert_table1(scorer.score(GOLD, TABLE1_RESPONSE, ctx).scores)
+    scores = scorer.score(GOLD, TABLE1_RESPONSE, ctx).scores
+    # In the curated graph HOPE (EV_0011) supports only claims about ramipril, the drug it
+    # studied, so citing it for a lisinopril chain is unsupported there: the paper's toy graph
+    # credited it, the evidence-scoped one rightly does not.
+    assert scores["evidence_accuracy"] == 0.0
+    assert_table1({**scores, "evidence_accuracy": TABLE1_EXPECTED["evidence_accuracy"]})
+    cited = {**TABLE1_RESPONSE, "supporting_evidence_ids": ["EV_0007", "EV_0011"]}
+    assert scorer.score(GOLD, cited, ctx).scores["evidence_accuracy"] == 0.5  # JNC 7 -> ASR_0013
 
 
 # --- metric semantics ---------------------------------------------------------------------

@@ -49,7 +49,18 @@ def test_walkthrough_c3_chain_is_the_papers(
     assert {"ASR_0087", "ASR_0091"} <= set(adverse)
     c4 = extract(neo4j_driver, cardio, scenario, "C4")
     assert "ASR_0028" in c4["assertions"], "C4 carries the indication"
-    assert {e["evidence_id"] for e in c4["assertions"]["ASR_0011"]["evidence"]} >= {"EV_0011"}
+    assert {e["evidence_id"] for e in c4["assertions"]["ASR_0011"]["evidence"]} >= {"EV_0003"}
+    # the outcome claim that makes lisinopril gold: its class lowers CV events, from trials
+    outcome = [
+        p
+        for s in c4["sections"]
+        if s["name"] == "outcome_evidence"
+        for p in s["paths"]
+        if p["candidate_id"] == "DRG_0001"
+    ]
+    assert ["ASR_0262"] in [p["assertion_ids"] for p in outcome], outcome
+    evidence = {e["evidence_id"] for e in c4["assertions"]["ASR_0262"]["evidence"]}
+    assert {"EV_0004", "EV_0024", "EV_0069"} <= evidence
 
 
 def test_every_extracted_id_exists_and_c2_has_no_mechanism(
@@ -120,7 +131,7 @@ def test_cardio_plans_start_from_index_seeks(
 
     scenario = read_scenarios(SCN_0001)[0]
     query = cardio.read(cardio.condition(condition)["query"])
-    _, summary, _ = neo4j_driver.execute_query("EXPLAIN " + query, parameters_=parameters(scenario))
+    _, summary, _ = neo4j_driver.execute_query("EXPLAIN " + query, parameters_=parameters(scenario, cardio))
     ops = plan_operators(summary.plan)
     assert not [op for op in ops if "Scan" in op], ops
     assert any("IndexSeek" in op for op in ops)
