@@ -230,9 +230,7 @@ def test_table_schemas_accept_the_compiled_rows(domain: str) -> None:
         derived = DERIVED_ASSERTION_FIELDS if table == "assertions" else ()
         for row in graph[key]:
             assert all(f in row for f in derived)
-            clean = {
-                k: v for k, v in row.items() if v is not None and v != [] and k not in derived
-            }
+            clean = {k: v for k, v in row.items() if v is not None and v != [] and k not in derived}
             errors = list(validator.iter_errors(clean))
             assert not errors, (table, row, errors[0].message)
 

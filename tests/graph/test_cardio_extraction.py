@@ -131,7 +131,9 @@ def test_cardio_plans_start_from_index_seeks(
 
     scenario = read_scenarios(SCN_0001)[0]
     query = cardio.read(cardio.condition(condition)["query"])
-    _, summary, _ = neo4j_driver.execute_query("EXPLAIN " + query, parameters_=parameters(scenario, cardio))
+    _, summary, _ = neo4j_driver.execute_query(
+        "EXPLAIN " + query, parameters_=parameters(scenario, cardio)
+    )
     ops = plan_operators(summary.plan)
     assert not [op for op in ops if "Scan" in op], ops
     assert any("IndexSeek" in op for op in ops)
