@@ -62,7 +62,7 @@ def main(quick: bool = False) -> list[str]:
         baseline = [
             LINKML_VALIDATE,
             "-s",
-            str(REPO_ROOT / "domains/cardio/schema.yaml"),
+            str(REPO_ROOT / "domains/cardio/schema/cardio.yaml"),
             "-C",
             "Assertion",
             str(cardio_json),
@@ -103,7 +103,7 @@ def main(quick: bool = False) -> list[str]:
         theirs_cmd = [
             LINKML_VALIDATE,
             "-s",
-            str(domain / "schema.yaml"),
+            str(domain / "schema" / "synth.yaml"),
             "-C",
             "Assertion",
             str(synth_json),

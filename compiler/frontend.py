@@ -20,7 +20,7 @@ from . import ir
 from .declarations import as_mapping, load_declaration
 from .evidence import EvidenceChecker, parse_provenance, parse_rules
 from .jsonschemas import spec_fields
-from .paths import REPO_ROOT, SPEC_DIR, confined, display_path, repo_relative
+from .paths import DECLARATIONS_DIR, REPO_ROOT, SPEC_DIR, confined, display_path, repo_relative
 from .probe import check_probe
 from .scenarios import check_scenario_rules
 from .schema import ROLES, SEMVER, SchemaModel, load_schema, suggest
@@ -83,11 +83,11 @@ def load_domain(domain: str | Path) -> ir.Domain:
     )
 
     conditions_doc = load_declaration(
-        _declared_path(domain_dir, doc, "conditions", SPEC_DIR / "conditions.yaml"),
+        _declared_path(domain_dir, doc, "conditions", DECLARATIONS_DIR / "conditions.yaml"),
         "ConditionSet",
     )
     metrics_doc = load_declaration(
-        _declared_path(domain_dir, doc, "metrics", SPEC_DIR / "metrics.yaml"), "MetricSet"
+        _declared_path(domain_dir, doc, "metrics", DECLARATIONS_DIR / "metrics.yaml"), "MetricSet"
     )
     scenarios_doc = (
         load_declaration(
@@ -155,7 +155,7 @@ def load_domain(domain: str | Path) -> ir.Domain:
 def _probe(probe_path: Path, categories, entity_classes, predicates) -> ir.ProbeSpec:
     return check_probe(
         probe_path,
-        SPEC_DIR / "probe.yaml",
+        DECLARATIONS_DIR / "probe.yaml",
         categories,
         [c.name for c in entity_classes],
         predicates,
@@ -249,7 +249,9 @@ def _declared_path(domain_dir: Path, doc: YamlDoc, key: str, default: Path) -> P
     if not value:
         return default
     where = doc.location([key], key)
-    return confined(domain_dir, value, where, allowed=(SPEC_DIR,), parent_refs=True).resolve()
+    return confined(
+        domain_dir, value, where, allowed=(DECLARATIONS_DIR,), parent_refs=True
+    ).resolve()
 
 
 def _conditions(doc: YamlDoc) -> tuple[ir.Condition, ...]:
@@ -772,18 +774,9 @@ def _input_files(
         paths.add(scenarios_doc.path.resolve())
     if probe_path is not None:
         paths.add(probe_path)
-    paths |= {
-        SPEC_DIR / n
-        for n in (
-            "kgbench.yaml",
-            "kg.yaml",
-            "scenario.yaml",
-            "response.yaml",
-            "declarations.yaml",
-            "probe.yaml",
-            "probe_response.yaml",
-        )
-    }
+    # every schema of the spec and every shared declaration (a new file there is a new input)
+    paths |= {p.resolve() for p in SPEC_DIR.glob("*.yaml")}
+    paths |= {p.resolve() for p in DECLARATIONS_DIR.glob("*.yaml")}
     paths |= set(model.imported_files)
     paths |= {(domain_dir / rel).resolve() for rel in table_files.values()}
     return tuple(

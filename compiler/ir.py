@@ -221,7 +221,7 @@ class ProbeSettings:
 
 @dataclass(frozen=True)
 class ProbeSpec:
-    """The validated graph-generation probe of a domain (spec/probe.yaml + its probe.yaml)."""
+    """The validated graph-generation probe of a domain (declarations/probe.yaml + its probe.yaml)."""
 
     source: str  # repo-relative path of the domain's probe declaration
     settings: ProbeSettings
@@ -259,7 +259,7 @@ class Domain:
     facts: tuple[AssertionFacts, ...] = ()
     warnings: tuple[str, ...] = ()  # downgraded integrity and evidence findings (never compiled)
     probe: ProbeSpec | None = None
-    unparseable_policy: str = "intent_to_treat"  # spec/metrics.yaml, compiled into scorer.py
+    unparseable_policy: str = "intent_to_treat"  # declarations/metrics.yaml, into scorer.py
 
     @cached_property
     def neo4j_label(self) -> str:

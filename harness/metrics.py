@@ -3,7 +3,7 @@
 Each kind takes the response value, the gold value and a `MetricInputs` bundle (lexicon and
 retrieved context) and returns a float or None when the metric is undefined for the item.
 Which response field meets which gold field, and when a metric is defined, is declared in the
-spec (spec/metrics.yaml) and bound by the generated `scorer.py`; `DEFAULT_METRICS` mirrors
+spec (declarations/metrics.yaml) and bound by the generated `scorer.py`; `DEFAULT_METRICS` mirrors
 that declaration for callers that score without a compiled domain.
 
 Every function here must accept any JSON value where a response value is expected: a
@@ -28,7 +28,7 @@ MAX_NAME_TEXT = 4096
 # Claims checked one by one against the context; any beyond this count as unsupported, so an
 # answer listing 100,000 claims costs what 500 do (no honest answer makes that many).
 MAX_CHECKED_CLAIMS = 500
-# How an answer with no JSON object in it enters the panel (spec/metrics.yaml declares which
+# How an answer with no JSON object in it enters the panel (declarations/metrics.yaml declares which
 # one is primary; a test keeps this default equal to the declaration).
 UNPARSEABLE_POLICIES = ("intent_to_treat", "per_protocol")
 DEFAULT_UNPARSEABLE_POLICY = "intent_to_treat"
@@ -441,7 +441,7 @@ def score_panel(
     return out
 
 
-# The panel of spec/metrics.yaml (a test keeps the two equal), used by `score_response` when it
+# The panel of declarations/metrics.yaml (a test keeps the two equal), used by `score_response` when it
 # is called without a compiled domain's METRICS. Columns: name, title, kind, response field,
 # gold field, defined when, higher is better, binary.
 _DEFAULT_ROWS: tuple[tuple[str, str, str, str, str, str, bool, bool], ...] = (

@@ -11,7 +11,7 @@ not have its contract type counts as absent (nothing is credited for it), and th
 flagged as a parse failure so the panel can report it beside the scores.
 
 Every item gets a parse status (`PARSE_STATUSES`). An answer with no JSON object in it is
-"unparseable": under the declared policy (spec/metrics.yaml, `unparseable_policy`) it either
+"unparseable": under the declared policy (declarations/metrics.yaml, `unparseable_policy`) it either
 counts as a wrong answer (intent-to-treat: scored as an empty answer) or is left out of the
 means (per-protocol); the panel carries both where they differ. Parsing is linear in the
 answer (no backtracking regular expression), and numbers read from the responses log are
@@ -315,7 +315,7 @@ def score_response(
     under generated/) supplies the panel, the lexicon (synonyms, intervention classes), the
     response contract and the unparseable-answer policy, exactly as `kgbench score` uses
     them, so the two agree on every input. `lexicon`, `metrics` and `policy` override it.
-    Without a compiled domain: the panel of spec/metrics.yaml (`DEFAULT_METRICS`), its
+    Without a compiled domain: the panel of declarations/metrics.yaml (`DEFAULT_METRICS`), its
     declared policy, and names matched only by exact id or name found in the gold and the
     context (no synonyms, no classes), with evidence support read from the context.
     """

@@ -121,7 +121,7 @@ def test_manifest_hashes_every_input_and_output(tmp_path: Path) -> None:
     inputs = {e["path"] for e in manifest["inputs"]}
     assert {
         "spec/kg.yaml",
-        "domains/cardio/schema.yaml",
+        "domains/cardio/schema/cardio.yaml",
         "domains/cardio/data/assertions.csv",
     } <= inputs
     assert any(p.startswith("templates/") for p in inputs)

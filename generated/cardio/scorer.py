@@ -121,7 +121,7 @@ METRICS: tuple[MetricSpec, ...] = (
 
 METRIC_NAMES: tuple[str, ...] = tuple(m.name for m in METRICS)
 
-# How an answer with no JSON object in it enters the panel (spec/metrics.yaml).
+# How an answer with no JSON object in it enters the panel (declarations/metrics.yaml).
 UNPARSEABLE_POLICY = "intent_to_treat"
 
 

@@ -348,7 +348,7 @@ def test_json_in_a_code_fence_is_read():
 
 
 def test_default_panel_is_the_spec_panel_and_the_compiled_panel(mini_scorer):
-    spec = yaml.safe_load((REPO / "spec" / "metrics.yaml").read_text())["metrics"]
+    spec = yaml.safe_load((REPO / "declarations" / "metrics.yaml").read_text())["metrics"]
     fields = (
         "name",
         "title",
