@@ -41,8 +41,10 @@ def make_domain(
     if not spec_link.exists():
         os.symlink(REPO_ROOT / "spec", spec_link)
     schema = (REPO_ROOT / "domains" / "cardio" / "schema" / "cardio.yaml").read_text()
-    schema = schema.replace("domains/cardio", "domains/synth").replace(
-        "name: cardio", "name: synth"
+    schema = (
+        schema.replace("domains/cardio", "domains/synth")
+        .replace("kgbench.cardio", "kgbench.synth")
+        .replace("name: cardio", "name: synth")
     )
     (domain / "schema").mkdir()
     (domain / "schema" / "synth.yaml").write_text(
@@ -120,7 +122,7 @@ def make_domain(
     planted: list[tuple[int, str]] = []
     kinds = [
         ("evidence_level", "hihg"),
-        ("subject_id", "drug-1"),
+        ("predicate", "targets"),
         ("confidence", "1.7"),
         ("temporality", ""),
     ]

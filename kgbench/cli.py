@@ -128,6 +128,9 @@ def _mount_subapps() -> None:
     from harness.probe.cli import probe_app
 
     app.registered_commands.extend(probe_app.registered_commands)
+    from kgbench.export_cli import export_command
+
+    app.command("export")(user_errors(export_command))
 
 
 _mount_subapps()

@@ -19,6 +19,7 @@ TABLE_CLASSES = {
     "evidence_sources": "EvidenceSource",
     "assertion_evidence": "AssertionEvidence",
     "intervention_classes": "InterventionClassMember",
+    "xrefs": "EntityXref",
 }
 
 
@@ -39,6 +40,11 @@ def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
             schema["properties"]["category"]["enum"] = [c.name for c in domain.entity_classes]
         if table == "assertions":
             schema["properties"]["predicate"]["enum"] = [p.name for p in domain.predicates]
+        # a table row holds the local part of each identifier (DRG_0001), not its CURIE
+        for t, column, pattern in domain.table_patterns:
+            prop = schema["properties"].get(column) if t == table else None
+            if prop is not None:
+                prop.get("items", prop)["pattern"] = pattern
         out.append(Artifact(f"schemas/{table}.schema.json", json_bytes(schema)))
     out.append(
         Artifact(

@@ -14,7 +14,7 @@ from typing import Any
 from harness.metrics import Lexicon, MetricSpec, score_panel
 
 DOMAIN = "afib"
-SPEC_VERSION = "1.0.0"
+SPEC_VERSION = "2.0.0"
 
 METRICS: tuple[MetricSpec, ...] = (
     MetricSpec(
