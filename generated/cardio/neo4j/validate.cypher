@@ -27,19 +27,19 @@ MATCH (a:KG_cardio:Assertion)
 WHERE NOT EXISTS { (:EvidenceSource)-[:SUPPORTS]->(a) } AND a.no_evidence_reason IS NULL
 RETURN count(a) AS value;
 
-// @check entities expect=150
+// @check entities expect=152
 // entity count matches the spec
 MATCH (n:KG_cardio:Entity) RETURN count(n) AS value;
 
-// @check assertions expect=415
+// @check assertions expect=423
 // assertion count matches the spec
 MATCH (n:KG_cardio:Assertion) RETURN count(n) AS value;
 
-// @check evidence_sources expect=73
+// @check evidence_sources expect=78
 // evidence source count matches the spec
 MATCH (n:KG_cardio:EvidenceSource) RETURN count(n) AS value;
 
-// @check supports expect=640
+// @check supports expect=651
 // SUPPORTS link count matches the spec
 MATCH (:KG_cardio:EvidenceSource)-[r:SUPPORTS]->(:KG_cardio:Assertion) RETURN count(r) AS value;
 
@@ -79,7 +79,7 @@ MATCH (n:KG_cardio:Intervention) RETURN count(n) AS value;
 // InterventionClass count matches the spec
 MATCH (n:KG_cardio:InterventionClass) RETURN count(n) AS value;
 
-// @check entities_Population expect=14
+// @check entities_Population expect=16
 // Population count matches the spec
 MATCH (n:KG_cardio:Population) RETURN count(n) AS value;
 
@@ -95,7 +95,7 @@ MATCH (n:KG_cardio:RiskFactor) RETURN count(n) AS value;
 // ASSOCIATED_WITH direct edge count matches the spec
 MATCH (:KG_cardio)-[r:ASSOCIATED_WITH]->(:KG_cardio) RETURN count(r) AS value;
 
-// @check edges_CAUSES_DECREASE_IN expect=144
+// @check edges_CAUSES_DECREASE_IN expect=148
 // CAUSES_DECREASE_IN direct edge count matches the spec
 MATCH (:KG_cardio)-[r:CAUSES_DECREASE_IN]->(:KG_cardio) RETURN count(r) AS value;
 
@@ -107,7 +107,7 @@ MATCH (:KG_cardio)-[r:CAUSES_INCREASE_IN]->(:KG_cardio) RETURN count(r) AS value
 // CONTRAINDICATED_FOR direct edge count matches the spec
 MATCH (:KG_cardio)-[r:CONTRAINDICATED_FOR]->(:KG_cardio) RETURN count(r) AS value;
 
-// @check edges_HAS_NO_EFFECT_ON expect=21
+// @check edges_HAS_NO_EFFECT_ON expect=25
 // HAS_NO_EFFECT_ON direct edge count matches the spec
 MATCH (:KG_cardio)-[r:HAS_NO_EFFECT_ON]->(:KG_cardio) RETURN count(r) AS value;
 
