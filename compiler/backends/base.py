@@ -34,6 +34,36 @@ def json_bytes(obj: Any) -> bytes:
     return (json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
 
 
+def declared_order(schema: dict[str, Any]) -> dict[str, Any]:
+    """A JSON Schema with `properties` in declared (`required`) order, recursively; every other
+    mapping sorted, so the bytes stay deterministic.
+
+    Strict structured output (OpenAI, and the grammar engines behind vLLM and others) makes a
+    model write an object's keys in the order of its schema's `properties`: for an answer
+    schema that order is a decision of the spec (see spec/response.yaml), never alphabetical.
+    """
+    out: dict[str, Any] = {}
+    for key in sorted(schema):
+        value = schema[key]
+        if key == "properties" and isinstance(value, dict):
+            required = [n for n in schema.get("required", []) if n in value]
+            order = required + sorted(set(value) - set(required))
+            value = {name: declared_order(value[name]) for name in order}
+        elif isinstance(value, dict):
+            value = declared_order(value) if key != "$defs" else {
+                name: declared_order(value[name]) for name in sorted(value)
+            }
+        elif isinstance(value, list):
+            value = [declared_order(v) if isinstance(v, dict) else v for v in value]
+        out[key] = value
+    return out
+
+
+def ordered_json_bytes(obj: Any) -> bytes:
+    """JSON whose key order is already decided (e.g. by `declared_order`): no sort_keys."""
+    return (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+
+
 def jsonl_bytes(rows: list[Any]) -> bytes:
     return "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in rows).encode(
         "utf-8"

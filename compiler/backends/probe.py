@@ -14,13 +14,12 @@ A domain without a probe declaration gets no `probe/` folder.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..ir import Domain, ProbeSpec
 from ..jsonschemas import class_schema, strict_openai_schema, strict_violations
 from ..paths import SPEC_DIR
-from .base import Artifact, EmitContext, json_bytes
+from .base import Artifact, EmitContext, declared_order, json_bytes, ordered_json_bytes
 
 PROBE_FORMAT_VERSION = "1.0.0"
 
@@ -33,24 +32,6 @@ STEP_ANSWERS = {
 }
 
 
-def _ordered(schema: dict[str, Any]) -> dict[str, Any]:
-    """Properties in `required` (declared) order, recursively; other keys sorted."""
-    out: dict[str, Any] = {}
-    for key in sorted(schema):
-        value = schema[key]
-        if key == "properties":
-            order = schema.get("required", []) + sorted(
-                set(value) - set(schema.get("required", []))
-            )
-            value = {name: _ordered(value[name]) for name in order}
-        elif key == "$defs":
-            value = {name: _ordered(value[name]) for name in sorted(value)}
-        elif isinstance(value, dict):
-            value = _ordered(value)
-        out[key] = value
-    return out
-
-
 def answer_schema(class_name: str, probe: ProbeSpec) -> dict[str, Any]:
     """The strict schema of one answer kind (a broken invariant if it is not strict)."""
     schema = strict_openai_schema(class_schema(SPEC_DIR / "probe_response.yaml", class_name))
@@ -59,11 +40,7 @@ def answer_schema(class_name: str, probe: ProbeSpec) -> dict[str, Any]:
     problems = strict_violations(schema)
     if problems:
         raise AssertionError(f"{class_name} schema is not OpenAI-strict: " + "; ".join(problems))
-    return _ordered(schema)
-
-
-def _schema_bytes(schema: dict[str, Any]) -> bytes:
-    return (json.dumps(schema, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    return declared_order(schema)
 
 
 def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
@@ -84,7 +61,7 @@ def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
             if stem not in schemas_done:
                 schemas_done.add(stem)
                 schema = answer_schema(cls, probe)
-                out.append(Artifact(f"probe/{entry['schema']}", _schema_bytes(schema)))
+                out.append(Artifact(f"probe/{entry['schema']}", ordered_json_bytes(schema)))
         steps[step] = entry
     s = probe.settings
     data = {

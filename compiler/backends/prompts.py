@@ -56,7 +56,7 @@ def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
         domain=domain.name,
         role=domain.role_sentence,
         fields=fields,
-        schema_json=json.dumps(schema, indent=2, sort_keys=True),
+        schema_json=json.dumps(schema, indent=2, ensure_ascii=False),  # declared order
     )
     out = [Artifact("prompts/frame.j2", frame)]
     for cond in domain.conditions:
