@@ -22,10 +22,11 @@ EOS = 256
 class _ByteTokenizer:
     """The minimal tokenizer llguidance's TokenizerWrapper reads: 256 byte tokens and EOS."""
 
-    eos_token_id = EOS
-    bos_token_id = None
-    tokens = [bytes([i]) for i in range(256)] + [b"<eos>"]
-    special_token_ids = [EOS]
+    def __init__(self) -> None:
+        self.eos_token_id = EOS
+        self.bos_token_id = None
+        self.tokens = [bytes([i]) for i in range(256)] + [b"<eos>"]
+        self.special_token_ids = [EOS]
 
     def __call__(self, text: bytes | str) -> list[int]:
         return list(text if isinstance(text, bytes) else text.encode("utf-8"))

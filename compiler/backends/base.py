@@ -49,10 +49,8 @@ def declared_order(schema: dict[str, Any]) -> dict[str, Any]:
             required = [n for n in schema.get("required", []) if n in value]
             order = required + sorted(set(value) - set(required))
             value = {name: declared_order(value[name]) for name in order}
-        elif isinstance(value, dict):
-            value = declared_order(value) if key != "$defs" else {
-                name: declared_order(value[name]) for name in sorted(value)
-            }
+        elif isinstance(value, dict):  # $defs, items, a property's own schema
+            value = declared_order(value)
         elif isinstance(value, list):
             value = [declared_order(v) if isinstance(v, dict) else v for v in value]
         out[key] = value
