@@ -35,10 +35,16 @@ def validate_domain(domain: str | Path):
 
 
 def check_domain(domain: str | Path):
-    """Validate a domain exactly as `compile` does, writing nothing (`kgbench validate`)."""
+    """`kgbench validate`: exactly what `compile` runs, the backends included, into memory.
+
+    Building every artifact (and dropping it) rather than stopping after the frontend means
+    the two commands cannot disagree on a domain, whatever a backend checks in the future;
+    the backends raise no user errors of their own (the frontend reports them, located).
+    """
     from .frontend import DomainSummary, load_domain
 
     result = load_domain(domain)
+    build_artifacts(result)
     return DomainSummary(
         result.name,
         result.version,

@@ -7,14 +7,8 @@ identifiers validated by the frontend. Scenario values arrive only as parameters
 
 from __future__ import annotations
 
-from kgbench.errors import SpecError
-
 from ..ir import Condition, Domain
 from .base import Artifact, EmitContext, json_bytes, render
-
-
-def section_types(domain: Domain, roles: tuple[str, ...]) -> list[str]:
-    return [p.name for p in domain.predicates if p.role in roles]
 
 
 def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
@@ -58,54 +52,32 @@ def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
     return out
 
 
-def _shape_patterns(domain: Domain, shapes: tuple[tuple[str, ...], ...]) -> list[str]:
-    """Each role sequence as a fixed-length relationship pattern between (c) and (t).
+def _shape_patterns(domain: Domain, hops: tuple[tuple[tuple[str, ...], ...], ...]) -> list[str]:
+    """Each buildable role sequence as a fixed-length relationship pattern between (c) and (t).
 
-    Fixed lengths keep expansion bounded on large graphs; a shape whose roles this domain
-    lacks is dropped.
+    Fixed lengths keep expansion bounded on large graphs.
     """
     label = domain.neo4j_label
     patterns = []
-    for shape in shapes:
-        hops = [section_types(domain, (role,)) for role in shape]
-        if not all(hops):
-            continue
-        steps = [f"-[:{'|'.join(types)}]->" for types in hops]
+    for shape in hops:
+        steps = [f"-[:{'|'.join(types)}]->" for types in shape]
         middle = f"(:{label})".join(steps)
         patterns.append(f"(c){middle}(t)")
     return patterns
 
 
 def _sections(domain: Domain, cond: Condition) -> list[dict]:
-    sections = []
-    for s in cond.sections:
-        types = section_types(domain, s.roles)
-        if not types:
-            continue  # the domain has no predicate in these roles: nothing to retrieve
-        sections.append(
-            {
-                "name": s.name,
-                "title": s.title,
-                "shape": s.shape,
-                "types": "|".join(types),
-                "shapes": _shape_patterns(domain, s.path_shapes),
-                "path_shapes": [
-                    list(shape)
-                    for shape in s.path_shapes
-                    if all(section_types(domain, (role,)) for role in shape)
-                ],
-                "validated_only": s.validated_only,
-            }
-        )
-    for sec in sections:
-        if sec["shape"] == "causal_chain" and not sec["shapes"]:
-            raise SpecError(
-                f"condition {cond.id} section {sec['name']}: no path shape can be built from the "
-                f"predicates of domain '{domain.name}'"
-            )
-    if not sections:
-        raise SpecError(
-            f"grounded condition {cond.id} exposes no predicate of domain '{domain.name}' "
-            f"(roles {', '.join(r for s in cond.sections for r in s.roles)})"
-        )
-    return sections
+    """The condition's sections as the template reads them (resolved by the frontend, which
+    reports a section or condition this domain cannot serve)."""
+    return [
+        {
+            "name": s.name,
+            "title": s.title,
+            "shape": s.shape,
+            "types": "|".join(s.predicates),
+            "shapes": _shape_patterns(domain, s.hops),
+            "path_shapes": [list(shape) for shape in s.path_shapes],
+            "validated_only": s.validated_only,
+        }
+        for s in cond.sections
+    ]
