@@ -63,7 +63,11 @@ def build_artifacts(domain_ir) -> list:
     ctx = EmitContext()
     artifacts = []
     for backend in BACKENDS:
-        artifacts.extend(backend.emit(domain_ir, ctx))
+        emitted = backend.emit(domain_ir, ctx)
+        stray = [a.path for a in emitted if not backend.owns(a.path)]
+        if stray:  # a broken invariant: a backend writes only what it declares
+            raise AssertionError(f"backend {backend.name} wrote undeclared {stray}")
+        artifacts.extend(emitted)
     paths = [a.path for a in artifacts]
     if len(paths) != len(set(paths)):  # a broken invariant between backends
         raise AssertionError("two backends wrote the same path")
@@ -71,7 +75,7 @@ def build_artifacts(domain_ir) -> list:
         (f"templates/{name}", hashlib.sha256((TEMPLATES_DIR / name).read_bytes()).hexdigest())
         for name in sorted(ctx.template_files)
     ]
-    artifacts.append(manifest.build(domain_ir, artifacts, template_inputs))
+    artifacts.append(manifest.build(domain_ir, artifacts, template_inputs, BACKENDS, ctx))
     return artifacts
 
 

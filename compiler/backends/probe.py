@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from kgbench.contract import Probe
+
 from ..ir import Domain, ProbeSpec
 from ..jsonschemas import class_schema, strict_openai_schema, strict_violations
 from ..paths import SPEC_DIR
-from .base import Artifact, EmitContext, declared_order, json_bytes, ordered_json_bytes
-
-PROBE_FORMAT_VERSION = "1.0.0"
+from .base import Artifact, Backend, EmitContext, declared_order, ordered_json_bytes
 
 # step -> (answer class in spec/probe_response.yaml, schema file stem)
 STEP_ANSWERS = {
@@ -43,7 +43,19 @@ def answer_schema(class_name: str, probe: ProbeSpec) -> dict[str, Any]:
     return declared_order(schema)
 
 
-def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
+class ProbeBackend(Backend):
+    name = "probe"
+    format_version = Probe.FORMAT
+    outputs = ("probe/*",)
+
+    def emit(self, domain: Domain, ctx: EmitContext) -> list[Artifact]:
+        return _emit(domain, ctx)
+
+
+BACKEND = ProbeBackend()
+
+
+def _emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
     probe = domain.probe
     if probe is None:
         return []
@@ -65,7 +77,6 @@ def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
         steps[step] = entry
     s = probe.settings
     data = {
-        "format_version": PROBE_FORMAT_VERSION,
         "domain": domain.name,
         "domain_phrase": domain.domain_phrase,
         "source": probe.source,
@@ -88,5 +99,5 @@ def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
         "noise": {"rate": probe.noise_rate, "seed": probe.noise_seed},
         "steps": steps,
     }
-    out.append(Artifact("probe/probe.json", json_bytes(data)))
+    out.append(Backend.document(Probe, data, ctx))
     return out

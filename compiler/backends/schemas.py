@@ -11,7 +11,7 @@ from pathlib import Path
 from ..ir import Domain
 from ..jsonschemas import class_schema, strict_openai_schema, strict_violations
 from ..paths import SPEC_DIR
-from .base import Artifact, EmitContext, declared_order, json_bytes, ordered_json_bytes
+from .base import Artifact, Backend, EmitContext, declared_order, json_bytes, ordered_json_bytes
 
 TABLE_CLASSES = {
     "entities": "Entity",
@@ -35,7 +35,21 @@ def response_schema() -> dict:
     return declared_order(schema)
 
 
-def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
+class SchemasBackend(Backend):
+    """JSON Schemas of the tables, scenarios, gold and the model response."""
+
+    name = "schemas"
+    format_version = "1.0.0"
+    outputs = ("schemas/*.schema.json",)
+
+    def emit(self, domain: Domain, ctx: EmitContext) -> list[Artifact]:
+        return _emit(domain)
+
+
+BACKEND = SchemasBackend()
+
+
+def _emit(domain: Domain) -> list[Artifact]:
     out = []
     for table, cls in TABLE_CLASSES.items():
         schema = class_schema(Path(domain.schema_file), cls, title=f"{domain.name} {table} row")
