@@ -26,6 +26,7 @@ import jinja2
 from harness.compiled import GENERATED, CompiledDomain
 from harness.jsonio import atomic_write_text, jsonl_text, read_jsonl
 from harness.scenario_io import read_scenarios
+from kgbench import contract
 from kgbench.contract import Condition
 from kgbench.errors import Location, UserError
 
@@ -102,6 +103,9 @@ def load_context(run_dir: Path, scenario_id: str, condition: str) -> dict[str, A
         raise UserError(f"not valid JSON: {exc.msg}", Location(str(path), exc.lineno)) from None
     if not isinstance(data, dict):
         raise UserError("expected an extracted-context object", Location(str(path)))
+    contract.parse(
+        contract.Context, data, path, remedy=f"run `kgbench extract --run-dir {run_dir}` again"
+    )
     for key, want in (("scenario_id", scenario_id), ("condition", condition)):
         if key in data and data[key] != want:
             raise UserError(

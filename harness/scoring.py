@@ -40,7 +40,7 @@ from harness.metrics import (
     Lexicon,
     score_panel,
 )
-from kgbench.contract import Condition, IncompatibleArtifact, Metric, MetricPanel
+from kgbench.contract import Condition, IncompatibleArtifact, Metric, MetricPanel, ScoredPanel
 from kgbench.errors import Location, UserError
 
 from .jsonio import atomic_write_text, dumps, jsonl_text
@@ -743,6 +743,7 @@ def score_run(
                 ),
             },
         )
+        ScoredPanel.model_validate(panel)  # what we write keeps its contract (else a bug)
         out = run_dir / "scores" / path.stem
         atomic_write_text(out / "items.jsonl", jsonl_text(items))
         atomic_write_text(out / "panel.json", dumps(panel, indent=2, sort_keys=True) + "\n")

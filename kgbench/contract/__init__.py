@@ -69,16 +69,19 @@ def _remedy(domain: str | None) -> str:
     return "compile the domain again (`kgbench compile --domain <domain>`)"
 
 
-def parse(model: type[D], data: Any, path: Path, domain: str | None = None) -> D:
+def parse(
+    model: type[D], data: Any, path: Path, domain: str | None = None, remedy: str | None = None
+) -> D:
     """A document from its JSON value: version first (so another kgbench's output is named as
-    such), then the model (so a hand edit that breaks it is named with the field)."""
+    such), then the model (so a hand edit that breaks it is named with the field). `remedy`
+    replaces "compile again" for documents another command writes (e.g. contexts)."""
     field = model.VERSION_FIELD
     found = data.get(field) if isinstance(data, dict) else None
     if not isinstance(found, str) or not compatible(found, model.FORMAT):
         was = f"format {found}" if isinstance(found, str) else f"no {field}"
         raise IncompatibleArtifact(
-            f"compiled by an incompatible kgbench ({was}; this kgbench reads "
-            f"{model.FORMAT.rsplit('.', 1)[0]}.x); {_remedy(domain)}",
+            f"{'written' if remedy else 'compiled'} by an incompatible kgbench ({was}; this "
+            f"kgbench reads {model.FORMAT.rsplit('.', 1)[0]}.x); {remedy or _remedy(domain)}",
             Location(_shown(path)),
         )
     try:
@@ -89,7 +92,7 @@ def parse(model: type[D], data: Any, path: Path, domain: str | None = None) -> D
         more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
         raise IncompatibleArtifact(
             f"does not match its contract ({model.__name__} {model.FORMAT}): {where}: "
-            f"{first['msg']}{more}; the file was edited or damaged: {_remedy(domain)}",
+            f"{first['msg']}{more}; the file was edited or damaged: {remedy or _remedy(domain)}",
             Location(_shown(path)),
         ) from None
 
