@@ -128,7 +128,7 @@ def test_cardio_plans_start_from_index_seeks(
     from .test_load_extract import plan_operators
 
     scenario = read_scenarios(SCN_0001)[0]
-    query = cardio.read(cardio.condition(condition)["query"])
+    query = cardio.read(cardio.condition(condition).query)
     _, summary, _ = neo4j_driver.execute_query(
         "EXPLAIN " + query, parameters_=parameters(scenario, cardio)
     )
