@@ -114,14 +114,22 @@ def synthetic_contexts(config, compiled: CompiledDomain, run_dir: Path) -> None:
     atomic_write_json(StudyPaths(run_dir).prepared, contexts_fingerprint(config, compiled))
 
 
-def stage(root: Path, replicates: int = 3, bootstrap: int = 10_000):
+def stage(
+    root: Path,
+    replicates: int = 3,
+    bootstrap: int = 10_000,
+    models: list[tuple[str, str, float | None, int | None]] | None = None,
+    conditions: tuple[str, ...] = ("C1", "C2", "C3", "C4"),
+    release: Path | None = None,
+):
     """A study folder with every answer logged: (config, paths, compiled)."""
     from harness.study.config import load_study
     from harness.study.run import StudyPaths, claim, prepare, run_models
 
-    release = publish_release(root)
+    release = release or publish_release(root)
     path = root / "study.yaml"
-    path.write_text(study_yaml(release, MODELS, replicates, bootstrap=bootstrap))
+    text = study_yaml(release, models or MODELS, replicates, conditions, bootstrap=bootstrap)
+    path.write_text(text)
     config = load_study(path, "cardio")
     compiled = CompiledDomain.open("cardio")
     paths = StudyPaths(root / "run")

@@ -421,36 +421,35 @@ def compute(data: StudyData, settings: Settings | None = None) -> dict[str, Any]
 def _ranking(
     models: list[str], cells: dict[str, Any], boot: np.ndarray, m: MetricSpec
 ) -> list[dict[str, Any]]:
-    """Models by mean with their rank, the rank's bootstrap interval and P(best)."""
+    """Models by mean with their rank, the rank's bootstrap interval and P(best).
+
+    Only models with the metric defined somewhere are ranked; a resample in which one of
+    them has no defined value (it drew none of its scenarios) is left out of the intervals."""
     sign = 1.0 if m.higher_is_better else -1.0
-    point = np.array(
-        [[cells[x]["mean"] if cells[x]["mean"] is not None else np.nan for x in models]]
-    )
+    ranked = [i for i, x in enumerate(models) if cells[x]["mean"] is not None]
+    if not ranked:
+        return []
+    point = np.array([[cells[models[i]]["mean"] for i in ranked]])
     point_ranks = ranks(point * sign)[0]
-    complete = ~np.isnan(boot).any(axis=1)
-    boot_ranks = ranks(boot[complete] * sign) if complete.any() else np.empty((0, len(models)))
+    sub = boot[:, ranked]
+    complete = ~np.isnan(sub).any(axis=1)
+    boot_ranks = ranks(sub[complete] * sign) if complete.any() else np.empty((0, len(ranked)))
+    best = boot_ranks.min(axis=1) if boot_ranks.size else np.empty(0)
     rows = []
-    for i, model in enumerate(models):
-        cell = cells[model]
-        if cell["mean"] is None:
-            continue
-        r = boot_ranks[:, i] if boot_ranks.size else np.array([])
-        best = (
-            float(np.mean(np.nanmin(boot_ranks, axis=1) == r))
-            if r.size and not np.isnan(r).all()
-            else None
-        )
+    for k, i in enumerate(ranked):
+        cell = cells[models[i]]
+        r = boot_ranks[:, k] if boot_ranks.size else np.array([])
         rows.append(
             {
-                "model": model,
+                "model": models[i],
                 "mean": cell["mean"],
                 "ci_low": cell["ci_low"],
                 "ci_high": cell["ci_high"],
                 "n": cell["n"],
-                "rank": float(point_ranks[i]),
+                "rank": float(point_ranks[k]),
                 "rank_low": float(np.quantile(r, 0.025, method="lower")) if r.size else None,
                 "rank_high": float(np.quantile(r, 0.975, method="higher")) if r.size else None,
-                "p_best": best,
+                "p_best": float(np.mean(r == best)) if r.size else None,
                 "indistinguishable_from": [],
             }
         )
