@@ -16,10 +16,10 @@ from .schema import suggest
 from .yamlfile import YamlDoc, read_yaml
 
 
-def _check(doc: YamlDoc, root_class: str, schema_file: str = "declarations.yaml") -> None:
+def _check(doc: YamlDoc, root_class: str) -> None:
     import jsonschema
 
-    schema = declaration_schema(root_class, schema_file)
+    schema = declaration_schema(root_class)
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(doc.data), key=lambda e: list(map(str, e.absolute_path)))
     if not errors:
@@ -75,17 +75,13 @@ def _explain(err) -> str:
     return err.message
 
 
-def load_declaration(
-    path: Path, root_class: str, schema_file: str = "declarations.yaml"
-) -> YamlDoc:
-    """Read a declaration file and validate it against `root_class` of spec/`schema_file`;
-    the first problem is a SpecError naming the file, line and field."""
+def load_declaration(path: Path, root_class: str) -> YamlDoc:
     doc = read_yaml(path)
     if not isinstance(doc.data, dict):
         raise SpecError(
             f"expected a mapping at the top level (a {root_class} declaration)", doc.location()
         )
-    _check(doc, root_class, schema_file)
+    _check(doc, root_class)
     return doc
 
 

@@ -101,12 +101,10 @@ def _referenced_defs(node: Any, defs: dict[str, Any]) -> set[str]:
 
 
 @cache
-def declaration_schema(root_class: str, schema_file: str = "declarations.yaml") -> dict[str, Any]:
-    """The JSON Schema of one declaration class; `schema_file` names the spec/ file that holds
-    it (declarations.yaml, or another declaration schema such as study.yaml)."""
+def declaration_schema(root_class: str) -> dict[str, Any]:
     from .cache import cached
 
-    path = SPEC_DIR / schema_file
+    path = SPEC_DIR / "declarations.yaml"
     return cached(
         "declaration-schema",
         [path],

@@ -18,7 +18,7 @@ def study_command(
         str, typer.Option("--domain", "-d", help="Compiled domain the study runs on.")
     ],
     config: Annotated[
-        Path, typer.Option("--config", help="The study file (spec/study.yaml, StudyConfig).")
+        Path, typer.Option("--config", help="The study file (spec/study/study.yaml, StudyConfig).")
     ],
     run_dir: Annotated[
         Path | None,
