@@ -77,6 +77,7 @@ def run_study(config: StudyConfig, run_dir: Path, console: Console) -> tuple[Pat
     """The whole study; returns (statistics.json, study.html)."""
     paths = StudyPaths(Path(run_dir))
     compiled = CompiledDomain.open(config.domain)
+    preflight(config)
     claim(config, paths)
     prepare(config, paths, compiled, console)
     run_models(config, paths, console)
@@ -84,6 +85,17 @@ def run_study(config: StudyConfig, run_dir: Path, console: Console) -> tuple[Pat
 
 
 # --- the run folder ------------------------------------------------------------------------
+
+
+def preflight(config: StudyConfig) -> None:
+    """What would stop a model half-way through the study, checked before anything runs: a
+    model of kind openai without OPENAI_API_KEY would fail after the models before it ran."""
+    needs_key = [m.name for m in config.models if m.kind == "openai" and not m.base_url]
+    if needs_key and not os.environ.get("OPENAI_API_KEY", "").strip():
+        raise UserError(
+            f"OPENAI_API_KEY is not set; model(s) {', '.join(needs_key)} of kind openai need it "
+            f"({config.path}); export it, or point them at another server with kind compatible"
+        )
 
 
 def identity(config: StudyConfig) -> dict[str, Any]:

@@ -130,6 +130,65 @@ def test_a_run_folder_belongs_to_one_study(stand_in_study, tmp_path, write_study
         claim(other, StudyPaths(tmp_path / "busy"))
 
 
+def test_reference_models_through_the_study_server_and_the_batch_api(
+    tmp_path, release, monkeypatch
+) -> None:
+    """One command, no Neo4j (C1 has no context): the study starts its loopback server, one
+    model goes through the Batch API, and a second invocation sends nothing."""
+    from typer.testing import CliRunner
+
+    from kgbench.cli import app
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test-CANARY-123456")
+    text = study_yaml(
+        release,
+        [("oracle", "oracle", None, None), ("guess", "ungrounded", None, None)],
+        1,
+        ("C1",),
+        transport="server",
+        bootstrap=500,
+    ).replace("    responder: oracle\n", "    responder: oracle\n    batch: true\n")
+    config = tmp_path / "study.yaml"
+    config.write_text(text)
+    run_dir = tmp_path / "run"
+    args = ["study", "--domain", "cardio", "--config", str(config), "--run-dir", str(run_dir)]
+    first = CliRunner().invoke(app, args)
+    assert first.exit_code == 0, first.output
+    stats = json.loads((run_dir / "study" / "statistics.json").read_text())
+    assert stats["usage"]["oracle"]["mode"] == "batch" and stats["usage"]["oracle"]["ok"] == 80
+    assert stats["usage"]["guess"]["mode"] == "online" and stats["interaction"] is None
+    assert stats["ranking"]["C1"]["intervention_accuracy"][0]["model"] == "oracle"
+    meta = json.loads((run_dir / "responses" / "guess.run.json").read_text())
+    assert meta["base_url"].startswith("http://127.0.0.1:")
+    again = CliRunner().invoke(app, args)
+    assert again.exit_code == 0, again.output
+    meta2 = json.loads((run_dir / "responses" / "guess.run.json").read_text())
+    assert meta2["base_url"] == meta["base_url"]  # the same port: the same request identity
+    assert meta2["counts"]["previous_ok"] == 80 and meta2["counts"]["requests"] == 0
+    for path in run_dir.rglob("*"):
+        if path.is_file():
+            assert "CANARY" not in path.read_text(errors="ignore")
+
+
+def test_an_openai_model_without_a_key_stops_the_study_before_it_starts(
+    tmp_path, release, monkeypatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from kgbench.cli import app
+
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    text = study_yaml(release, [("guess", "ungrounded", None, None)], 1, ("C1",))
+    text += "  - name: gpt\n    kind: openai\n    model: gpt-4o-mini\n"
+    config = tmp_path / "study.yaml"
+    config.write_text(text)
+    result = CliRunner().invoke(
+        app, ["study", "-d", "cardio", "--config", str(config), "--run-dir", str(tmp_path / "r")]
+    )
+    assert result.exit_code == 2 and "OPENAI_API_KEY is not set" in result.output
+    assert not (tmp_path / "r").exists()
+
+
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="needs Debian's chromium")
 def test_the_report_renders_in_headless_chromium(stand_in_study, tmp_path) -> None:
     _, _, stats = stand_in_study
