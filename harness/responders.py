@@ -21,8 +21,10 @@ They are not models and say nothing about any model. They exist so the whole pip
 * `ungrounded` picks the first candidate and cites nothing.
 * `noisy-oracle-<rate>` (e.g. `noisy-oracle-0.2`) is the oracle with a declared error rate: each
   (prompt, seed) draws a number in [0, 1) from a hash of the two, and where it falls below the
-  rate the answer is a wrong one instead (a candidate that is not acceptable, or abstaining
-  when every candidate is; no cited ids; the uncertainty flag inverted). The draw does not
+  rate the answer is a wrong one instead (a candidate outside the gold's acceptable list, or
+  abstaining when every candidate is on it; no cited ids; the uncertainty flag inverted). The
+  scorer may still credit such a pick when it is a member of an acceptable homogeneous class,
+  so the scored error rate can fall a little below the declared one. The draw does not
   depend on the rate, so a higher rate errs on a superset of the items a lower one does; the
   request's seed (replicate r is sent seed + r) makes replicates differ, as sampling does. A
   stand-in model for studies with known differences between models (harness.study).

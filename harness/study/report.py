@@ -13,13 +13,20 @@ from html import escape
 from typing import Any
 
 from harness.report import svg
-from harness.report.html import CSS, table_html
+from harness.report.html import CSS
+from harness.report.html import table_html as _table_html
 from harness.report.tables import NA, Table, fmt, fmt_p, metric_label
 
 from .provenance import provenance_rows
 
 MODEL_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"]
 TESTS = {"mcnemar_exact": "McNemar (exact)", "sign_flip_permutation": "sign-flip"}
+
+
+def table_html(table: Table) -> str:
+    """A report table that scrolls sideways instead of overflowing the page (a model x metric
+    table of ten metrics is wider than a screen)."""
+    return f"<div class='wide'>{_table_html(table)}</div>"
 
 
 def _x(text: object) -> str:
@@ -451,5 +458,6 @@ def render_study_html(stats: dict[str, Any]) -> str:
         "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>"
         f"<meta name='viewport' content='width=device-width, initial-scale=1'><title>{_x(title)}"
         f"</title><style>{CSS}table.provenance th{{text-align:left;vertical-align:top}}"
+        ".wide{overflow-x:auto;max-width:100%}"
         "</style></head><body>\n" + "\n".join(parts) + "\n</body></html>\n"
     )
