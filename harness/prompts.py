@@ -17,6 +17,7 @@ import copy
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -246,19 +247,24 @@ def prompt_record(scenario_id: str, condition: str, content: str) -> dict[str, A
     }
 
 
-def build_prompts(run_dir: Path, domain: str | None = None) -> tuple[Path, int]:
+def build_prompts(
+    run_dir: Path, domain: str | None = None, conditions: Sequence[str] | None = None
+) -> tuple[Path, int]:
     """Render every (scenario, condition) of a run into prompts/prompts.jsonl, atomically.
 
     Returns the file and the number of prompts. Scenarios keep their file order and
     conditions their declaration order, so the file is a pure function of its inputs.
+    `conditions` keeps only those conditions (a study may run a subset; their order stays
+    the declared one).
     """
     scenarios = load_scenarios(run_dir)
     compiled = open_domain(domain or run_domain(run_dir, scenarios))
     renderer = PromptRenderer(compiled)
+    chosen = [c for c in renderer.condition_ids if conditions is None or c in conditions]
     records = []
     for scenario in scenarios:
         sid = scenario["scenario_id"]
-        for condition in renderer.condition_ids:
+        for condition in chosen:
             context = None
             where = ""
             if renderer.is_grounded(condition):
