@@ -35,10 +35,16 @@ def validate_domain(domain: str | Path):
 
 
 def check_domain(domain: str | Path):
-    """Validate a domain exactly as `compile` does, writing nothing (`kgbench validate`)."""
+    """`kgbench validate`: exactly what `compile` runs, the backends included, into memory.
+
+    Building every artifact (and dropping it) rather than stopping after the frontend means
+    the two commands cannot disagree on a domain, whatever a backend checks in the future;
+    the backends raise no user errors of their own (the frontend reports them, located).
+    """
     from .frontend import DomainSummary, load_domain
 
     result = load_domain(domain)
+    build_artifacts(result)
     return DomainSummary(
         result.name,
         result.version,
@@ -57,7 +63,11 @@ def build_artifacts(domain_ir) -> list:
     ctx = EmitContext()
     artifacts = []
     for backend in BACKENDS:
-        artifacts.extend(backend.emit(domain_ir, ctx))
+        emitted = backend.emit(domain_ir, ctx)
+        stray = [a.path for a in emitted if not backend.owns(a.path)]
+        if stray:  # a broken invariant: a backend writes only what it declares
+            raise AssertionError(f"backend {backend.name} wrote undeclared {stray}")
+        artifacts.extend(emitted)
     paths = [a.path for a in artifacts]
     if len(paths) != len(set(paths)):  # a broken invariant between backends
         raise AssertionError("two backends wrote the same path")
@@ -65,7 +75,7 @@ def build_artifacts(domain_ir) -> list:
         (f"templates/{name}", hashlib.sha256((TEMPLATES_DIR / name).read_bytes()).hexdigest())
         for name in sorted(ctx.template_files)
     ]
-    artifacts.append(manifest.build(domain_ir, artifacts, template_inputs))
+    artifacts.append(manifest.build(domain_ir, artifacts, template_inputs, BACKENDS, ctx))
     return artifacts
 
 

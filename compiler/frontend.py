@@ -110,7 +110,9 @@ def load_domain(domain: str | Path) -> ir.Domain:
         if cfg.get("scenarios")
         else None
     )
-    conditions = _conditions(conditions_doc)
+    conditions = _resolve_conditions(
+        _conditions(conditions_doc), conditions_doc, model.predicates, cfg["name"]
+    )
     metrics = _metrics(metrics_doc)
 
     errors = ErrorList()
@@ -416,6 +418,48 @@ def _conditions(doc: YamlDoc) -> tuple[ir.Condition, ...]:
                 annotations=tuple(c.get("annotations") or ()),
             )
         )
+    return tuple(out)
+
+
+def _resolve_conditions(
+    conditions: tuple[ir.Condition, ...],
+    doc: YamlDoc,
+    predicates: tuple[ir.Predicate, ...],
+    domain: str,
+) -> tuple[ir.Condition, ...]:
+    """Each section's predicates and buildable chain shapes in this domain's vocabulary.
+
+    Done here rather than in the Cypher backend so that a condition this domain cannot serve
+    is a located error of `validate` as much as of `compile` (one pipeline, one message).
+    """
+
+    def types(roles: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(p.name for p in predicates if p.role in roles)
+
+    out = []
+    for i, cond in enumerate(conditions):
+        sections = []
+        for j, sec in enumerate(cond.sections):
+            section_types = types(sec.roles)
+            if not section_types:
+                continue  # the domain has no predicate in these roles: nothing to retrieve
+            shapes = tuple(shape for shape in sec.path_shapes if all(types((r,)) for r in shape))
+            if sec.shape == "causal_chain" and not shapes:
+                raise SpecError(
+                    f"condition {cond.id} section {sec.name}: no path shape can be built from "
+                    f"the predicates of domain '{domain}' (every shape needs a predicate in each "
+                    "of its roles)",
+                    doc.location(["conditions", i, "sections", j, "path_shapes"], "path_shapes"),
+                )
+            hops = tuple(tuple(types((r,)) for r in shape) for shape in shapes)
+            sections.append(replace(sec, predicates=section_types, path_shapes=shapes, hops=hops))
+        if cond.sections and not sections:
+            raise SpecError(
+                f"grounded condition {cond.id} exposes no predicate of domain '{domain}' "
+                f"(roles {', '.join(r for s in cond.sections for r in s.roles)})",
+                doc.location(["conditions", i, "sections"], "sections"),
+            )
+        out.append(replace(cond, sections=tuple(sections)))
     return tuple(out)
 
 

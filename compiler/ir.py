@@ -148,6 +148,14 @@ class AssertionFacts(NamedTuple):
 
 @dataclass(frozen=True)
 class ContextSection:
+    """One section of a grounded condition, resolved against the domain by the frontend.
+
+    `predicates` are the domain's predicates in the section's roles (the relationship types
+    its query matches); `path_shapes` are the declared role sequences this domain can build
+    (every role has a predicate), and `hops` the predicates of each of their steps. A section
+    whose roles the domain lacks is dropped by the frontend, so no backend meets one.
+    """
+
     name: str
     title: str
     shape: str
@@ -155,6 +163,8 @@ class ContextSection:
     anchor: str
     path_shapes: tuple[tuple[str, ...], ...]
     validated_only: bool
+    predicates: tuple[str, ...] = ()
+    hops: tuple[tuple[tuple[str, ...], ...], ...] = ()
 
 
 @dataclass(frozen=True)

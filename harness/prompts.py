@@ -17,6 +17,7 @@ import copy
 import hashlib
 import json
 import os
+from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,8 @@ import jinja2
 from harness.compiled import GENERATED, CompiledDomain
 from harness.jsonio import atomic_write_text, jsonl_text, read_jsonl
 from harness.scenario_io import read_scenarios
+from kgbench import contract
+from kgbench.contract import Condition
 from kgbench.errors import Location, UserError
 
 PROMPTS_FILE = Path("prompts") / "prompts.jsonl"
@@ -38,7 +41,9 @@ def open_domain(domain: str) -> CompiledDomain:
     """A compiled domain by name (generated/<name>/) or by the path of its compiled folder."""
     path = Path(domain)
     if path.is_dir() and (path / "kg.json").exists():
-        return CompiledDomain(path.name, path)
+        compiled = CompiledDomain(path.name, path)
+        compiled.check()
+        return compiled
     if os.sep in domain or "/" in domain:
         raise UserError(
             f"{domain} is not a compiled domain folder (no kg.json); run `kgbench compile`"
@@ -99,6 +104,9 @@ def load_context(run_dir: Path, scenario_id: str, condition: str) -> dict[str, A
         raise UserError(f"not valid JSON: {exc.msg}", Location(str(path), exc.lineno)) from None
     if not isinstance(data, dict):
         raise UserError("expected an extracted-context object", Location(str(path)))
+    contract.parse(
+        contract.Context, data, path, remedy=f"run `kgbench extract --run-dir {run_dir}` again"
+    )
     for key, want in (("scenario_id", scenario_id), ("condition", condition)):
         if key in data and data[key] != want:
             raise UserError(
@@ -130,18 +138,18 @@ class PromptRenderer:
         )
 
     @cached_property
-    def conditions(self) -> list[dict[str, Any]]:
-        """The domain's conditions in declaration order (kg.json "conditions")."""
-        return list(self.domain.graph["conditions"])
+    def conditions(self) -> list[Condition]:
+        """The domain's conditions in declaration order (conditions.json)."""
+        return list(self.domain.conditions)
 
     @cached_property
     def condition_ids(self) -> list[str]:
-        return [c["id"] for c in self.conditions]
+        return [c.id for c in self.conditions]
 
     def is_grounded(self, condition: str) -> bool:
         for c in self.conditions:
-            if c["id"] == condition:
-                return bool(c.get("sections"))
+            if c.id == condition:
+                return c.grounded
         known = ", ".join(self.condition_ids)
         raise UserError(
             f"unknown condition '{condition}'; domain '{self.domain.name}' declares {known}"
@@ -239,19 +247,24 @@ def prompt_record(scenario_id: str, condition: str, content: str) -> dict[str, A
     }
 
 
-def build_prompts(run_dir: Path, domain: str | None = None) -> tuple[Path, int]:
+def build_prompts(
+    run_dir: Path, domain: str | None = None, conditions: Sequence[str] | None = None
+) -> tuple[Path, int]:
     """Render every (scenario, condition) of a run into prompts/prompts.jsonl, atomically.
 
     Returns the file and the number of prompts. Scenarios keep their file order and
     conditions their declaration order, so the file is a pure function of its inputs.
+    `conditions` keeps only those conditions (a study may run a subset; their order stays
+    the declared one).
     """
     scenarios = load_scenarios(run_dir)
     compiled = open_domain(domain or run_domain(run_dir, scenarios))
     renderer = PromptRenderer(compiled)
+    chosen = [c for c in renderer.condition_ids if conditions is None or c in conditions]
     records = []
     for scenario in scenarios:
         sid = scenario["scenario_id"]
-        for condition in renderer.condition_ids:
+        for condition in chosen:
             context = None
             where = ""
             if renderer.is_grounded(condition):

@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
-SPEC_SCHEMAS = sorted((REPO / "spec").glob("*.yaml"))
+SPEC_SCHEMAS = sorted((REPO / "spec").rglob("*.yaml"))
 DOMAIN_SCHEMAS = sorted((REPO / "domains").glob("*/schema/*.yaml"))
 SCHEMAS = SPEC_SCHEMAS + DOMAIN_SCHEMAS
 IDS = [p.relative_to(REPO).as_posix() for p in SCHEMAS]

@@ -11,7 +11,7 @@ from pathlib import Path
 from ..ir import Domain
 from ..jsonschemas import class_schema, strict_openai_schema, strict_violations
 from ..paths import SPEC_DIR
-from .base import Artifact, EmitContext, json_bytes
+from .base import Artifact, Backend, EmitContext, declared_order, json_bytes, ordered_json_bytes
 
 TABLE_CLASSES = {
     "entities": "Entity",
@@ -24,14 +24,33 @@ TABLE_CLASSES = {
 
 
 def response_schema() -> dict:
+    """The model's answer schema, OpenAI-strict, its properties in spec/response.yaml's order.
+
+    Strict decoding writes keys in schema order, so this order is the order in which a model
+    commits to its answer; it is the declared one (the same the prompt lists), never sorted.
+    """
     schema = strict_openai_schema(class_schema(SPEC_DIR / "response.yaml", "ModelResponse"))
     problems = strict_violations(schema)
     if problems:  # a broken invariant of the spec, not a user error
         raise AssertionError("response schema is not OpenAI-strict: " + "; ".join(problems))
-    return schema
+    return declared_order(schema)
 
 
-def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
+class SchemasBackend(Backend):
+    """JSON Schemas of the tables, scenarios, gold and the model response."""
+
+    name = "schemas"
+    format_version = "1.1.0"  # 1.1: xrefs.schema.json; table rows with their local id patterns
+    outputs = ("schemas/*.schema.json",)
+
+    def emit(self, domain: Domain, ctx: EmitContext) -> list[Artifact]:
+        return _emit(domain)
+
+
+BACKEND = SchemasBackend()
+
+
+def _emit(domain: Domain) -> list[Artifact]:
     out = []
     for table, cls in TABLE_CLASSES.items():
         schema = class_schema(Path(domain.schema_file), cls, title=f"{domain.name} {table} row")
@@ -57,5 +76,5 @@ def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
             "schemas/gold.schema.json", json_bytes(class_schema(SPEC_DIR / "scenario.yaml", "Gold"))
         )
     )
-    out.append(Artifact("schemas/response.schema.json", json_bytes(response_schema())))
+    out.append(Artifact("schemas/response.schema.json", ordered_json_bytes(response_schema())))
     return out

@@ -142,7 +142,9 @@ async def _run(config: RunConfig, console: Console) -> RunResult:
         raise UserError("--concurrency, --replicates and --max-attempts must be at least 1")
     api_key = None if spec.is_reference else _api_key(spec)
     folder = load_run_folder(config.run_dir)
-    gold = load_gold(folder.path) if spec.name == "oracle" and spec.is_reference else {}
+    from harness.responders import needs_gold
+
+    gold = load_gold(folder.path) if spec.is_reference and needs_gold(spec.name) else {}
     plan = plan_requests(folder.prompts, spec, config.settings)
     lookup = {item.key: item for item in plan}
     if config.limit is not None:

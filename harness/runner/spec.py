@@ -11,6 +11,13 @@ from .keys import model_slug
 REFERENCE_RESPONDERS = ("oracle", "context-reader", "ungrounded")
 
 
+def _is_noisy_oracle(name: str) -> bool:
+    """`noisy-oracle-<rate>`: the QA panel's oracle at a declared error rate."""
+    from harness.responders import noisy_rate
+
+    return noisy_rate(name) is not None
+
+
 @dataclass(frozen=True)
 class ModelSpec:
     """Which model answers, and where; `text` is what records and keys carry."""
@@ -54,7 +61,9 @@ def parse_model_spec(
     if provider == "openai":
         return ModelSpec("openai", name, base_url.rstrip("/") if base_url else None)
     if provider == "ref":
-        if name not in responders:
+        if name not in responders and not (
+            responders is REFERENCE_RESPONDERS and _is_noisy_oracle(name)
+        ):
             raise UserError(f"unknown reference responder '{name}'; known: {', '.join(responders)}")
         if base_url:
             raise UserError("--base-url applies to openai: models, not to ref: responders")
