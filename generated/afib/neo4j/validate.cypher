@@ -27,23 +27,23 @@ MATCH (a:KG_afib:Assertion)
 WHERE NOT EXISTS { (:EvidenceSource)-[:SUPPORTS]->(a) } AND a.no_evidence_reason IS NULL
 RETURN count(a) AS value;
 
-// @check entities expect=95
+// @check entities expect=98
 // entity count matches the spec
 MATCH (n:KG_afib:Entity) RETURN count(n) AS value;
 
-// @check assertions expect=181
+// @check assertions expect=196
 // assertion count matches the spec
 MATCH (n:KG_afib:Assertion) RETURN count(n) AS value;
 
-// @check evidence_sources expect=33
+// @check evidence_sources expect=34
 // evidence source count matches the spec
 MATCH (n:KG_afib:EvidenceSource) RETURN count(n) AS value;
 
-// @check supports expect=292
+// @check supports expect=316
 // SUPPORTS link count matches the spec
 MATCH (:KG_afib:EvidenceSource)-[r:SUPPORTS]->(:KG_afib:Assertion) RETURN count(r) AS value;
 
-// @check members expect=21
+// @check members expect=23
 // MEMBER_OF link count matches the spec
 MATCH (:KG_afib:Entity)-[r:MEMBER_OF]->(:KG_afib:Entity) RETURN count(r) AS value;
 
@@ -59,7 +59,7 @@ MATCH (n:KG_afib:BiologicalProcess) RETURN count(n) AS value;
 // ClinicalOutcome count matches the spec
 MATCH (n:KG_afib:ClinicalOutcome) RETURN count(n) AS value;
 
-// @check entities_Contraindication expect=12
+// @check entities_Contraindication expect=13
 // Contraindication count matches the spec
 MATCH (n:KG_afib:Contraindication) RETURN count(n) AS value;
 
@@ -67,7 +67,7 @@ MATCH (n:KG_afib:Contraindication) RETURN count(n) AS value;
 // Disease count matches the spec
 MATCH (n:KG_afib:Disease) RETURN count(n) AS value;
 
-// @check entities_Drug expect=11
+// @check entities_Drug expect=13
 // Drug count matches the spec
 MATCH (n:KG_afib:Drug) RETURN count(n) AS value;
 
@@ -95,7 +95,7 @@ MATCH (n:KG_afib:RiskFactor) RETURN count(n) AS value;
 // ASSOCIATED_WITH direct edge count matches the spec
 MATCH (:KG_afib)-[r:ASSOCIATED_WITH]->(:KG_afib) RETURN count(r) AS value;
 
-// @check edges_CAUSES_DECREASE_IN expect=32
+// @check edges_CAUSES_DECREASE_IN expect=35
 // CAUSES_DECREASE_IN direct edge count matches the spec
 MATCH (:KG_afib)-[r:CAUSES_DECREASE_IN]->(:KG_afib) RETURN count(r) AS value;
 
@@ -103,23 +103,23 @@ MATCH (:KG_afib)-[r:CAUSES_DECREASE_IN]->(:KG_afib) RETURN count(r) AS value;
 // CAUSES_INCREASE_IN direct edge count matches the spec
 MATCH (:KG_afib)-[r:CAUSES_INCREASE_IN]->(:KG_afib) RETURN count(r) AS value;
 
-// @check edges_CONTRAINDICATED_FOR expect=31
+// @check edges_CONTRAINDICATED_FOR expect=34
 // CONTRAINDICATED_FOR direct edge count matches the spec
 MATCH (:KG_afib)-[r:CONTRAINDICATED_FOR]->(:KG_afib) RETURN count(r) AS value;
 
-// @check edges_HAS_NO_EFFECT_ON expect=8
+// @check edges_HAS_NO_EFFECT_ON expect=10
 // HAS_NO_EFFECT_ON direct edge count matches the spec
 MATCH (:KG_afib)-[r:HAS_NO_EFFECT_ON]->(:KG_afib) RETURN count(r) AS value;
 
-// @check edges_INDICATED_FOR expect=14
+// @check edges_INDICATED_FOR expect=16
 // INDICATED_FOR direct edge count matches the spec
 MATCH (:KG_afib)-[r:INDICATED_FOR]->(:KG_afib) RETURN count(r) AS value;
 
-// @check edges_INTERACTS_WITH expect=8
+// @check edges_INTERACTS_WITH expect=9
 // INTERACTS_WITH direct edge count matches the spec
 MATCH (:KG_afib)-[r:INTERACTS_WITH]->(:KG_afib) RETURN count(r) AS value;
 
-// @check edges_MAY_CAUSE_ADVERSE_EFFECT expect=16
+// @check edges_MAY_CAUSE_ADVERSE_EFFECT expect=18
 // MAY_CAUSE_ADVERSE_EFFECT direct edge count matches the spec
 MATCH (:KG_afib)-[r:MAY_CAUSE_ADVERSE_EFFECT]->(:KG_afib) RETURN count(r) AS value;
 
@@ -131,6 +131,6 @@ MATCH (:KG_afib)-[r:PARTICIPATES_IN]->(:KG_afib) RETURN count(r) AS value;
 // REQUIRES_DOSE_ADJUSTMENT_IN direct edge count matches the spec
 MATCH (:KG_afib)-[r:REQUIRES_DOSE_ADJUSTMENT_IN]->(:KG_afib) RETURN count(r) AS value;
 
-// @check edges_TARGETS expect=14
+// @check edges_TARGETS expect=16
 // TARGETS direct edge count matches the spec
 MATCH (:KG_afib)-[r:TARGETS]->(:KG_afib) RETURN count(r) AS value;
