@@ -240,7 +240,7 @@ class ProbeSettings:
 
 @dataclass(frozen=True)
 class ProbeSpec:
-    """The validated graph-generation probe of a domain (declarations/probe.yaml + its probe.yaml)."""
+    """The validated graph-generation probe of a domain (spec/declarations/probe.yaml + its probe.yaml)."""
 
     source: str  # repo-relative path of the domain's probe declaration
     settings: ProbeSettings
@@ -278,7 +278,7 @@ class Domain:
     facts: tuple[AssertionFacts, ...] = ()
     warnings: tuple[str, ...] = ()  # downgraded integrity and evidence findings (never compiled)
     probe: ProbeSpec | None = None
-    unparseable_policy: str = "intent_to_treat"  # declarations/metrics.yaml, into scorer.py
+    unparseable_policy: str = "intent_to_treat"  # spec/declarations/metrics.yaml, into scorer.py
     # Interoperability (compiler/prefixes.py, compiler/biolink.py): the domain's CURIE prefix
     # and its expansion, the declared vocabulary prefixes, the Biolink Model the schema was
     # checked against, the LinkML classes of the JSON form, and the Biolink facts the exports

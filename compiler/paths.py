@@ -9,10 +9,10 @@ from pathlib import Path
 from kgbench.errors import Location, SpecError
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SPEC_DIR = REPO_ROOT / "spec"  # LinkML schemas only (linkml-lint runs over it)
+SPEC_DIR = REPO_ROOT / "spec"  # the LinkML schemas (spec/*.yaml, spec/study/)
 # Declarations validated against spec/declarations.yaml (conditions, metrics, probe defaults,
-# the CURIE prefix map): data, so they live outside the schema folder.
-DECLARATIONS_DIR = REPO_ROOT / "declarations"
+# the CURIE prefix map): data, not schemas, so linkml-lint is given schema files, never this folder.
+DECLARATIONS_DIR = SPEC_DIR / "declarations"
 TEMPLATES_DIR = REPO_ROOT / "templates"
 DOMAINS_DIR = REPO_ROOT / "domains"
 GENERATED_DIR = REPO_ROOT / "generated"
@@ -71,7 +71,7 @@ def confined(
     symlinks still lies inside the domain folder, so a data-table entry can never read
     `/etc/passwd` or another project's files into an error message or a compiled artifact.
     `parent_refs` admits `..` for declarations that may name the shared declarations folder (e.g.
-    `conditions: ../../declarations/conditions.yaml`); where the path ends up is checked either way.
+    `conditions: ../../spec/declarations/conditions.yaml`); where the path ends up is checked either way.
     The path is returned as written (not resolved), so messages name the file the user named.
     """
     raw = Path(str(rel))

@@ -1,4 +1,4 @@
-"""The CURIE prefix map (declarations/prefixes.yaml) and the entity cross-references it governs.
+"""The CURIE prefix map (spec/declarations/prefixes.yaml) and the entity cross-references it governs.
 
 A cross-reference is only useful if a consumer can resolve it, so every xref must use a
 declared prefix and a local part of the shape that vocabulary issues (MONDO:0005148, not
@@ -104,7 +104,7 @@ def check_xref(xref: str, prefix_map: dict[str, PrefixDecl]) -> str | None:
             + hint
             + "; expected one of "
             + ", ".join(prefix_map)
-            + " (declarations/prefixes.yaml)"
+            + " (spec/declarations/prefixes.yaml)"
         )
     if not decl.pattern.fullmatch(local):
         return (

@@ -3,7 +3,7 @@
     .venv/bin/python tools/xref_coverage.py cardio afib
 
 Denominator: the domain's entities minus those judged to have no standard concept in the
-declared vocabularies (declarations/prefixes.yaml), listed with a reason in
+declared vocabularies (spec/declarations/prefixes.yaml), listed with a reason in
 tools/xref_coverage.yaml (composites such as "stroke or systemic embolism", unions of findings,
 guideline- or trial-defined subgroups and populations, management strategies). An entity not
 listed there counts as having a concept, so an entity added later without an xref lowers the

@@ -302,7 +302,7 @@ class Metric(Model):
 
 
 class MetricPanel(Document):
-    """metrics.json: the declared panel as data (declarations/metrics.yaml, validated)."""
+    """metrics.json: the declared panel as data (spec/declarations/metrics.yaml, validated)."""
 
     FORMAT: ClassVar[str] = "1.0.0"
     PATH: ClassVar[str] = "metrics.json"

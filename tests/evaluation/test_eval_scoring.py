@@ -376,9 +376,9 @@ def test_json_in_a_code_fence_is_read(mini_scorer):
 
 
 def test_compiled_panel_is_the_declared_panel(mini_scorer):
-    """metrics.json carries declarations/metrics.yaml's panel (read here as YAML, independently of the
+    """metrics.json carries spec/declarations/metrics.yaml's panel (read here as YAML, independently of the
     compiler), and the scorer uses exactly it: no second copy to keep in step."""
-    spec = yaml.safe_load((REPO / "declarations" / "metrics.yaml").read_text())
+    spec = yaml.safe_load((REPO / "spec" / "declarations" / "metrics.yaml").read_text())
     fields = ("name", "title", "kind", "response_field", "gold_field", "defined_when")
     declared = [
         (*(m[f] for f in fields), m["higher_is_better"], m.get("binary", False))
