@@ -416,9 +416,43 @@ def _conditions(doc: YamlDoc) -> tuple[ir.Condition, ...]:
                 description=" ".join(str(c["description"]).split()),
                 sections=tuple(sections),
                 annotations=tuple(c.get("annotations") or ()),
+                verify=_verify(doc, i, c),
             )
         )
     return tuple(out)
+
+
+VERIFY_STEPS = ("generate", "revise", "answer")
+
+
+def _verify(doc: YamlDoc, i: int, c: dict[str, Any]) -> ir.Verify | None:
+    """A verify-and-revise block; it replaces sections (the graph checks, it does not
+    retrieve), so a condition declaring both is a located error."""
+    v = c.get("verify")
+    if v is None:
+        return None
+    if c.get("sections"):
+        raise SpecError(
+            "a verify-and-revise condition has no sections (the graph checks the model's "
+            "triplets instead of retrieving a context)",
+            doc.location(["conditions", i, "sections"], "sections"),
+        )
+    extra = [r for r in v["path_roles"] if r not in v["roles"]]
+    if extra:
+        raise SpecError(
+            f"path role '{extra[0]}' is not one of the condition's roles ({', '.join(v['roles'])})",
+            doc.location(["conditions", i, "verify", "path_roles"], "path_roles"),
+        )
+    return ir.Verify(
+        max_triplets=int(v["max_triplets"]),
+        max_path_length=int(v["max_path_length"]),
+        max_revisions=int(v["max_revisions"]),
+        fuzzy_threshold=float(v["fuzzy_threshold"]),
+        max_name_length=int(v["max_name_length"]),
+        roles=tuple(v["roles"]),
+        path_roles=tuple(v["path_roles"]),
+        prompts=tuple((k, " ".join(str(v["prompts"][k]).split())) for k in VERIFY_STEPS),
+    )
 
 
 def _resolve_conditions(
@@ -453,6 +487,19 @@ def _resolve_conditions(
                 )
             hops = tuple(tuple(types((r,)) for r in shape) for shape in shapes)
             sections.append(replace(sec, predicates=section_types, path_shapes=shapes, hops=hops))
+        if cond.verify is not None:
+            v = cond.verify
+            vocabulary = types(v.roles)
+            if not vocabulary:
+                raise SpecError(
+                    f"condition {cond.id}: domain '{domain}' has no predicate in the verify "
+                    f"roles ({', '.join(v.roles)})",
+                    doc.location(["conditions", i, "verify", "roles"], "roles"),
+                )
+            cond = replace(
+                cond,
+                verify=replace(v, predicates=vocabulary, path_predicates=types(v.path_roles)),
+            )
         if cond.sections and not sections:
             raise SpecError(
                 f"grounded condition {cond.id} exposes no predicate of domain '{domain}' "

@@ -168,6 +168,27 @@ class ContextSection:
 
 
 @dataclass(frozen=True)
+class Verify:
+    """A verify-and-revise condition's bounds and prompts (spec VerifyDeclaration).
+
+    `predicates` are the domain's predicates in `roles` (the triplet vocabulary) and
+    `path_predicates` those in `path_roles` (what a verifying path may follow); both are
+    resolved by the frontend, like a section's predicates.
+    """
+
+    max_triplets: int
+    max_path_length: int
+    max_revisions: int
+    fuzzy_threshold: float
+    max_name_length: int
+    roles: tuple[str, ...]
+    path_roles: tuple[str, ...]
+    prompts: tuple[tuple[str, str], ...]  # (step, instruction), in step order
+    predicates: tuple[str, ...] = ()
+    path_predicates: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Condition:
     id: str
     name: str
@@ -175,6 +196,7 @@ class Condition:
     description: str
     sections: tuple[ContextSection, ...]
     annotations: tuple[str, ...]
+    verify: Verify | None = None
 
     @property
     def grounded(self) -> bool:

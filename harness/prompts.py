@@ -260,7 +260,13 @@ def build_prompts(
     scenarios = load_scenarios(run_dir)
     compiled = open_domain(domain or run_domain(run_dir, scenarios))
     renderer = PromptRenderer(compiled)
-    chosen = [c for c in renderer.condition_ids if conditions is None or c in conditions]
+    # A verify-and-revise condition (C5) has no single prompt: its steps are written by
+    # harness.verify, which adds its answer prompts to prompts/verify.jsonl.
+    chosen = [
+        c.id
+        for c in renderer.conditions
+        if c.verify is None and (conditions is None or c.id in conditions)
+    ]
     records = []
     for scenario in scenarios:
         sid = scenario["scenario_id"]

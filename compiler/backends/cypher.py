@@ -16,9 +16,11 @@ from kgbench.contract import Conditions
 
 from ..ir import Condition, ContextSection, Domain
 from .base import Artifact, Backend, EmitContext, render
-from .cyphergen import CypherGenerator, Neo4j5
+from .cyphergen import CypherGenerator, Neo4j5, VerifyExact, VerifyPath
 
 PARAMETERS = ("candidate_ids", "target_id", "outcome_ids", "context_ids")
+VERIFY_PARAMETERS = ("subject_id", "object_id")
+SIGNS = {"increase": 1, "decrease": -1}
 
 
 @dataclass(frozen=True)
@@ -88,8 +90,13 @@ class ExtractionBackend(Backend):
                 query = f"cypher/{cond.id}.cypher"
                 v = view(domain, cond, self.dialect)
                 out.append(Artifact(query, render("neo4j/extraction.cypher.j2", ctx, v=v)))
+            verify = None
+            if cond.verify is not None:
+                verify, files = self._verify(domain, cond)
+                out.extend(files)
             conditions.append(
                 {
+                    "verify": verify,
                     "id": cond.id,
                     "name": cond.name,
                     "title": cond.title,
@@ -116,6 +123,54 @@ class ExtractionBackend(Backend):
             self.document(Conditions, {"domain": domain.name, "conditions": conditions}, ctx)
         )
         return out
+
+    def _verify(self, domain: Domain, cond: Condition) -> tuple[dict, list[Artifact]]:
+        """The review queries of a verify-and-revise condition and its compiled settings.
+
+        Signs come from the predicates' declared direction (CAUSES_DECREASE_IN is -1): a
+        triplet's claimed sign is its predicate's, a path's the product of its assertions'
+        `direction` (decrease -1, anything else +1).
+        """
+        v = cond.verify
+        assert v is not None
+        label = domain.neo4j_label
+        head = (
+            f"// Verify-and-revise review for domain '{domain.name}', condition {cond.id} "
+            f"({cond.name}) (generated; do not edit).\n"
+            "// Parameters: $subject_id, $object_id (entity ids the triplet's names were linked "
+            "to).\n"
+        )
+        exact = VerifyExact(label, v.predicates)
+        path = VerifyPath(label, v.path_predicates or v.predicates, v.max_path_length)
+        files = {
+            "exact": (
+                f"cypher/{cond.id}.verify_exact.cypher",
+                head + "// Every assertion between the two, both ways, and the class-level claims "
+                "that apply to the subject.\n" + self.dialect.generate(exact) + "\n",
+            ),
+            "path": (
+                f"cypher/{cond.id}.verify_path.cypher",
+                head + f"// Directed paths of at most {v.max_path_length} assertions, shortest "
+                "first.\n" + self.dialect.generate(path) + "\n",
+            ),
+        }
+        signs = {p.name: SIGNS.get(p.direction or "", 0) for p in domain.predicates}
+        settings = {
+            "max_triplets": v.max_triplets,
+            "max_path_length": v.max_path_length,
+            "max_revisions": v.max_revisions,
+            "fuzzy_threshold": v.fuzzy_threshold,
+            "max_name_length": v.max_name_length,
+            "roles": list(v.roles),
+            "path_roles": list(v.path_roles),
+            "predicates": list(v.predicates),
+            "path_predicates": list(v.path_predicates),
+            "signs": {p: signs[p] for p in v.predicates},
+            "prompts": dict(v.prompts),
+            "queries": {k: name for k, (name, _) in files.items()},
+            "parameters": list(VERIFY_PARAMETERS),
+        }
+        return settings, [Artifact(name, text.encode("utf-8")) for name, text in files.values()]
 
 
 BACKEND = ExtractionBackend()

@@ -96,6 +96,26 @@ class CountRelationships:
     end: str | None = None
 
 
+@dataclass(frozen=True)
+class VerifyExact:
+    """The assertions between two linked entities, both ways, and the class-level claims
+    that apply to the subject (verify-and-revise review: exact check and correction)."""
+
+    label: str
+    predicates: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class VerifyPath:
+    """Directed paths of at most `max_length` assertions from subject to object (also from
+    a class the subject is a member of, when the first claim applies to it)."""
+
+    label: str
+    predicates: tuple[str, ...]
+    max_length: int
+    limit: int = 16
+
+
 Construct = (
     UniqueId
     | PropertyIndex
@@ -108,6 +128,8 @@ Construct = (
     | UnevidencedAssertions
     | CountNodes
     | CountRelationships
+    | VerifyExact
+    | VerifyPath
 )
 
 
@@ -129,6 +151,8 @@ CONSTRUCTS: tuple[type, ...] = (
     UnevidencedAssertions,
     CountNodes,
     CountRelationships,
+    VerifyExact,
+    VerifyPath,
 )
 
 # --- the generator --------------------------------------------------------------------------
@@ -214,6 +238,50 @@ class CypherGenerator:
 
     def unevidenced_assertions(self, c: UnevidencedAssertions) -> str:
         raise NotImplementedError
+
+    # -- verification (verify-and-revise review; $subject_id, $object_id are parameters) --
+    def _endpoints(self, label: str) -> str:
+        return (
+            f"MATCH (s:{label} {{id: $subject_id}}){self.index_seek('s', label)}\n"
+            f"MATCH (o:{label} {{id: $object_id}}){self.index_seek('o', label)}\n"
+        )
+
+    def verify_exact(self, c: VerifyExact) -> str:
+        types = "|".join(c.predicates)
+        return (
+            self._endpoints(c.label) + f"{self.scoped_call('s', 'o')}\n"
+            f"  MATCH (s)-[r:{types}]->(o)\n"
+            "  RETURN r, 'forward' AS orientation, false AS via_class\n"
+            "  UNION\n"
+            f"  MATCH (o)-[r:{types}]->(s)\n"
+            "  RETURN r, 'reverse' AS orientation, false AS via_class\n"
+            "  UNION\n"
+            f"  MATCH (s)-[:MEMBER_OF]->(:{c.label})-[r:{types}]->(o)\n"
+            "  WHERE s.id IN coalesce(r.member_ids, [])\n"
+            "  RETURN r, 'forward' AS orientation, true AS via_class\n"
+            "}\n"
+            "RETURN r.assertion_id AS assertion_id, type(r) AS predicate, orientation, via_class,\n"
+            "       r.direction AS direction, r.validated AS validated\n"
+            "ORDER BY assertion_id, orientation"
+        )
+
+    def verify_path(self, c: VerifyPath) -> str:
+        hops = f"[:{'|'.join(c.predicates)}*1..{c.max_length}]"
+        return (
+            self._endpoints(c.label) + f"{self.scoped_call('s', 'o')}\n"
+            f"  MATCH p = (s)-{hops}->(o)\n"
+            "  RETURN relationships(p) AS rels, false AS via_class\n"
+            "  UNION\n"
+            f"  MATCH (s)-[:MEMBER_OF]->(k:{c.label})\n"
+            f"  MATCH p = (k)-{hops}->(o)\n"
+            "  WHERE s.id IN coalesce(relationships(p)[0].member_ids, [])\n"
+            "  RETURN relationships(p) AS rels, true AS via_class\n"
+            "}\n"
+            "WITH [r IN rels | r.assertion_id] AS chain, [r IN rels | r.direction] AS directions,\n"
+            "     via_class\n"
+            "RETURN chain, directions, via_class\n"
+            f"ORDER BY size(chain), chain\nLIMIT {c.limit}"
+        )
 
     # -- extraction (used by the template) --
     def scoped_call(self, *variables: str) -> str:

@@ -34,6 +34,7 @@ from .models import (
     ScenarioRules,
     ScoredPanel,
     Section,
+    Verify,
 )
 
 SCHEMAS_DIR = Path(__file__).resolve().parent / "schemas"
@@ -160,6 +161,7 @@ __all__ = [
     "ScenarioRules",
     "ScoredPanel",
     "Section",
+    "Verify",
     "check_formats",
     "compatible",
     "json_schema",

@@ -253,6 +253,29 @@ class Section(Model):
     validated_only: bool
 
 
+class VerifyQueries(Model):
+    exact: str = Field(description="query file: the assertions between two linked entities")
+    path: str = Field(description="query file: signed paths of at most max_path_length")
+
+
+class Verify(Model):
+    """A verify-and-revise condition (KGARevion): bounds, vocabulary, prompts, queries."""
+
+    max_triplets: int
+    max_path_length: int
+    max_revisions: int
+    fuzzy_threshold: float
+    max_name_length: int
+    roles: list[str]
+    path_roles: list[str]
+    predicates: list[str] = Field(description="the triplet vocabulary (predicates in roles)")
+    path_predicates: list[str]
+    signs: dict[str, int] = Field(description="predicate -> +1 increase, -1 decrease, 0 none")
+    prompts: dict[str, str] = Field(description="generate, revise, answer instructions")
+    queries: VerifyQueries
+    parameters: list[str]
+
+
 class Condition(Model):
     id: str
     name: str
@@ -262,6 +285,9 @@ class Condition(Model):
     query: str | None = Field(description="extraction query file; null when ungrounded")
     parameters: list[str]
     sections: list[Section]
+    verify: Verify | None = Field(
+        default=None, description="verify-and-revise settings; null for a retrieval condition"
+    )
 
     @property
     def grounded(self) -> bool:
@@ -274,7 +300,7 @@ class Condition(Model):
 class Conditions(Document):
     """conditions.json: the grounding conditions, in declaration order (the one source)."""
 
-    FORMAT: ClassVar[str] = "1.0.0"
+    FORMAT: ClassVar[str] = "1.1.0"  # 1.1: verify (verify-and-revise conditions)
     PATH: ClassVar[str] = "conditions.json"
 
     format_version: str

@@ -1,0 +1,19 @@
+// Verify-and-revise review for domain 'cardio', condition C5 (verify_revise) (generated; do not edit).
+// Parameters: $subject_id, $object_id (entity ids the triplet's names were linked to).
+// Directed paths of at most 3 assertions, shortest first.
+MATCH (s:KG_cardio {id: $subject_id}) USING INDEX SEEK s:KG_cardio(id)
+MATCH (o:KG_cardio {id: $object_id}) USING INDEX SEEK o:KG_cardio(id)
+CALL (s, o) {
+  MATCH p = (s)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN|PARTICIPATES_IN|TARGETS*1..3]->(o)
+  RETURN relationships(p) AS rels, false AS via_class
+  UNION
+  MATCH (s)-[:MEMBER_OF]->(k:KG_cardio)
+  MATCH p = (k)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN|PARTICIPATES_IN|TARGETS*1..3]->(o)
+  WHERE s.id IN coalesce(relationships(p)[0].member_ids, [])
+  RETURN relationships(p) AS rels, true AS via_class
+}
+WITH [r IN rels | r.assertion_id] AS chain, [r IN rels | r.direction] AS directions,
+     via_class
+RETURN chain, directions, via_class
+ORDER BY size(chain), chain
+LIMIT 16
