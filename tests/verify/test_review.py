@@ -1,0 +1,175 @@
+"""Entity linking, exact and path verification, unverifiable and hostile triplets, on the
+hand-made mini graph in a real Neo4j (tests/fixtures/domains/mini/data/assertions.csv)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import neo4j
+import pytest
+
+from compiler.backends.cyphergen import Neo4j5, VerifyPath
+from harness.compiled import CompiledDomain
+from harness.graph.load import graph_counts
+from harness.verify.review import Reviewer, VerifySettings, correction_text, tally
+
+
+@pytest.fixture(scope="module")
+def reviewer(neo4j_driver: neo4j.Driver, loaded_mini: CompiledDomain) -> Reviewer:
+    return Reviewer(neo4j_driver, loaded_mini, VerifySettings.open(loaded_mini, "C5"))
+
+
+def t(s: object, p: object, o: object) -> dict[str, object]:
+    return {"subject": s, "predicate": p, "object": o}
+
+
+def test_compiled_settings_are_the_declared_ones(loaded_mini: CompiledDomain) -> None:
+    v = VerifySettings.open(loaded_mini, "C5").verify
+    assert (v.max_triplets, v.max_path_length, v.max_revisions) == (4, 3, 1)
+    assert v.fuzzy_threshold == 90
+    assert v.signs["CAUSES_DECREASE_IN"] == -1 and v.signs["CAUSES_INCREASE_IN"] == 1
+    assert "ASSOCIATED_WITH" not in v.predicates  # associative is not a verify role
+    assert set(v.path_predicates) == {
+        "TARGETS",
+        "PARTICIPATES_IN",
+        "CAUSES_DECREASE_IN",
+        "CAUSES_INCREASE_IN",
+    }
+
+
+@pytest.mark.parametrize(
+    ("name", "entity", "method"),
+    [
+        ("Lisinopril", "DRG_0001", "exact_name"),
+        ("lisinopril ", "DRG_0001", "exact_name"),
+        ("Zestril", "DRG_0001", "synonym"),
+        ("DRUGBANK:DB00722", "DRG_0001", "xref"),
+        ("Lisinoprill", "DRG_0001", "fuzzy"),
+        ("Unobtainium", None, "unmapped"),
+    ],
+)
+def test_entity_linking_tiers(reviewer: Reviewer, name: str, entity: str, method: str) -> None:
+    decision = reviewer.linker.link(name)
+    assert (decision["entity_id"], decision["method"]) == (entity, method)
+
+
+def test_exact_assertion_in_the_right_direction(reviewer: Reviewer) -> None:
+    v = reviewer.review(t("Zestril", "TARGETS", "ACE"))
+    assert (v.status, v.method, v.assertion_ids) == ("verified", "exact", ["ASR_0001"])
+    assert (v.subject_id, v.object_id) == ("DRG_0001", "PRT_0001")
+
+
+def test_class_level_claim_verifies_a_member(reviewer: Reviewer) -> None:
+    v = reviewer.review(t("Lisinopril", "CAUSES_DECREASE_IN", "MACE"))
+    assert (v.status, v.method, v.assertion_ids) == ("verified", "exact", ["ASR_0014"])
+
+
+def test_wrong_sign_is_refuted_with_the_graphs_correction(
+    reviewer: Reviewer, loaded_mini: CompiledDomain
+) -> None:
+    v = reviewer.review(t("Smoking cessation", "CAUSES_INCREASE_IN", "Tobacco smoking"))
+    assert v.status == "refuted" and v.reason == "wrong_sign_or_predicate"
+    assert [c["assertion_id"] for c in v.correction] == ["ASR_0011"]
+    assert "CAUSES_DECREASE_IN" in correction_text(v, loaded_mini.entities)
+
+
+def test_wrong_direction_is_refuted(reviewer: Reviewer) -> None:
+    v = reviewer.review(t("Blood pressure", "CAUSES_INCREASE_IN", "RAAS activity"))
+    assert (v.status, v.reason) == ("refuted", "wrong_direction")
+    assert v.correction[0]["orientation"] == "reverse"
+
+
+def test_path_with_the_composed_sign(reviewer: Reviewer) -> None:
+    # ACE -PARTICIPATES_IN-> RAAS -CAUSES_INCREASE_IN-> BP -CAUSES_INCREASE_IN-> MACE: +1
+    v = reviewer.review(t("ACE", "CAUSES_INCREASE_IN", "MACE"))
+    assert (v.status, v.method) == ("verified", "path")
+    assert v.assertion_ids == ["ASR_0002", "ASR_0003", "ASR_0004"]
+    # the same path refutes the opposite sign
+    v = reviewer.review(t("ACE", "CAUSES_DECREASE_IN", "MACE"))
+    assert (v.status, v.reason) == ("refuted", "no_assertion_or_path")
+    # an inhibiting first step flips the sign: Lisinopril -| ACE -> RAAS -> BP
+    v = reviewer.review(t("Amlodipine", "CAUSES_DECREASE_IN", "Vasoconstriction"))
+    assert (v.status, v.method, v.assertion_ids) == ("verified", "path", ["ASR_0008", "ASR_0009"])
+
+
+def test_path_longer_than_m_is_not_followed(
+    neo4j_driver: neo4j.Driver, loaded_mini: CompiledDomain
+) -> None:
+    settings = VerifySettings.open(loaded_mini, "C5")
+    short = Neo4j5().generate(
+        VerifyPath(loaded_mini.label, tuple(settings.verify.path_predicates), 2)
+    )
+    reviewer = Reviewer(neo4j_driver, loaded_mini, dataclasses.replace(settings, path_query=short))
+    v = reviewer.review(t("ACE", "CAUSES_INCREASE_IN", "MACE"))  # needs 3 assertions
+    assert v.status == "refuted"
+    assert reviewer.review(t("ACE", "CAUSES_INCREASE_IN", "Blood pressure")).status == "verified"
+
+
+def test_unsigned_predicate_needs_an_exact_assertion(reviewer: Reviewer) -> None:
+    assert reviewer.review(t("Lisinopril", "INDICATED_FOR", "Hypertension")).status == "verified"
+    v = reviewer.review(t("Amlodipine", "INDICATED_FOR", "Hypertension"))
+    assert (v.status, v.reason) == ("refuted", "no_assertion")
+
+
+def test_unlinkable_end_is_kept_and_marked(reviewer: Reviewer) -> None:
+    v = reviewer.review(t("Unobtainium", "TARGETS", "ACE"))
+    assert (v.status, v.reason) == ("unverifiable", "unlinked_subject")
+    assert v.object_id == "PRT_0001" and v.links["subject"]["method"] == "unmapped"
+
+
+HOSTILE = "x'}) MATCH (n) DETACH DELETE n //"
+
+
+@pytest.mark.parametrize(
+    ("triplet", "status", "reason"),
+    [
+        (t("Lisinopril", "DROP_ALL", "ACE"), "rejected", "unknown_predicate"),
+        (
+            t("Lisinopril", "TARGETS`]->() DETACH DELETE n//", "ACE"),
+            "rejected",
+            "unknown_predicate",
+        ),
+        (t("", "TARGETS", "ACE"), "rejected", "empty_name"),
+        (t("  --  ", "TARGETS", "ACE"), "rejected", "empty_name"),
+        (t("A" * 10_240, "TARGETS", "ACE"), "rejected", "too_long"),
+        (t("Lisinopril", "TARGETS", "lisinopril"), "rejected", "self_loop"),
+        (t("Lisinopril", "CAUSES_DECREASE_IN", "Zestril"), "rejected", "self_loop"),
+        (t(3, "TARGETS", "ACE"), "rejected", "not_text"),
+        ("Lisinopril targets ACE", "rejected", "not_an_object"),
+        (t(HOSTILE, "TARGETS", "ACE"), "unverifiable", "unlinked_subject"),
+        (t("Lisinopril", "TARGETS", HOSTILE), "unverifiable", "unlinked_object"),
+    ],
+)
+def test_hostile_triplets_are_recorded_never_raised(
+    reviewer: Reviewer,
+    neo4j_driver: neo4j.Driver,
+    loaded_mini: CompiledDomain,
+    triplet: object,
+    status: str,
+    reason: str,
+) -> None:
+    before = graph_counts(neo4j_driver, loaded_mini.label)
+    v = reviewer.review(triplet)
+    assert (v.status, v.reason) == (status, reason)
+    assert graph_counts(neo4j_driver, loaded_mini.label) == before
+    assert v.to_json()["status"] == status  # recordable as JSON
+    assert len(v.triplet_text()) < 500
+
+
+def test_queries_take_user_text_only_as_parameters(reviewer: Reviewer) -> None:
+    for query in (reviewer.settings.exact_query, reviewer.settings.path_query):
+        assert "$subject_id" in query and "$object_id" in query
+        body = "\n".join(line for line in query.splitlines() if not line.startswith("//"))
+        assert "'" not in body.replace("'forward'", "").replace("'reverse'", "")
+
+
+def test_tally_counts_by_status_and_reason(reviewer: Reviewer) -> None:
+    verdicts = [
+        reviewer.review(t("Zestril", "TARGETS", "ACE")),
+        reviewer.review(t("Unobtainium", "TARGETS", "ACE")),
+        reviewer.review(t("", "TARGETS", "ACE")),
+    ]
+    assert tally(verdicts) == {
+        "by_status": {"rejected": 1, "unverifiable": 1, "verified": 1},
+        "by_reason": {"empty_name": 1, "unlinked_subject": 1},
+    }
