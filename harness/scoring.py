@@ -43,7 +43,7 @@ from harness.metrics import (
 from kgbench.contract import Condition, IncompatibleArtifact, Metric, MetricPanel, ScoredPanel
 from kgbench.errors import Location, UserError
 
-from .jsonio import atomic_write_text, dumps, jsonl_text
+from .jsonio import atomic_write_text, dumps, jsonl_text, read_jsonl
 from .prompts import (
     load_context,
     load_scenarios,
@@ -575,7 +575,7 @@ class RunInputs:
     def prompts(self) -> list[dict[str, Any]]:
         known = {c.id for c in self.conditions}
         out = []
-        for p in read_prompts(self.run_dir):
+        for p in read_prompts(self.run_dir) + verify_prompts(self.run_dir):
             if p.get("scenario_id") not in self.scenarios or p.get("condition") not in known:
                 raise UserError(
                     f"prompt {p['prompt_id']} does not belong to this run's scenarios and "
@@ -588,7 +588,9 @@ class RunInputs:
         """The extracted context of a grounded condition (read once), None for C1."""
         key = (scenario_id, condition)
         if key not in self._contexts:
-            grounded = any(c.id == condition and c.grounded for c in self.conditions)
+            grounded = any(
+                c.id == condition and (c.grounded or c.verify is not None) for c in self.conditions
+            )
             loaded = load_context(self.run_dir, scenario_id, condition) if grounded else None
             self._contexts[key] = loaded
         return self._contexts[key]
@@ -615,6 +617,13 @@ class RunInputs:
         """
         seen = [rep + 1 for log in logs for (_, rep) in log.records]
         return max([self.declared_replicates or 1, *seen])
+
+
+def verify_prompts(run_dir: Path) -> list[dict[str, Any]]:
+    """The answer prompts of verify-and-revise conditions (prompts/verify.jsonl, written by
+    harness.verify), scored like prompts.jsonl's; none when C5 did not run."""
+    path = run_dir / "prompts" / "verify.jsonl"
+    return read_jsonl(path, "prompt") if path.exists() else []
 
 
 def _json_object(path: Path) -> dict[str, Any]:

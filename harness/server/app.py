@@ -49,6 +49,9 @@ class ServerConfig:
     """A compiled domain whose graph-generation probe prompts the server answers (with the
     probe's reference responders, harness.probe.responders)."""
     probe_responder: str = "oracle"
+    verify_domain: str | None = None
+    """A compiled domain whose verify-and-revise (C5) step prompts the server answers (with
+    harness.verify.responders; answer prompts with the context reader)."""
 
 
 class Stats:
@@ -173,6 +176,11 @@ class ReferenceServer:
             _probe_responder(config.probe_domain),
             config.probe_responder,
         )
+        if config.verify_domain is not None:
+            from harness.compiled import CompiledDomain
+            from harness.verify.responders import VerifyResponder
+
+            self.answerer.verify = VerifyResponder(CompiledDomain.open(config.verify_domain))
         self.store = Store(
             self._batch_answer, config.batch_step_ms / 1000, config.expire_batches, self._stop
         )

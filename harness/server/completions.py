@@ -71,6 +71,7 @@ class Answerer:
         self._respond = respond
         self.probe = probe  # a harness.probe.responders.ProbeResponder, or None
         self.probe_responder = probe_responder
+        self.verify: Any = None  # a harness.verify.responders.VerifyResponder, or None
 
     def _respond_fn(self) -> Callable[..., dict[str, Any]]:
         if self._respond is None:
@@ -84,8 +85,10 @@ class Answerer:
         messages = body.get("messages") or []
         prompt = last_user_text(messages)
         model = str(body.get("model", "reference"))
-        obj = self._probe_answer(model, prompt)
+        obj = self.verify.answer_text(prompt) if self.verify is not None else None
         if obj is not None:
+            name = "verifier"
+        elif (obj := self._probe_answer(model, prompt)) is not None:
             name = model if self._is_probe_name(model) else self.probe_responder
         else:
             from harness.responders import is_responder, needs_gold, noisy_rate

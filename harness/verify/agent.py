@@ -1,0 +1,403 @@
+"""The verify-and-revise driver (`kgbench verify`): every model step through the runner.
+
+Stages (logs under `<run>/verify/<model-slug>/stages/`): `generate` (one request per
+scenario), `revise-1` .. `revise-<r>` (one request per scenario with refuted triplets left),
+`answer` (one per scenario, the usual frame and JSON contract with the verified triplets as
+its grounded block). Review runs between them on Neo4j, through the compiled queries.
+
+Each stage is derived from the logged answers of the previous ones, so the same command after
+a crash resends nothing a log holds (the runner's exactly-once resume), and `--batch` and the
+cache work per stage. What it writes, each file atomically:
+
+    verify/<slug>/chains/<scenario>.json   every triplet: proposal, links, verdict, revisions
+    verify/<slug>/summary.json              counts (proposed, verified, refuted, ...)
+    contexts/<scenario>/C5.json             the verified assertions (what the scorer reads)
+    prompts/verify.jsonl                    the answer prompts (scored like prompts.jsonl)
+    responses/<slug>.jsonl                  the answers, appended as `<scenario>/C5` records
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import neo4j
+from rich.console import Console
+
+from harness.jsonio import atomic_write_json, atomic_write_text, jsonl_text
+from harness.prompts import PromptRenderer, load_scenarios, open_domain, prompt_record, run_domain
+from harness.runner.log import JsonlLog, RunLock
+from harness.runner.runfolder import schema_path_for
+from harness.runner.stage import Stage, StageConfig, StageRequest, run_stage, stage_spec
+
+from . import steps
+from .review import Reviewer, Verdict, VerifySettings, correction_text
+
+VERIFY_PROMPTS = Path("prompts") / "verify.jsonl"
+SUMMARY_FORMAT = "1.0.0"
+
+
+@dataclass(frozen=True)
+class VerifyConfig:
+    run_dir: Path
+    runner: StageConfig  # the model and runner options; out_dir is set here
+    condition: str = "C5"
+    database: str | None = None
+
+
+@dataclass
+class Triplet:
+    """One proposed triplet and its history (the chain `explain-run` shows)."""
+
+    index: int
+    candidate: str
+    proposed: Any
+    verdicts: list[Verdict]
+
+    @property
+    def final(self) -> Verdict:
+        return self.verdicts[-1]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "index": self.index,
+            "candidate": self.candidate,
+            "proposed": self.proposed,
+            "rounds": [v.to_json() for v in self.verdicts],
+            "final": self.final.status,
+            "revised": len(self.verdicts) > 1,
+            "fixed": len(self.verdicts) > 1 and self.final.status == "verified",
+        }
+
+
+def verify_dir(run_dir: Path, slug: str) -> Path:
+    return Path(run_dir) / "verify" / slug
+
+
+def run_verify(
+    config: VerifyConfig, driver: neo4j.Driver, console: Console | None = None
+) -> dict[str, Any]:
+    """Run C5 over every scenario of a run folder; returns the summary (also written)."""
+    console = console or Console(stderr=True, highlight=False)
+    run_dir = Path(config.run_dir)
+    scenarios = load_scenarios(run_dir)
+    compiled = open_domain(run_domain(run_dir, scenarios))
+    settings = VerifySettings.open(compiled, config.condition)
+    v = settings.verify
+    runner = config.runner
+    if runner.model.startswith("ref:") and runner.respond is None:
+        from .responders import stage_respond
+
+        # any ref: name: its steps are the C5 reference responders' (the answer step reads
+        # the verified block with the context reader), logged under that name's slug so C5
+        # pairs with the same name's C1-C4 answers
+        name = runner.model.partition(":")[2].strip()
+        runner = replace(runner, responders=(name,), respond=stage_respond(compiled))
+    slug = stage_spec(runner).slug
+    out = verify_dir(run_dir, slug)
+    runner = replace(runner, out_dir=out / "stages")
+    reviewer = Reviewer(driver, compiled, settings, config.database)
+    renderer = PromptRenderer(compiled)
+    predicates = {p["name"]: p for p in compiled.graph["predicates"]}
+    targets = {s["scenario_id"]: renderer.target_outcome(s) for s in scenarios}
+    chains: dict[str, list[Triplet]] = {}
+    rejected_answers: Counter[str] = Counter()
+
+    with RunLock(out / ".verify.lock"):
+        gen = _stage(
+            runner,
+            "generate",
+            [
+                StageRequest(
+                    s["scenario_id"],
+                    [
+                        {
+                            "role": "user",
+                            "content": steps.generate_prompt(
+                                v, s, targets[s["scenario_id"]], predicates
+                            ),
+                        }
+                    ],
+                    steps.generate_schema(v),
+                    "kgbench_triplets",
+                )
+                for s in scenarios
+            ],
+            console,
+        )
+        for s in scenarios:
+            sid = s["scenario_id"]
+            parsed = _parsed(gen.get(sid))
+            if parsed is None:
+                rejected_answers["generate_unparsed"] += 1
+            chains[sid] = _proposals(parsed, s, v.max_triplets, reviewer)
+        for k in range(1, v.max_revisions + 1):
+            pending = {
+                sid: [t for t in ts if t.final.status == "refuted"] for sid, ts in chains.items()
+            }
+            pending = {sid: ts for sid, ts in pending.items() if ts}
+            if not pending:
+                break
+            by_id = {s["scenario_id"]: s for s in scenarios}
+            requests = []
+            for sid, ts in pending.items():
+                items = [
+                    (t.index, t.final.triplet_text(), correction_text(t.final, compiled.entities))
+                    for t in ts
+                ]
+                text = steps.revise_prompt(v, by_id[sid], targets[sid], items, predicates)
+                requests.append(
+                    StageRequest(
+                        sid,
+                        [{"role": "user", "content": text}],
+                        steps.revise_schema(v),
+                        "kgbench_revisions",
+                    )
+                )
+            answers = _stage(runner, f"revise-{k}", requests, console)
+            for sid, ts in pending.items():
+                parsed = _parsed(answers.get(sid))
+                revisions = parsed.get("revisions") if isinstance(parsed, dict) else None
+                if not isinstance(revisions, list):
+                    rejected_answers["revise_unparsed"] += 1
+                    continue
+                by_index = {t.index: t for t in ts}
+                seen: set[int] = set()
+                for r in revisions:
+                    i = r.get("index") if isinstance(r, dict) else None
+                    if not isinstance(i, int) or i not in by_index or i in seen:
+                        rejected_answers["revision_unknown_index"] += 1
+                        continue
+                    seen.add(i)
+                    by_index[i].verdicts.append(reviewer.review(r))
+
+        schema = json.loads(schema_path_for(run_dir, _run_json(run_dir)).read_text("utf-8"))
+        answer_prompts = []
+        requests = []
+        for s in scenarios:
+            sid = s["scenario_id"]
+            context = _context(compiled, s, chains[sid], config.condition)
+            atomic_write_json(run_dir / "contexts" / sid / f"{config.condition}.json", context)
+            block = _answer_block(v, compiled, s, chains[sid], context)
+            content = renderer.env.get_template("frame.j2").render(
+                scenario=s, target_outcome=targets[sid], context_block=block
+            )
+            record = prompt_record(sid, config.condition, content)
+            answer_prompts.append(record)
+            requests.append(StageRequest(record["prompt_id"], record["messages"], schema))
+        answers = _stage(runner, "answer", requests, console)
+        atomic_write_text(run_dir / VERIFY_PROMPTS, jsonl_text(answer_prompts))
+        _append_answers(run_dir, slug, answers, config.condition)
+        for sid, ts in chains.items():
+            atomic_write_json(
+                out / "chains" / f"{sid}.json",
+                {"scenario_id": sid, "triplets": [t.to_json() for t in ts]},
+            )
+        summary = summarize(chains, rejected_answers)
+        summary.update(format_version=SUMMARY_FORMAT, condition=config.condition, model=slug)
+        atomic_write_json(out / "summary.json", summary)
+    return summary
+
+
+def _run_json(run_dir: Path) -> dict[str, Any]:
+    path = run_dir / "run.json"
+    return json.loads(path.read_text("utf-8")) if path.exists() else {}
+
+
+def _stage(
+    runner: StageConfig, name: str, requests: list[StageRequest], console: Console
+) -> dict[str, dict[str, Any]]:
+    result = run_stage(runner, Stage(name, requests), console)
+    if not result.complete:
+        from kgbench.errors import UserError
+
+        raise UserError(
+            f"stage {name} is not finished (batches submitted); run the same command again"
+        )
+    return result.records
+
+
+def _parsed(record: dict[str, Any] | None) -> Any:
+    if not record or record.get("status") != "ok" or not record.get("parse_ok"):
+        return None
+    return record.get("parsed")
+
+
+def _proposals(parsed: Any, scenario: dict[str, Any], n: int, reviewer: Reviewer) -> list[Triplet]:
+    """Every proposed triplet reviewed; beyond n per candidate: rejected as too_many."""
+    raw = parsed.get("triplets") if isinstance(parsed, dict) else None
+    if not isinstance(raw, list):
+        return []
+    per: Counter[str] = Counter()
+    out = []
+    for i, item in enumerate(raw[:1000], 1):  # a runaway answer is cut, and the cut counted
+        candidate = item.get("candidate") if isinstance(item, dict) else None
+        candidate = candidate if isinstance(candidate, str) else ""
+        per[candidate] += 1
+        if per[candidate] > n:
+            verdict = Verdict(
+                *(
+                    item.get(k) if isinstance(item, dict) else None
+                    for k in ("subject", "predicate", "object")
+                ),
+                status="rejected",
+                reason="too_many",
+            )
+        else:
+            verdict = reviewer.review(item)
+        out.append(Triplet(i, candidate[:200], item, [verdict]))
+    return out
+
+
+def _candidate_id(scenario: dict[str, Any], t: Triplet) -> str:
+    from harness.probe.names import name_key
+
+    for c in scenario["candidates"]:
+        if (
+            name_key(c["label"]) == name_key(t.candidate)
+            or c["intervention_id"] == t.final.subject_id
+        ):
+            return c["intervention_id"]
+    return ""
+
+
+def _verified(ts: list[Triplet]) -> list[Triplet]:
+    return [t for t in ts if t.final.status == "verified"]
+
+
+def _context(compiled: Any, scenario: dict[str, Any], ts: list[Triplet], condition: str) -> dict:
+    """The verified assertions as an extracted context (contract.Context): what the scorer's
+    grounding metrics compare citations and claims with, as for C2-C4."""
+    graph = compiled.graph
+    by_id = {a["assertion_id"]: a for a in graph["assertions"]}
+    evidence = {e["evidence_id"]: e for e in graph["evidence_sources"]}
+    supports: dict[str, list[str]] = {}
+    for link in graph.get("supports", []):
+        supports.setdefault(link["assertion_id"], []).append(link["evidence_id"])
+    entities = compiled.entities
+
+    def ent(eid: str) -> dict[str, str]:
+        e = entities.get(eid, {})
+        return {"id": eid, "name": e.get("name", eid), "category": e.get("category", "")}
+
+    paths, assertions = [], {}
+    for t in _verified(ts):
+        paths.append(
+            {"candidate_id": _candidate_id(scenario, t), "assertion_ids": t.final.assertion_ids}
+        )
+        for aid in t.final.assertion_ids:
+            a = by_id[aid]
+            assertions[aid] = {
+                **a,
+                "subject": ent(a["subject_id"]),
+                "object": ent(a["object_id"]),
+                "evidence": [evidence[e] for e in sorted(supports.get(aid, [])) if e in evidence],
+            }
+    ids = [c["intervention_id"] for c in scenario["candidates"]]
+    target = scenario["target_outcome_id"]
+    return {
+        "schema_version": "1.0.0",
+        "domain": compiled.name,
+        "scenario_id": scenario["scenario_id"],
+        "condition": condition,
+        "parameters": {"candidate_ids": ids, "target_id": target},
+        "entities": {eid: ent(eid) for eid in [*ids, target]},
+        "sections": [
+            {
+                "name": "verified_triplets",
+                "title": "Verified triplets",
+                "shape": "candidate_edges",
+                "paths": paths,
+            }
+        ],
+        "assertions": dict(sorted(assertions.items())),
+    }
+
+
+def _answer_block(
+    v: Any, compiled: Any, scenario: dict[str, Any], ts: list[Triplet], context: dict
+) -> str:
+    lines = [
+        "",
+        "# Grounded context: Verify-and-revise",
+        v.prompts["answer"],
+        "",
+        "## Verified triplets",
+    ]
+    names = {c["intervention_id"]: c["label"] for c in scenario["candidates"]}
+    for path in context["sections"][0]["paths"]:
+        rows = [
+            steps.assertion_line(
+                context["assertions"][aid],
+                compiled.entities,
+                ", ".join(e["evidence_id"] for e in context["assertions"][aid]["evidence"])
+                or "none",
+            )
+            for aid in path["assertion_ids"]
+        ]
+        if len(rows) > 1 and path["candidate_id"] in names:
+            lines.append(f"Pathway from {names[path['candidate_id']]}:")
+            lines += [f"  {i}. {row}" for i, row in enumerate(rows, 1)]
+        else:
+            lines += [f"- {row}" for row in rows]
+    if not context["sections"][0]["paths"]:
+        lines.append("(no triplet was verified)")
+    unverifiable = [t for t in ts if t.final.status == "unverifiable"]
+    if unverifiable:
+        lines += ["", "## Unverified (names not found in the graph)"]
+        lines += [f"- {t.final.triplet_text()}" for t in unverifiable]
+    return "\n".join(lines) + "\n"
+
+
+def _append_answers(
+    run_dir: Path, slug: str, answers: dict[str, dict[str, Any]], condition: str
+) -> None:
+    """The answer records into the model's responses log (under the runner's lock), as
+    `<scenario>/<condition>` prompts: scored and paired with C1-C4 like any other."""
+    folder = run_dir / "responses"
+    folder.mkdir(parents=True, exist_ok=True)
+    with RunLock(folder / f".{slug}.lock"):
+        log = JsonlLog(folder / f"{slug}.jsonl")
+        existing, _ = log.load()
+        rows = []
+        for prompt_id, record in answers.items():
+            params = {k: v for k, v in (record.get("params") or {}).items() if k != "schema_sha256"}
+            row = {**record, "prompt_id": prompt_id, "condition": condition, "replicate": 0}
+            row["params"] = params
+            row["key"] = f"{condition}:{record['key']}"
+            if existing.get(row["key"]) != row:
+                rows.append(row)
+        if rows:
+            log.append(rows)
+        log.close()
+
+
+def summarize(chains: dict[str, list[Triplet]], rejected_answers: Counter[str]) -> dict[str, Any]:
+    """C5-only figures: triplets proposed, verified, refuted, unverifiable, rejected,
+    revised, and how often a revision fixed a refuted triplet."""
+    ts = [t for tl in chains.values() for t in tl]
+    first = Counter(t.verdicts[0].status for t in ts)
+    final = Counter(t.final.status for t in ts)
+    revised = [t for t in ts if len(t.verdicts) > 1]
+    fixed = sum(1 for t in revised if t.final.status == "verified")
+    methods = Counter(t.final.method for t in ts if t.final.status == "verified")
+    reasons = Counter(v.reason for t in ts for v in t.verdicts if v.reason)
+    times = sorted(v.query_ms for t in ts for v in t.verdicts if v.query_ms)
+    return {
+        "scenarios": len(chains),
+        "proposed": len(ts),
+        "first_review": {
+            k: first.get(k, 0) for k in ("verified", "refuted", "unverifiable", "rejected")
+        },
+        "final": {k: final.get(k, 0) for k in ("verified", "refuted", "unverifiable", "rejected")},
+        "verified_by": dict(sorted(methods.items())),
+        "revised": len(revised),
+        "fixed_by_revision": fixed,
+        "fix_rate": round(fixed / len(revised), 4) if revised else None,
+        "reasons": dict(sorted(reasons.items())),
+        "unusable_answers": dict(sorted(rejected_answers.items())),
+        "review_ms_p95": times[int(0.95 * (len(times) - 1))] if times else None,
+    }

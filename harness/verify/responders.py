@@ -1,0 +1,158 @@
+"""Reference responders for C5, so every branch of verify-and-revise runs offline.
+
+Baselines, not models; they read only the prompt text, in process (`ref:verifier` through
+`StageConfig.respond`) or behind the loopback OpenAI-compatible server alike.
+
+* generate: per candidate, a declared mix (`MIX`) of triplets: `true` ones (the candidate's
+  own assertions, by entity names), `false` ones (a true signed assertion with the opposite
+  sign, or one written backwards) and `unlinkable` ones (an object no entity is named like).
+* revise: fixes a declared share (`FIX_SHARE`) of the refuted triplets, chosen by a hash of
+  the scenario and the index, by restating the first assertion the graph's correction cites;
+  the rest are repeated unchanged (so they stay refuted).
+* answer: the context reader of harness.responders, which reads the verified block as it
+  reads C2-C4 contexts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from typing import Any
+
+from harness.compiled import CompiledDomain
+from harness.probe.names import name_key
+
+from .steps import STEP_MARK
+
+MIX = {"true": 2, "false": 1, "unlinkable": 1}
+FIX_SHARE = 0.5
+_SCENARIO = re.compile(r"^# Scenario (\S+)", re.M)
+_CITED = re.compile(r"\[(ASR_[0-9]+)\]")
+_ITEM = re.compile(r"^(\d+)\. (.+?) -([A-Z_]+)-> (.+)$")
+OPPOSITE = {"CAUSES_DECREASE_IN": "CAUSES_INCREASE_IN", "CAUSES_INCREASE_IN": "CAUSES_DECREASE_IN"}
+
+
+def _share(*parts: str) -> float:
+    digest = hashlib.sha256("\x1f".join(parts).encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+class VerifyResponder:
+    def __init__(self, compiled: CompiledDomain) -> None:
+        self.compiled = compiled
+        self.by_name = {name_key(e["name"]): e["id"] for e in compiled.graph["entities"]}
+        self.assertions = sorted(compiled.graph["assertions"], key=lambda a: a["assertion_id"])
+        self.by_id = {a["assertion_id"]: a for a in self.assertions}
+
+    def name(self, eid: str) -> str:
+        return str(self.compiled.entities[eid]["name"])
+
+    def answer_text(self, prompt: str) -> dict[str, Any] | None:
+        """The answer to a C5 step prompt; None for any other prompt."""
+        if prompt.startswith(STEP_MARK + "generate"):
+            return self.generate(prompt)
+        if prompt.startswith(STEP_MARK + "revise"):
+            return self.revise(prompt)
+        if "# Grounded context: Verify-and-revise" in prompt:
+            from harness.responders import context_reader
+
+            return context_reader(prompt)
+        return None
+
+    def _section(self, prompt: str, title: str) -> list[str]:
+        lines = prompt.splitlines()
+        try:
+            start = lines.index(title) + 1
+        except ValueError:
+            return []
+        out = []
+        for line in lines[start:]:
+            if line.startswith("#"):
+                break
+            out.append(line)
+        return out
+
+    def generate(self, prompt: str) -> dict[str, Any]:
+        vocabulary = [
+            ln[2:].split(":", 1)[0]
+            for ln in self._section(prompt, "# Predicates")
+            if ln.startswith("- ")
+        ]
+        sid = (_SCENARIO.search(prompt) or [None, ""])[1]
+        triplets = []
+        for label in (
+            ln[2:] for ln in self._section(prompt, "# Candidate options") if ln.startswith("- ")
+        ):
+            cid = self.by_name.get(name_key(label))
+            own = [
+                a
+                for a in self.assertions
+                if a["subject_id"] == cid and a["predicate"] in vocabulary
+            ]
+            for a in own[: MIX["true"]]:
+                triplets.append(self._t(label, a["subject_id"], a["predicate"], a["object_id"]))
+            signed = [
+                a
+                for a in own
+                if a["predicate"] in OPPOSITE and OPPOSITE[a["predicate"]] in vocabulary
+            ]
+            for a in (signed or own)[: MIX["false"]]:
+                if a["predicate"] in OPPOSITE:
+                    triplets.append(
+                        self._t(label, a["subject_id"], OPPOSITE[a["predicate"]], a["object_id"])
+                    )
+                else:
+                    triplets.append(self._t(label, a["object_id"], a["predicate"], a["subject_id"]))
+            for k in range(MIX["unlinkable"]):
+                tag = hashlib.sha256(f"{sid}/{label}/{k}".encode()).hexdigest()[:6]
+                triplets.append(
+                    {
+                        "candidate": label,
+                        "subject": label,
+                        "predicate": vocabulary[0],
+                        "object": f"Qzx factor {tag}",
+                    }
+                )
+        return {"triplets": triplets}
+
+    def _t(self, label: str, s: str, p: str, o: str) -> dict[str, str]:
+        return {"candidate": label, "subject": self.name(s), "predicate": p, "object": self.name(o)}
+
+    def revise(self, prompt: str) -> dict[str, Any]:
+        sid = (_SCENARIO.search(prompt) or [None, ""])[1]
+        lines = self._section(prompt, "# Refuted triplets")
+        revisions = []
+        for i, line in enumerate(lines):
+            m = _ITEM.match(line)
+            if not m:
+                continue
+            index = int(m[1])
+            graph = lines[i + 1] if i + 1 < len(lines) else ""
+            cited = _CITED.findall(graph)
+            if cited and _share(sid, str(index)) < FIX_SHARE:
+                a = self.by_id[cited[0]]
+                fix = {
+                    "subject": self.name(a["subject_id"]),
+                    "predicate": a["predicate"],
+                    "object": self.name(a["object_id"]),
+                }
+            else:
+                fix = {"subject": m[2], "predicate": m[3], "object": m[4]}
+            revisions.append({"index": index, **fix})
+        return {"revisions": revisions}
+
+
+def stage_respond(compiled: CompiledDomain) -> Callable[[str, Any], dict[str, Any]]:
+    """`StageConfig.respond` for `ref:verifier`."""
+    responder = VerifyResponder(compiled)
+
+    def respond(name: str, request: Any) -> dict[str, Any]:
+        from harness.server.completions import last_user_text
+
+        answer = responder.answer_text(last_user_text(request.messages))
+        if answer is None:
+            raise ValueError("not a verify-and-revise prompt")
+        return answer
+
+    return respond

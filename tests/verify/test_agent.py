@@ -1,0 +1,110 @@
+"""C5 end to end on cardio: extract C2-C4, answer C1-C4 with the context reader, run
+verify-and-revise through the runner's stages (in process and through the loopback server
+with the real openai client), score the panel with C5 paired against C4 and C1."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import neo4j
+import pytest
+from rich.console import Console
+
+from harness.compiled import CompiledDomain
+from harness.graph.extract import extract
+from harness.graph.load import load
+from harness.jsonio import atomic_write_json
+from harness.prompts import build_prompts
+from harness.runner.api import RunConfig, run_model
+from harness.runner.stage import StageConfig
+from harness.scenario_io import default_scenarios_path
+from harness.scoring import score_run
+from harness.server.app import start_server_in_thread
+from harness.verify.agent import VerifyConfig, run_verify, verify_dir
+
+N_SCENARIOS = 6
+
+
+def quiet() -> Console:
+    return Console(file=io.StringIO())
+
+
+@pytest.fixture(scope="module")
+def cardio(neo4j_driver: neo4j.Driver) -> CompiledDomain:
+    compiled = CompiledDomain.open("cardio")
+    load(neo4j_driver, compiled)
+    return compiled
+
+
+def prepare(run_dir: Path, driver: neo4j.Driver, compiled: CompiledDomain) -> None:
+    lines = default_scenarios_path("cardio").read_text("utf-8").splitlines()[:N_SCENARIOS]
+    run_dir.mkdir(parents=True, exist_ok=True)
+    (run_dir / "scenarios.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
+    for line in lines:
+        scenario = json.loads(line)
+        for cond in (c.id for c in compiled.conditions if c.query):
+            ctx = extract(driver, compiled, scenario, cond)
+            atomic_write_json(run_dir / "contexts" / scenario["scenario_id"] / f"{cond}.json", ctx)
+    build_prompts(run_dir, "cardio")
+
+
+def check_run(run_dir: Path, slug: str, summary: dict) -> None:
+    assert summary["scenarios"] == N_SCENARIOS
+    assert summary["first_review"]["verified"] > 0
+    assert summary["first_review"]["refuted"] > 0
+    assert summary["first_review"]["unverifiable"] > 0
+    assert summary["revised"] == summary["first_review"]["refuted"]  # r = 1: each once
+    assert 0 < summary["fixed_by_revision"] < summary["revised"]  # a declared share fixed
+    chains = sorted((verify_dir(run_dir, slug) / "chains").glob("*.json"))
+    assert len(chains) == N_SCENARIOS
+    chain = json.loads(chains[0].read_text())
+    assert all(len(t["rounds"]) <= 2 for t in chain["triplets"])  # the revision bound
+    [panel_path] = score_run(run_dir, pairs=(("C5", "C4"), ("C5", "C1")), bootstrap=200)
+    panel = json.loads(panel_path.read_text())
+    text = json.dumps(panel)
+    assert '"C5"' in text
+    items = [json.loads(x) for x in (panel_path.parent / "items.jsonl").read_text().splitlines()]
+    c5 = [i for i in items if i["condition"] == "C5"]
+    assert len(c5) == N_SCENARIOS and all(i["status"] == "scored" for i in c5)
+
+
+def test_c5_offline_with_reference_responders(
+    tmp_path: Path, neo4j_driver: neo4j.Driver, cardio: CompiledDomain
+) -> None:
+    run_dir = tmp_path / "run"
+    prepare(run_dir, neo4j_driver, cardio)
+    run_model(RunConfig(run_dir=run_dir, model="ref:context-reader", use_cache=False), quiet())
+    config = VerifyConfig(run_dir, StageConfig(out_dir=run_dir, model="ref:context-reader"))
+    summary = run_verify(config, neo4j_driver, quiet())
+    slug = next(p.stem for p in (run_dir / "responses").glob("*.jsonl"))
+    check_run(run_dir, slug, summary)
+    # exactly-once resume: the same command again sends nothing and changes nothing
+    before = (run_dir / "responses" / f"{slug}.jsonl").read_bytes()
+    again = run_verify(config, neo4j_driver, quiet())
+    assert {**again, "review_ms_p95": None} == {**summary, "review_ms_p95": None}
+    assert (run_dir / "responses" / f"{slug}.jsonl").read_bytes() == before
+
+
+def test_c5_through_the_loopback_server_with_the_openai_client(
+    tmp_path: Path,
+    neo4j_driver: neo4j.Driver,
+    cardio: CompiledDomain,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    run_dir = tmp_path / "run"
+    prepare(run_dir, neo4j_driver, cardio)
+    monkeypatch.setenv("OPENAI_API_KEY", "local-reference-server")
+    url, stop = start_server_in_thread(
+        responder="context-reader", run_dir=run_dir, verify_domain="cardio"
+    )
+    try:
+        model = "openai:context-reader"
+        run_model(RunConfig(run_dir=run_dir, model=model, base_url=url, use_cache=False), quiet())
+        stage = StageConfig(out_dir=run_dir, model=model, base_url=url, use_cache=False)
+        summary = run_verify(VerifyConfig(run_dir, stage), neo4j_driver, quiet())
+    finally:
+        stop()
+    slug = next(p.stem for p in (run_dir / "responses").glob("*.jsonl"))
+    check_run(run_dir, slug, summary)
