@@ -131,6 +131,10 @@ def _mount_subapps() -> None:
     from harness.study.cli import study_command
 
     app.command("study")(user_errors(study_command))
+    from harness.verify.cli import explain_run_command, verify_command
+
+    app.command("verify")(user_errors(verify_command))
+    app.command("explain-run")(user_errors(explain_run_command))
     from kgbench.export_cli import export_command
 
     app.command("export")(user_errors(export_command))

@@ -401,3 +401,53 @@ def summarize(chains: dict[str, list[Triplet]], rejected_answers: Counter[str]) 
         "unusable_answers": dict(sorted(rejected_answers.items())),
         "review_ms_p95": times[int(0.95 * (len(times) - 1))] if times else None,
     }
+
+
+def explain_chain(run_dir: Path, scenario_id: str, slug: str | None = None) -> str:
+    """`kgbench explain-run`: one item's chain, proposal -> links -> verdict -> revision ->
+    final, then the answer the model gave from the verified triplets."""
+    from kgbench.errors import UserError
+
+    root = Path(run_dir) / "verify"
+    slugs = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    if slug is None and len(slugs) == 1:
+        slug = slugs[0]
+    if slug not in slugs:
+        raise UserError(
+            f"no verify-and-revise run '{slug}' under {root} (available: {', '.join(slugs) or 'none'})"
+        )
+    path = root / str(slug) / "chains" / f"{scenario_id}.json"
+    if not path.exists():
+        raise UserError(f"{path} does not exist; is {scenario_id} a scenario of this run?")
+    chain = json.loads(path.read_text("utf-8"))
+    out = [f"{scenario_id} ({slug}): {len(chain['triplets'])} triplets proposed"]
+    for t in chain["triplets"]:
+        out.append(f"{t['index']}. for {t['candidate'] or '(no candidate)'}")
+        for k, v in enumerate(t["rounds"]):
+            step = "proposed" if k == 0 else f"revision {k}"
+            links = ", ".join(
+                f"{end} -> {d['entity_id'] or '-'} ({d['method']})" for end, d in v["links"].items()
+            )
+            what = f"{v['status']}" + (f" [{v['reason']}]" if v["reason"] else "")
+            if v["assertion_ids"]:
+                what += f" by {v['method']}: {', '.join(v['assertion_ids'])}"
+            triplet = f"{v['subject']!s:.80} -{v['predicate']!s:.40}-> {v['object']!s:.80}"
+            out.append(f"   {step}: {triplet}")
+            if links:
+                out.append(f"     linked: {links}")
+            out.append(f"     review: {what}")
+        out.append(f"   final: {t['final']}")
+    log = Path(run_dir) / "responses" / f"{slug}.jsonl"
+    if log.exists():
+        for line in log.read_text("utf-8").splitlines():
+            rec = json.loads(line) if line.strip() else {}
+            cond = rec.get("condition")
+            mine = str(rec.get("prompt_id", "")).startswith(f"{scenario_id}/")
+            if not (mine and str(rec.get("key", "")).startswith(f"{cond}:")):
+                continue
+            parsed = rec.get("parsed") or {}
+            out.append(
+                f"answer ({cond}): {parsed.get('recommended_intervention')!r}; "
+                f"path {parsed.get('causal_path_assertion_ids')}"
+            )
+    return "\n".join(out) + "\n"

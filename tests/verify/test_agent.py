@@ -22,7 +22,7 @@ from harness.runner.stage import StageConfig
 from harness.scenario_io import default_scenarios_path
 from harness.scoring import score_run
 from harness.server.app import start_server_in_thread
-from harness.verify.agent import VerifyConfig, run_verify, verify_dir
+from harness.verify.agent import VerifyConfig, explain_chain, run_verify, verify_dir
 
 N_SCENARIOS = 6
 
@@ -80,6 +80,11 @@ def test_c5_offline_with_reference_responders(
     summary = run_verify(config, neo4j_driver, quiet())
     slug = next(p.stem for p in (run_dir / "responses").glob("*.jsonl"))
     check_run(run_dir, slug, summary)
+    text = explain_chain(
+        run_dir,
+        json.loads((run_dir / "scenarios.jsonl").read_text().splitlines()[0])["scenario_id"],
+    )
+    assert "review: verified by" in text and "revision 1" in text and "answer (C5)" in text
     # exactly-once resume: the same command again sends nothing and changes nothing
     before = (run_dir / "responses" / f"{slug}.jsonl").read_bytes()
     again = run_verify(config, neo4j_driver, quiet())
