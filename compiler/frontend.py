@@ -146,6 +146,7 @@ def load_domain(domain: str | Path) -> ir.Domain:
         schema_file=str(schema_path),
         evidence_rules=parse_rules(doc),
         provenance_rules=parse_provenance(conditions_doc),
+        presentations=_presentations(conditions_doc),
         unparseable_policy=str(metrics_doc.data["unparseable_policy"]),
     )
     integrity_warnings = _check_integrity(domain, doc, tables)
@@ -417,6 +418,36 @@ def _conditions(doc: YamlDoc) -> tuple[ir.Condition, ...]:
                 sections=tuple(sections),
                 annotations=tuple(c.get("annotations") or ()),
                 verify=_verify(doc, i, c),
+            )
+        )
+    return tuple(out)
+
+
+def _presentations(doc: YamlDoc) -> tuple[ir.Presentation, ...]:
+    """The declared option presentations; a shift belongs to a cyclic shift only."""
+    out = []
+    seen: set[str] = set()
+    for i, p in enumerate(doc.data.get("presentations") or ()):
+        if p["id"] in seen or p["id"] == "original":
+            what = "duplicate" if p["id"] in seen else "reserved (the original order)"
+            raise SpecError(
+                f"presentation id '{p['id']}' is {what}",
+                doc.location(["presentations", i, "id"], "id"),
+            )
+        seen.add(p["id"])
+        shift = p.get("shift")
+        if (shift is None) == (p["order"] == "cyclic_shift"):
+            raise SpecError(
+                "a cyclic_shift needs `shift`, and only a cyclic_shift has one",
+                doc.location(["presentations", i, "shift" if shift else "order"]),
+            )
+        out.append(
+            ir.Presentation(
+                id=p["id"],
+                description=" ".join(str(p["description"]).split()),
+                order=p["order"],
+                shift=int(shift or 0),
+                labels=p.get("labels") or "none",
             )
         )
     return tuple(out)

@@ -274,6 +274,17 @@ class ProbeSpec:
 
 
 @dataclass(frozen=True)
+class Presentation:
+    """One presentation of the candidate options (spec PresentationDeclaration)."""
+
+    id: str
+    description: str
+    order: str  # original | reverse | cyclic_shift
+    shift: int = 0
+    labels: str = "none"  # none | letters | letters_reversed
+
+
+@dataclass(frozen=True)
 class Domain:
     name: str
     title: str
@@ -301,6 +312,7 @@ class Domain:
     warnings: tuple[str, ...] = ()  # downgraded integrity and evidence findings (never compiled)
     probe: ProbeSpec | None = None
     unparseable_policy: str = "intent_to_treat"  # spec/declarations/metrics.yaml, into scorer.py
+    presentations: tuple[Presentation, ...] = ()  # spec/declarations/conditions.yaml
     # Interoperability (compiler/prefixes.py, compiler/biolink.py): the domain's CURIE prefix
     # and its expansion, the declared vocabulary prefixes, the Biolink Model the schema was
     # checked against, the LinkML classes of the JSON form, and the Biolink facts the exports

@@ -75,6 +75,11 @@ class CompiledDomain:
     def conditions(self) -> list[contract.Condition]:
         return list(self.document(contract.Conditions).conditions)
 
+    @property
+    def presentations(self) -> list[contract.Presentation]:
+        """The declared option presentations (order sensitivity), in declared order."""
+        return list(self.document(contract.Conditions).presentations)
+
     def condition(self, condition_id: str) -> contract.Condition:
         for c in self.conditions:
             if c.id == condition_id:

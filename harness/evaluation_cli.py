@@ -44,15 +44,39 @@ def prompts_command(
             "--domain", "-d", help="Compiled domain (name or folder); default: the run's domain."
         ),
     ] = None,
+    order_variants: Annotated[
+        bool,
+        typer.Option(
+            "--order-variants",
+            help="Also render each declared presentation of the options (reordered or "
+            "relabelled; order sensitivity, scored into scores/<slug>/order.json).",
+        ),
+    ] = False,
 ) -> None:
     """Render every scenario x condition prompt into RUN_DIR/prompts/prompts.jsonl."""
     from harness.prompts import build_prompts
 
     _check_run_dir(run_dir)
     start = time.perf_counter()
-    out, n = build_prompts(run_dir, domain)
+    out, n = build_prompts(run_dir, domain, order_variants=order_variants)
     took = time.perf_counter() - start
-    _console().print(f"[green]rendered[/] {n} prompts into {escape(out)} ({took:.2f} s)")
+    console = _console()
+    console.print(f"[green]rendered[/] {n} prompts into {escape(out)} ({took:.2f} s)")
+    skipped = verify_conditions(run_dir, domain)
+    if skipped:
+        console.print(
+            f"not rendered: {', '.join(skipped)} (verify-and-revise, a multi-step agent); "
+            f"`kgbench verify --run-dir {escape(run_dir)} --model ...` answers it"
+        )
+
+
+def verify_conditions(run_dir: Path, domain: str | None) -> list[str]:
+    """The run's verify-and-revise conditions: `kgbench prompts` and `kgbench run` leave
+    them out (no single prompt), and say so rather than leaving them silently unanswered."""
+    from harness.prompts import load_scenarios, open_domain, run_domain
+
+    compiled = open_domain(domain or run_domain(run_dir, load_scenarios(run_dir)))
+    return [c.id for c in compiled.conditions if c.verify is not None]
 
 
 @evaluation_app.command("score")
@@ -66,7 +90,9 @@ def score_command(
     pair: Annotated[
         list[str] | None,
         typer.Option(
-            "--pair", help="Paired contrast A:B (delta A - B); repeatable. Default C4:C2."
+            "--pair",
+            help="Paired contrast A:B (delta A - B); repeatable. Default C4:C2, plus C5:C4 "
+            "and C5:C1 when the run holds C5 answers (`kgbench verify`).",
         ),
     ] = None,
     bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples for the intervals.")] = 10000,
@@ -79,7 +105,7 @@ def score_command(
     from harness.scoring import parse_pair, score_run
 
     _check_run_dir(run_dir)
-    pairs = [parse_pair(p) for p in pair] if pair else [("C4", "C2")]
+    pairs = [parse_pair(p) for p in pair] if pair else None
     start = time.perf_counter()
     written = score_run(run_dir, model, pairs, bootstrap=bootstrap, seed=seed, domain=domain)
     took = time.perf_counter() - start

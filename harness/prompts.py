@@ -248,15 +248,21 @@ def prompt_record(scenario_id: str, condition: str, content: str) -> dict[str, A
 
 
 def build_prompts(
-    run_dir: Path, domain: str | None = None, conditions: Sequence[str] | None = None
+    run_dir: Path,
+    domain: str | None = None,
+    conditions: Sequence[str] | None = None,
+    order_variants: bool = False,
 ) -> tuple[Path, int]:
     """Render every (scenario, condition) of a run into prompts/prompts.jsonl, atomically.
 
     Returns the file and the number of prompts. Scenarios keep their file order and
     conditions their declaration order, so the file is a pure function of its inputs.
     `conditions` keeps only those conditions (a study may run a subset; their order stays
-    the declared one).
+    the declared one). `order_variants` adds, after each original prompt, one prompt per
+    declared presentation of the options (harness.order), ids `<scenario>/<condition>@<id>`.
     """
+    from harness.order import arrangements, presented, prompt_id
+
     scenarios = load_scenarios(run_dir)
     compiled = open_domain(domain or run_domain(run_dir, scenarios))
     renderer = PromptRenderer(compiled)
@@ -278,6 +284,17 @@ def build_prompts(
                 where = str(context_path(run_dir, sid, condition))
             content = renderer.render(scenario, condition, context, where)
             records.append(prompt_record(sid, condition, content))
+            if not order_variants:
+                continue
+            shown = arrangements(scenario, compiled.presentations)
+            for p in compiled.presentations:
+                if shown[p.id].answered_by != p.id:
+                    continue  # lists the options as an earlier presentation: its answer counts
+                text = renderer.render(presented(scenario, p), condition, context, where)
+                record = prompt_record(sid, condition, text)
+                record["prompt_id"] = prompt_id(sid, condition, p.id)
+                record["presentation"] = p.id
+                records.append(record)
     out = run_dir / PROMPTS_FILE
     atomic_write_text(out, jsonl_text(records))
     write_run_description(run_dir, compiled)

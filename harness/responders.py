@@ -19,6 +19,8 @@ They are not models and say nothing about any model. They exist so the whole pip
   surrogate chain alone is not a reason to recommend. With no grounded context it behaves like
   `ungrounded`.
 * `ungrounded` picks the first candidate and cites nothing.
+* `first-option` always names the first listed option (a letter label stripped): the
+  position-biased baseline of the order-sensitivity protocol (harness.order).
 * `noisy-oracle-<rate>` (e.g. `noisy-oracle-0.2`) is the oracle with a declared error rate: each
   (prompt, seed) draws a number in [0, 1) from a hash of the two, and where it falls below the
   rate the answer is a wrong one instead (a candidate outside the gold's acceptable list, or
@@ -356,10 +358,23 @@ def noisy_oracle(
     )
 
 
+OPTION_LETTER = re.compile(r"^[A-Z]\. (?=\S)")
+
+
+def first_option(prompt: str, gold: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Always the first listed option, by name (a letter label stripped): the position-biased
+    baseline that checks the order-sensitivity metrics end to end (position bias 1 - 1/k,
+    a flip wherever a presentation moves another option first)."""
+    parsed = parse_prompt(prompt)
+    first = OPTION_LETTER.sub("", parsed.candidates[0]) if parsed.candidates else ""
+    return _contract(first, rationale="Reference baseline: always the first listed option.")
+
+
 RESPONDERS: dict[str, Callable[[str, dict[str, Any] | None], dict[str, Any]]] = {
     "oracle": oracle,
     "context-reader": context_reader,
     "ungrounded": ungrounded,
+    "first-option": first_option,
 }
 NOISY_ORACLE = "noisy-oracle"
 _NOISY_NAME = re.compile(r"^noisy-oracle-(?P<rate>0(?:\.[0-9]{1,6})?|1(?:\.0{1,6})?)$")

@@ -572,7 +572,7 @@ class RunInputs:
         return list(self.compiled.conditions)
 
     @cached_property
-    def prompts(self) -> list[dict[str, Any]]:
+    def all_prompts(self) -> list[dict[str, Any]]:
         known = {c.id for c in self.conditions}
         out = []
         for p in read_prompts(self.run_dir) + verify_prompts(self.run_dir):
@@ -583,6 +583,17 @@ class RunInputs:
                 )
             out.append(p)
         return out
+
+    @cached_property
+    def prompts(self) -> list[dict[str, Any]]:
+        """The panel's prompts: the original presentation of each (scenario, condition)."""
+        return [p for p in self.all_prompts if "presentation" not in p]
+
+    @cached_property
+    def order_prompts(self) -> list[dict[str, Any]]:
+        """The reordered or relabelled presentations (`kgbench prompts --order-variants`),
+        scored apart from the panel by `order_figures`."""
+        return [p for p in self.all_prompts if "presentation" in p]
 
     def context(self, scenario_id: str, condition: str) -> dict[str, Any] | None:
         """The extracted context of a grounded condition (read once), None for C1."""
@@ -700,15 +711,32 @@ def response_logs(run_dir: Path, model: str | None) -> list[Path]:
     return available
 
 
+DEFAULT_PAIRS = (("C4", "C2"),)
+
+
+def default_pairs(inputs: RunInputs) -> list[tuple[str, str]]:
+    """The contrasts a report shows unless told otherwise: C4 vs C2, and, for each
+    verify-and-revise condition whose answer prompts this run holds (C5 ran), that condition
+    vs C4 (verification vs the richest retrieval) and vs C1 (vs no grounding)."""
+    known = [c.id for c in inputs.conditions]
+    out = [p for p in DEFAULT_PAIRS if all(c in known for c in p)]
+    ran = {p.get("condition") for p in verify_prompts(inputs.run_dir)}
+    for cond in (c.id for c in inputs.conditions if c.verify is not None and c.id in ran):
+        out += [(cond, other) for other in ("C4", "C1") if other in known]
+    return out
+
+
 def score_run(
     run_dir: Path,
     model: str | None = None,
-    pairs: Sequence[tuple[str, str]] = (("C4", "C2"),),
+    pairs: Sequence[tuple[str, str]] | None = None,
     bootstrap: int = 10000,
     seed: int = 0,
     domain: str | None = None,
 ) -> list[Path]:
-    """`kgbench score`: items.jsonl and panel.json under scores/<slug>/ for each model log."""
+    """`kgbench score`: items.jsonl and panel.json under scores/<slug>/ for each model log.
+
+    `pairs` None: `default_pairs` (C4 vs C2, plus C5 vs C4 and C5 vs C1 when C5 ran)."""
     from .stats import build_panel
 
     if bootstrap < 100:
@@ -716,12 +744,24 @@ def score_run(
     inputs = RunInputs(run_dir, domain)
     _ = inputs.scorer  # the compiled panel is checked before any log is read
     known = [c.id for c in inputs.conditions]
+    if pairs is None:
+        pairs = default_pairs(inputs)
     for a, b in pairs:
         for c in (a, b):
             if c not in known:
                 raise UserError(
                     f"--pair names unknown condition '{c}'; this domain declares {', '.join(known)}"
                 )
+    # A verify-and-revise condition (C5) is in the panel only when it ran (`kgbench verify`
+    # wrote its answer prompts); otherwise it would show as a condition nobody answered.
+    ran = {p["condition"] for p in inputs.prompts}
+    idle = {c.id for c in inputs.conditions if c.verify is not None and c.id not in ran}
+    for c in (c for pair in pairs for c in pair if c in idle):
+        raise UserError(
+            f"--pair names {c}, which did not run here: run `kgbench verify --run-dir "
+            f"{run_dir} --model ...` first"
+        )
+    known = [c for c in known if c not in idle]
     paths = response_logs(run_dir, model)
     logs = [ResponsesLog.read(p, inputs.log_replicates(p)) for p in paths]
     replicates = inputs.replicates(logs)
@@ -737,7 +777,7 @@ def score_run(
             seed=seed,
             policy=inputs.scorer.policy,
         )
-        known_prompts = {p["prompt_id"] for p in inputs.prompts}
+        known_prompts = {p["prompt_id"] for p in inputs.all_prompts}
         panel.update(
             domain=inputs.compiled.name,
             model=log.model,
@@ -754,7 +794,64 @@ def score_run(
         )
         ScoredPanel.model_validate(panel)  # what we write keeps its contract (else a bug)
         out = run_dir / "scores" / path.stem
+        if inputs.order_prompts:
+            order = order_figures(inputs, log, bootstrap, seed)
+            atomic_write_text(out / "order.json", dumps(order, indent=2, sort_keys=True) + "\n")
         atomic_write_text(out / "items.jsonl", jsonl_text(items))
         atomic_write_text(out / "panel.json", dumps(panel, indent=2, sort_keys=True) + "\n")
         written.append(out / "panel.json")
     return written
+
+
+def order_figures(
+    inputs: RunInputs, log: ResponsesLog, bootstrap: int, seed: int
+) -> dict[str, Any]:
+    """scores/<slug>/order.json: per condition, accuracy, position bias, flip rate and the
+    accuracy delta under each declared presentation, paired with the original order
+    (harness.order; replicate 0)."""
+    from .order import ACCURACY, FORMAT, ORIGINAL, analyse, arrangements, as_named, choice
+    from .order import prompt_id as order_prompt_id
+
+    presentations = inputs.compiled.presentations
+    names_of = [ORIGINAL, *(p.id for p in presentations)]
+    accuracy = ACCURACY if any(m.name == ACCURACY for m in inputs.scorer.metrics) else None
+    accuracy = accuracy or inputs.scorer.metrics[0].name
+    conditions = [c.id for c in inputs.conditions]
+    varied = sorted(
+        {(p["scenario_id"], p["condition"]) for p in inputs.order_prompts},
+        key=lambda x: (conditions.index(x[1]), x[0]),
+    )
+    by_condition: dict[str, dict[str, dict[str, dict[str, Any]]]] = {}
+    for sid, cond in varied:
+        scenario = inputs.scenarios[sid]
+        names = {c["intervention_id"]: c["label"] for c in scenario["candidates"]}
+        rows = by_condition.setdefault(cond, {}).setdefault(sid, {})
+        for name, arr in arrangements(scenario, presentations).items():
+            rec = log.records.get((order_prompt_id(sid, cond, arr.answered_by), 0))
+            if rec is None or rec.get("status") != "ok":
+                continue
+            answer = rec.get("parsed") if "parsed" in rec else rec.get("raw")
+            chosen = choice(answer, arr, names)
+            result = inputs.scorer.score(
+                scenario["gold"], as_named(answer, chosen, names), inputs.context(sid, cond)
+            )
+            rows[name] = {
+                "choice": chosen,
+                "first": arr.ids[0] if arr.ids else "",
+                "k": arr.k,
+                "accuracy": result.scores.get(accuracy),
+            }
+    return {
+        "format_version": FORMAT,
+        "model": log.model,
+        "accuracy_metric": accuracy,
+        "presentations": [
+            {"id": ORIGINAL, "description": "The options as the scenario lists them."},
+            *({"id": p.id, "description": p.description} for p in presentations),
+        ],
+        "settings": {"bootstrap": bootstrap, "seed": seed, "replicate": 0},
+        "conditions": {
+            cond: analyse(rows, names_of, bootstrap, f"{seed}:{cond}")
+            for cond, rows in by_condition.items()
+        },
+    }

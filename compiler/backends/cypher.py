@@ -120,7 +120,24 @@ class ExtractionBackend(Backend):
                 }
             )
         out.append(
-            self.document(Conditions, {"domain": domain.name, "conditions": conditions}, ctx)
+            self.document(
+                Conditions,
+                {
+                    "domain": domain.name,
+                    "conditions": conditions,
+                    "presentations": [
+                        {
+                            "id": p.id,
+                            "description": p.description,
+                            "order": p.order,
+                            "shift": p.shift,
+                            "labels": p.labels,
+                        }
+                        for p in domain.presentations
+                    ],
+                },
+                ctx,
+            )
         )
         return out
 

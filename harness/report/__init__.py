@@ -40,8 +40,29 @@ def load_panels(run_dir: Path, model: str | None = None) -> list[dict[str, Any]]
         if not isinstance(panel, dict) or "overall" not in panel:
             raise UserError("not a panel written by `kgbench score`", Location(str(path)))
         panel.setdefault("slug", path.parent.name)
+        panel["verify_summaries"] = verify_summaries(run_dir, str(panel["slug"]))
+        order = path.parent / "order.json"
+        if order.is_file():
+            try:
+                panel["order"] = json.loads(order.read_text(encoding="utf-8"))
+            except json.JSONDecodeError as exc:
+                raise UserError(
+                    f"not valid JSON: {exc.msg}", Location(str(order), exc.lineno)
+                ) from None
         panels.append(panel)
     return panels
+
+
+def verify_summaries(run_dir: Path, slug: str) -> list[dict[str, Any]]:
+    """The model's verify-and-revise summaries (verify/<slug>/summary.json, written by
+    `kgbench verify`); none when C5 did not run. Unreadable ones are skipped: the panel,
+    not this side table, is the report's contract."""
+    path = run_dir / "verify" / slug / "summary.json"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    except (json.JSONDecodeError, OSError, RecursionError):
+        return []
+    return [data] if isinstance(data, dict) and isinstance(data.get("first_review"), dict) else []
 
 
 def write_report(run_dir: Path, model: str | None = None) -> tuple[Path, Path]:

@@ -11,8 +11,10 @@ from .tables import (
     alternative_table,
     category_tables,
     counts_table,
+    order_table,
     overall_table,
     paired_tables,
+    verify_tables,
 )
 
 CSS = """
@@ -80,6 +82,15 @@ def model_html(panel: dict[str, Any]) -> str:
             "</figcaption></figure>",
             table_html(table),
         ]
+    if panel.get("order"):
+        parts += [
+            f"<h3 id='{anchor}-order'>Order sensitivity</h3>",
+            table_html(order_table(panel["order"])),
+        ]
+    for summary in panel.get("verify_summaries", []):
+        cond = _x(str(summary.get("condition", "C5")))
+        parts.append(f"<h3 id='{anchor}-verify-{cond}'>Verify-and-revise ({cond})</h3>")
+        parts += [table_html(t) for t in verify_tables(summary)]
     parts += [
         f"<h3 id='{anchor}-categories'>Per category</h3>",
         f"<div>{svg.legend(panel['conditions'])}</div>",

@@ -10,8 +10,10 @@ from .tables import (
     alternative_table,
     category_tables,
     counts_table,
+    order_table,
     overall_table,
     paired_tables,
+    verify_tables,
 )
 
 TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
@@ -50,6 +52,11 @@ def model_md(panel: dict[str, Any]) -> str:
     if alternative is not None:
         parts.append(table_md(alternative))
     parts += [table_md(t) for t in paired_tables(panel)]
+    if panel.get("order"):
+        parts += ["### Order sensitivity\n", table_md(order_table(panel["order"]))]
+    for summary in panel.get("verify_summaries", []):
+        parts.append(f"### Verify-and-revise ({_escape(str(summary.get('condition', 'C5')))})\n")
+        parts += [table_md(t) for t in verify_tables(summary)]
     parts.append("### Per category\n")
     parts += [table_md(t) for t in category_tables(panel)]
     return "\n".join(parts)

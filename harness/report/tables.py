@@ -190,3 +190,114 @@ def paired_tables(panel: dict[str, Any]) -> list[Table]:
             )
         )
     return out
+
+
+VERIFY_STATUSES = ("verified", "refuted", "unverifiable", "rejected")
+
+
+def verify_tables(summary: dict[str, Any]) -> list[Table]:
+    """The C5-only figures of one model (verify/<slug>/summary.json): what happened to the
+    proposed triplets at first review and after revision, and how often revision fixed one."""
+    cond = str(summary.get("condition", "C5"))
+    first, final = summary.get("first_review", {}), summary.get("final", {})
+    proposed = summary.get("proposed", 0) or 0
+
+    def share(n: int) -> str:
+        return fmt(n / proposed, 3) if proposed else NA
+
+    rows = [
+        ["proposed", str(proposed), NA, str(proposed), NA],
+        *(
+            [
+                status,
+                str(first.get(status, 0)),
+                share(first.get(status, 0)),
+                str(final.get(status, 0)),
+                share(final.get(status, 0)),
+            ]
+            for status in VERIFY_STATUSES
+        ),
+    ]
+    revised, fixed = summary.get("revised", 0), summary.get("fixed_by_revision", 0)
+    by = summary.get("verified_by", {})
+    p95 = summary.get("review_ms_p95")
+    counts = Table(
+        f"{cond} verify-and-revise: triplets (first review and after revision)",
+        ["Triplets", "First review", "Share", "Final", "Share"],
+        rows,
+        [False, True, True, True, True],
+        f"{summary.get('scenarios', 0)} scenarios. Revised: {revised} refuted triplet(s) sent "
+        f"back with the graph's correction; fixed by revision (verified afterwards): {fixed}"
+        f" ({fmt(summary['fix_rate']) if summary.get('fix_rate') is not None else NA}). "
+        f"Verified by exact assertion: {by.get('exact', 0)}, by path: {by.get('path', 0)}. "
+        "Rejected: not reviewable (unknown predicate, empty or over-long name, self-loop, more "
+        f"than asked). Review p95 {fmt(p95, 1) if p95 is not None else NA} ms per triplet.",
+    )
+    reasons = {
+        **{f"reason: {k}": v for k, v in (summary.get("reasons") or {}).items()},
+        **{f"unusable answer: {k}": v for k, v in (summary.get("unusable_answers") or {}).items()},
+    }
+    out = [counts]
+    if reasons:
+        out.append(
+            Table(
+                f"{cond} verify-and-revise: reasons",
+                ["Reason", "Count"],
+                [[k, str(v)] for k, v in sorted(reasons.items())],
+                [False, True],
+                "Refutation and rejection reasons over every review round; unusable answers "
+                "are model steps whose reply could not be read (counted, never a crash).",
+            )
+        )
+    return out
+
+
+def _ci(stat: dict[str, Any] | None, signed: bool = False) -> str:
+    """ "mean [low, high] (n)" of an order-sensitivity figure."""
+    if not stat or stat.get("mean") is None:
+        return f"{NA} (n={stat.get('n', 0) if stat else 0})"
+    return (
+        f"{fmt(stat['mean'], signed=signed)} [{fmt(stat['ci_low'], signed=signed)}, "
+        f"{fmt(stat['ci_high'], signed=signed)}] (n={stat['n']})"
+    )
+
+
+def order_table(order: dict[str, Any]) -> Table:
+    """Order sensitivity (scores/<slug>/order.json): per condition and presentation."""
+    rows = []
+    for cond, figures in order.get("conditions", {}).items():
+        for pid, f in figures.get("presentations", {}).items():
+            chance = f.get("first_option_chance")
+            rows.append(
+                [
+                    cond,
+                    pid,
+                    _ci(f.get("accuracy")),
+                    _ci(f.get("accuracy_delta"), signed=True) if "accuracy_delta" in f else "—",
+                    _ci(f.get("flip_rate")) if "flip_rate" in f else "—",
+                    _ci(f.get("first_option_share")),
+                    fmt(chance) if chance is not None else NA,
+                ]
+            )
+    settings = order.get("settings", {})
+    described = "; ".join(f"{p['id']}: {p['description']}" for p in order.get("presentations", []))
+    return Table(
+        "Order sensitivity: accuracy, flip rate and position bias per presentation",
+        [
+            "Condition",
+            "Presentation",
+            f"Accuracy ({order.get('accuracy_metric', '?')})",
+            "\u0394 vs original",
+            "Flip rate vs original",
+            "First-option share",
+            "Chance (1/k)",
+        ],
+        rows,
+        [False, False, True, True, True, True, True],
+        "Mean [95% percentile bootstrap interval over scenarios] (n). Paired within scenario "
+        "with the original order; a flip is a changed choice (an option, abstaining, or an "
+        "answer naming no option). First-option share: answers choosing the first-listed "
+        "option, over answers that chose an option, against chance 1/k. Replicate "
+        f"{settings.get('replicate', 0)}; {settings.get('bootstrap', '?')} resamples, seed "
+        f"{settings.get('seed', '?')}. {described}.",
+    )

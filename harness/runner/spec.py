@@ -8,7 +8,7 @@ from kgbench.errors import UserError
 
 from .keys import model_slug
 
-REFERENCE_RESPONDERS = ("oracle", "context-reader", "ungrounded")
+REFERENCE_RESPONDERS = ("oracle", "context-reader", "ungrounded", "first-option")
 
 
 def _is_noisy_oracle(name: str) -> bool:

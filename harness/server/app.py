@@ -51,7 +51,7 @@ class ServerConfig:
     probe_responder: str = "oracle"
     verify_domain: str | None = None
     """A compiled domain whose verify-and-revise (C5) step prompts the server answers (with
-    harness.verify.responders; answer prompts with the context reader)."""
+    harness.verify.responders; answer prompts by the named reference responder)."""
 
 
 class Stats:

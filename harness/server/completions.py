@@ -16,7 +16,7 @@ from itertools import count
 from pathlib import Path
 from typing import Any
 
-RESPONDERS = ("oracle", "context-reader", "ungrounded")
+RESPONDERS = ("oracle", "context-reader", "ungrounded", "first-option")
 _SCENARIO = re.compile(r"^# Scenario (\S+)", re.M)
 _ids = count(1)
 

@@ -102,6 +102,7 @@ class StudyConfig:
     conditions: tuple[str, ...]
     replicates: int
     models: tuple[StudyModel, ...]
+    excluded: tuple[str, ...] = ()  # declared conditions a study cannot run (verify: C5)
     bootstrap: int = DEFAULT_BOOTSTRAP
     permutations: int = DEFAULT_PERMUTATIONS
     seed: int = 0
@@ -173,13 +174,24 @@ def load_study(path: Path, domain: str) -> StudyConfig:
         )
     compiled = open_domain(domain)
     known = [c.id for c in compiled.conditions]
-    conditions = list(data.get("conditions") or known)
+    # Verify-and-revise conditions (C5) are multi-step agents answered by `kgbench verify`,
+    # not single prompts: a study leaves them out by default (StudyConfig.excluded says so)
+    # and refuses them when listed, rather than counting them as never answered.
+    verify = [c.id for c in compiled.conditions if c.verify is not None]
+    conditions = list(data.get("conditions") or [c for c in known if c not in verify])
     seen_conditions: dict[str, int] = {}
     for i, cond in enumerate(conditions):
         where = doc.location(["conditions", i], "conditions")
         if cond not in known:
             raise SpecError(
                 f"unknown condition '{cond}'; domain {domain} declares {', '.join(known)}", where
+            )
+        if cond in verify:
+            raise SpecError(
+                f"condition '{cond}' is verify-and-revise (a multi-step agent): studies do not "
+                "run it; leave it out of `conditions` and run `kgbench verify --run-dir "
+                "<the study's run folder> --model ...` for it",
+                where,
             )
         if cond in seen_conditions:
             raise SpecError(f"condition '{cond}' is listed twice", where)
@@ -208,6 +220,7 @@ def load_study(path: Path, domain: str) -> StudyConfig:
         release_digest=(data["release"].get("digest") or None),
         release_manifest=manifest,
         conditions=tuple(conditions),
+        excluded=tuple(c for c in verify if not data.get("conditions")),
         replicates=replicates,
         models=tuple(models),
         bootstrap=int(stats.get("bootstrap") or DEFAULT_BOOTSTRAP),

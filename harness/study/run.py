@@ -202,6 +202,11 @@ def prepare(
         f"{len(scenarios)} scenarios x {len(config.conditions)} conditions = {count} prompts, "
         f"{config.replicates} replicate(s), {len(config.models)} models"
     )
+    if config.excluded:
+        console.print(
+            f"not in this study: {', '.join(config.excluded)} (verify-and-revise, a multi-step "
+            "agent): run `kgbench verify` on this run folder for it"
+        )
 
 
 def grounded_conditions(config: StudyConfig, compiled: CompiledDomain) -> list[str]:

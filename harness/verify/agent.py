@@ -38,6 +38,7 @@ from .review import Reviewer, Verdict, VerifySettings, correction_text
 
 VERIFY_PROMPTS = Path("prompts") / "verify.jsonl"
 SUMMARY_FORMAT = "1.0.0"
+MAX_PROPOSALS = 1000  # triplets reviewed per generate answer; the rest are counted, not reviewed
 
 
 @dataclass(frozen=True)
@@ -89,13 +90,17 @@ def run_verify(
     v = settings.verify
     runner = config.runner
     if runner.model.startswith("ref:") and runner.respond is None:
+        from harness.responders import is_responder, respond
+
         from .responders import stage_respond
 
-        # any ref: name: its steps are the C5 reference responders' (the answer step reads
-        # the verified block with the context reader), logged under that name's slug so C5
-        # pairs with the same name's C1-C4 answers
+        # ref:<name>: generate and revise are the reference verifier's, the answer step is
+        # <name>'s (oracle, context-reader, ...), logged under that name's slug so C5 pairs
+        # with the same responder's C1-C4 answers
         name = runner.model.partition(":")[2].strip()
-        runner = replace(runner, responders=(name,), respond=stage_respond(compiled))
+        if not is_responder(name):
+            respond(name, "")  # raises the unknown-responder message
+        runner = replace(runner, responders=(name,), respond=stage_respond(compiled, scenarios))
     slug = stage_spec(runner).slug
     out = verify_dir(run_dir, slug)
     runner = replace(runner, out_dir=out / "stages")
@@ -133,7 +138,7 @@ def run_verify(
             parsed = _parsed(gen.get(sid))
             if parsed is None:
                 rejected_answers["generate_unparsed"] += 1
-            chains[sid] = _proposals(parsed, s, v.max_triplets, reviewer)
+            chains[sid] = _proposals(parsed, s, v.max_triplets, reviewer, rejected_answers)
         for k in range(1, v.max_revisions + 1):
             pending = {
                 sid: [t for t in ts if t.final.status == "refuted"] for sid, ts in chains.items()
@@ -226,14 +231,22 @@ def _parsed(record: dict[str, Any] | None) -> Any:
     return record.get("parsed")
 
 
-def _proposals(parsed: Any, scenario: dict[str, Any], n: int, reviewer: Reviewer) -> list[Triplet]:
-    """Every proposed triplet reviewed; beyond n per candidate: rejected as too_many."""
+def _proposals(
+    parsed: Any, scenario: dict[str, Any], n: int, reviewer: Reviewer, cut: Counter[str]
+) -> list[Triplet]:
+    """Every proposed triplet reviewed; beyond n per candidate: rejected as too_many.
+
+    A runaway answer (more than MAX_PROPOSALS triplets) is cut there so one reply cannot make
+    review unbounded; the triplets cut are counted in `cut` (the summary's unusable answers),
+    never dropped silently."""
     raw = parsed.get("triplets") if isinstance(parsed, dict) else None
     if not isinstance(raw, list):
         return []
+    if len(raw) > MAX_PROPOSALS:
+        cut["triplets_beyond_limit"] += len(raw) - MAX_PROPOSALS
     per: Counter[str] = Counter()
     out = []
-    for i, item in enumerate(raw[:1000], 1):  # a runaway answer is cut, and the cut counted
+    for i, item in enumerate(raw[:MAX_PROPOSALS], 1):
         candidate = item.get("candidate") if isinstance(item, dict) else None
         candidate = candidate if isinstance(candidate, str) else ""
         per[candidate] += 1

@@ -9,8 +9,11 @@ Baselines, not models; they read only the prompt text, in process (`ref:verifier
 * revise: fixes a declared share (`FIX_SHARE`) of the refuted triplets, chosen by a hash of
   the scenario and the index, by restating the first assertion the graph's correction cites;
   the rest are repeated unchanged (so they stay refuted).
-* answer: the context reader of harness.responders, which reads the verified block as it
-  reads C2-C4 contexts.
+* answer: the reference responder the run names (`ref:oracle`, `ref:context-reader`, ...,
+  or the loopback server's model name), so C5 pairs with the same responder's C1-C4 answers:
+  the context reader reads the verified block as it reads C2-C4 contexts, the oracle answers
+  from the gold. Only the generate and revise steps are this module's, whatever the name,
+  since no other reference responder can propose or revise triplets.
 """
 
 from __future__ import annotations
@@ -49,15 +52,12 @@ class VerifyResponder:
         return str(self.compiled.entities[eid]["name"])
 
     def answer_text(self, prompt: str) -> dict[str, Any] | None:
-        """The answer to a C5 step prompt; None for any other prompt."""
+        """The answer to a generate or revise step prompt; None for any other prompt (the
+        answer step included: the named reference responder answers it)."""
         if prompt.startswith(STEP_MARK + "generate"):
             return self.generate(prompt)
         if prompt.startswith(STEP_MARK + "revise"):
             return self.revise(prompt)
-        if "# Grounded context: Verify-and-revise" in prompt:
-            from harness.responders import context_reader
-
-            return context_reader(prompt)
         return None
 
     def _section(self, prompt: str, title: str) -> list[str]:
@@ -143,16 +143,29 @@ class VerifyResponder:
         return {"revisions": revisions}
 
 
-def stage_respond(compiled: CompiledDomain) -> Callable[[str, Any], dict[str, Any]]:
-    """`StageConfig.respond` for `ref:verifier`."""
+def stage_respond(
+    compiled: CompiledDomain, scenarios: list[dict[str, Any]]
+) -> Callable[[str, Any], dict[str, Any]]:
+    """`StageConfig.respond` for `ref:<name>`: generate and revise by the reference verifier,
+    the answer step by the named reference responder (the oracles get the scenario's gold)."""
+    from harness.responders import is_responder, needs_gold
+    from harness.responders import respond as reference
+    from kgbench.errors import UserError
+
     responder = VerifyResponder(compiled)
+    by_id = {s["scenario_id"]: s for s in scenarios}
 
     def respond(name: str, request: Any) -> dict[str, Any]:
         from harness.server.completions import last_user_text
 
-        answer = responder.answer_text(last_user_text(request.messages))
-        if answer is None:
-            raise ValueError("not a verify-and-revise prompt")
-        return answer
+        prompt = last_user_text(request.messages)
+        answer = responder.answer_text(prompt)
+        if answer is not None:
+            return answer
+        if not is_responder(name):
+            raise UserError(f"unknown reference responder '{name}' for the answer step")
+        found = _SCENARIO.search(prompt)
+        gold = by_id.get(found[1]) if found and needs_gold(name) else None
+        return reference(name, prompt, gold)
 
     return respond

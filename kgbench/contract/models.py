@@ -297,15 +297,29 @@ class Condition(Model):
         return next((s for s in self.sections if s.shape == shape), None)
 
 
+class Presentation(Model):
+    """One presentation of the candidate options (order sensitivity): a permutation and a
+    labelling, applied to every scenario on request."""
+
+    id: str
+    description: str
+    order: Literal["original", "reverse", "cyclic_shift"]
+    shift: int = Field(description="cyclic_shift: places each option moves down; else 0")
+    labels: Literal["none", "letters", "letters_reversed"]
+
+
 class Conditions(Document):
     """conditions.json: the grounding conditions, in declaration order (the one source)."""
 
-    FORMAT: ClassVar[str] = "1.1.0"  # 1.1: verify (verify-and-revise conditions)
+    FORMAT: ClassVar[str] = "1.2.0"  # 1.1: verify; 1.2: presentations (order sensitivity)
     PATH: ClassVar[str] = "conditions.json"
 
     format_version: str
     domain: str
     conditions: list[Condition]
+    presentations: list[Presentation] = Field(
+        default_factory=list, description="extra option presentations (order sensitivity)"
+    )
 
 
 # --- metrics.json -------------------------------------------------------------------------

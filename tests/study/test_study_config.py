@@ -46,6 +46,8 @@ CASES = [
      12, "kind", "a model of kind compatible needs 'base_url'"),
     ("conditions: [C1, C4]", "conditions: [C1, C9]", 5, "conditions", "unknown condition 'C9'"),
     ("conditions: [C1, C4]", "conditions: [C1, C1]", 5, "conditions", "listed twice"),
+    ("conditions: [C1, C4]", "conditions: [C1, C5]", 5, "conditions",
+     "condition 'C5' is verify-and-revise (a multi-step agent): studies do not run it"),
     ("domain: cardio", "domain: afib", 2, "domain", "declared for domain 'afib'"),
     ("replicates: 1", "replicate: 3", 6, "replicate", "unknown field 'replicate'"),
     ("replicates: 1", "replicates: 0", 6, "replicates", "0 is less than the minimum of 1"),
@@ -130,6 +132,14 @@ def test_a_valid_study_resolves_models_and_overrides(write_study) -> None:
     assert noisy.settings.replicates == 3 and noisy.settings.structured is True
     assert study.interaction_baseline == "C1" and study.holm_family == "study"
     assert study.release_version == "2.0.0" and len(study.sha256) == 64
+
+
+def test_a_study_leaves_verify_conditions_out_by_default_and_says_so(write_study) -> None:
+    text = write_study().read_text().replace("conditions: [C1, C2, C3, C4]\n", "")
+    study = load_study(write_study(text), "cardio")
+    assert study.conditions == ("C1", "C2", "C3", "C4") and study.excluded == ("C5",)
+    listed = load_study(write_study(), "cardio")
+    assert listed.excluded == ()
 
 
 def test_the_bad_inputs_table_is_not_empty() -> None:

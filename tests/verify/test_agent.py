@@ -17,6 +17,7 @@ from harness.graph.extract import extract
 from harness.graph.load import load
 from harness.jsonio import atomic_write_json
 from harness.prompts import build_prompts
+from harness.report import write_report
 from harness.runner.api import RunConfig, run_model
 from harness.runner.stage import StageConfig
 from harness.scenario_io import default_scenarios_path
@@ -61,13 +62,20 @@ def check_run(run_dir: Path, slug: str, summary: dict) -> None:
     assert len(chains) == N_SCENARIOS
     chain = json.loads(chains[0].read_text())
     assert all(len(t["rounds"]) <= 2 for t in chain["triplets"])  # the revision bound
-    [panel_path] = score_run(run_dir, pairs=(("C5", "C4"), ("C5", "C1")), bootstrap=200)
+    [panel_path] = score_run(run_dir, bootstrap=200)  # default pairs: C5 ran, so C5 vs C4, C1
     panel = json.loads(panel_path.read_text())
-    text = json.dumps(panel)
-    assert '"C5"' in text
+    assert [(p["a"], p["b"]) for p in panel["paired"]] == [("C4", "C2"), ("C5", "C4"), ("C5", "C1")]
     items = [json.loads(x) for x in (panel_path.parent / "items.jsonl").read_text().splitlines()]
     c5 = [i for i in items if i["condition"] == "C5"]
     assert len(c5) == N_SCENARIOS and all(i["status"] == "scored" for i in c5)
+    md, html = write_report(run_dir)
+    report = md.read_text()
+    assert "Paired within-scenario deltas, C5 vs C4" in report
+    assert "Paired within-scenario deltas, C5 vs C1" in report
+    assert "### Verify-and-revise (C5)" in report and "Verify-and-revise (C5)" in html.read_text()
+    row = next(ln for ln in report.splitlines() if ln.startswith("| refuted |"))
+    assert row.split("|")[2].strip() == str(summary["first_review"]["refuted"])
+    assert f"fixed by revision (verified afterwards): {summary['fixed_by_revision']}" in report
 
 
 def test_c5_offline_with_reference_responders(
@@ -113,3 +121,23 @@ def test_c5_through_the_loopback_server_with_the_openai_client(
         stop()
     slug = next(p.stem for p in (run_dir / "responses").glob("*.jsonl"))
     check_run(run_dir, slug, summary)
+
+
+def test_c5_answer_step_is_the_named_responders(
+    tmp_path: Path, neo4j_driver: neo4j.Driver, cardio: CompiledDomain
+) -> None:
+    """ref:oracle: the reference verifier proposes and revises, the oracle answers (from the
+    gold), so C5 scores the oracle's 1.0 on intervention accuracy; an unknown name is one
+    message."""
+    from kgbench.errors import UserError
+
+    run_dir = tmp_path / "run"
+    prepare(run_dir, neo4j_driver, cardio)
+    config = VerifyConfig(run_dir, StageConfig(out_dir=run_dir, model="ref:oracle"))
+    run_verify(config, neo4j_driver, quiet())
+    [panel_path] = score_run(run_dir, bootstrap=200)
+    panel = json.loads(panel_path.read_text())
+    assert panel["overall"]["C5"]["intervention_accuracy"]["mean"] == 1.0
+    bad = VerifyConfig(run_dir, StageConfig(out_dir=run_dir, model="ref:no-such-responder"))
+    with pytest.raises(UserError, match="unknown reference responder 'no-such-responder'"):
+        run_verify(bad, neo4j_driver, quiet())

@@ -173,3 +173,20 @@ def test_tally_counts_by_status_and_reason(reviewer: Reviewer) -> None:
         "by_status": {"rejected": 1, "unverifiable": 1, "verified": 1},
         "by_reason": {"empty_name": 1, "unlinked_subject": 1},
     }
+
+
+def test_a_runaway_answer_is_cut_and_the_cut_counted(reviewer: Reviewer) -> None:
+    from collections import Counter
+
+    from harness.verify.agent import MAX_PROPOSALS, _proposals
+
+    extra = 7
+    raw = [
+        {"candidate": "Lisinopril", **t("Zestril", "TARGETS", "ACE")}
+        for _ in range(MAX_PROPOSALS + extra)
+    ]
+    cut: Counter[str] = Counter()
+    triplets = _proposals({"triplets": raw}, {}, 4, reviewer, cut)
+    assert len(triplets) == MAX_PROPOSALS and cut == {"triplets_beyond_limit": extra}
+    statuses = Counter(tr.final.status for tr in triplets)
+    assert statuses == {"verified": 4, "rejected": MAX_PROPOSALS - 4}  # beyond n: too_many
