@@ -23,6 +23,7 @@ help:
 	@echo "make fuzz                    the fuzz targets, long and random (FUZZ_EXAMPLES=$(FUZZ_EXAMPLES))"
 	@echo "make neo4j                   build and start the embedded Neo4j"
 	@echo "make pilot DOMAIN=cardio     the whole pipeline end to end with the context-reader baseline"
+	@echo "  WITH_C5=1 ORDER_VARIANTS=1  ... also C5 (verify-and-revise) and the option presentations"
 	@echo "make export DOMAIN=cardio    KGX and LinkML JSON exports under runs/export/<domain>/"
 	@echo "make kgx-validate DOMAIN=cardio  kgx validate (offline) on the domain's KGX export"
 
@@ -85,8 +86,9 @@ kgx-validate: $(STAMP) $(KGX_STAMP)
 neo4j: $(STAMP)
 	$(KG) neo4j start
 
+# WITH_C5=1 adds C5 (verify-and-revise); ORDER_VARIANTS=1 adds the option presentations.
 pilot: $(STAMP)
-	$(KG) pilot --domain $(DOMAIN)
+	$(KG) pilot --domain $(DOMAIN) $(if $(WITH_C5),--with-c5) $(if $(ORDER_VARIANTS),--order-variants)
 
 neo4j-stop: $(STAMP)
 	$(KG) neo4j stop

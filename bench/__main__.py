@@ -13,6 +13,7 @@ SUITES = [
     "hostile_bench",
     "probe_bench",
     "study_bench",
+    "verify_bench",
 ]
 
 

@@ -3,7 +3,8 @@
 compile -> embedded Neo4j (unless NEO4J_URI points elsewhere) -> load -> generate scenarios
 -> extract every (scenario, condition) -> render prompts -> answer with the context-reader
 baseline through the local OpenAI-compatible reference server and the real `openai` client
--> score -> report. It prints the panel and where the report is. Each step is the same code
+-> (with `--with-c5`) verify-and-revise -> score -> report. `--order-variants` adds the
+declared option presentations to the prompts (order sensitivity). It prints the panel and where the report is. Each step is the same code
 the individual commands run; nothing here is pilot-only logic.
 """
 
@@ -24,7 +25,17 @@ from .compiled import REPO_ROOT, CompiledDomain
 LOCAL_KEY = "local-reference-server"  # the loopback server checks no key; never a real one
 
 
-def run_pilot(domain: str, run_dir: Path, responder: str, console: Console) -> tuple[Path, Path]:
+def run_pilot(
+    domain: str,
+    run_dir: Path,
+    responder: str,
+    console: Console,
+    with_c5: bool = False,
+    order_variants: bool = False,
+) -> tuple[Path, Path]:
+    """`with_c5`: also run the verify-and-revise conditions (generate, review on Neo4j,
+    revise, answer) through the same server; `order_variants`: also render and answer every
+    declared presentation of the options (order sensitivity, scores/<slug>/order.json)."""
     from compiler.api import compile_domain
     from harness.graph.extract import check_against_compile, extract
     from harness.graph.load import load
@@ -76,8 +87,13 @@ def run_pilot(domain: str, run_dir: Path, responder: str, console: Console) -> t
             return len(contexts)
 
         step("extract", extract_all)
-    step("render prompts", lambda: build_prompts(run_dir, domain))
-    base_url, stop_server = start_server_in_thread(responder=responder, run_dir=run_dir)
+    step(
+        "render prompts",
+        lambda: build_prompts(run_dir, domain, order_variants=order_variants),
+    )
+    base_url, stop_server = start_server_in_thread(
+        responder=responder, run_dir=run_dir, verify_domain=domain if with_c5 else None
+    )
     previous_key = os.environ.get("OPENAI_API_KEY")
     os.environ["OPENAI_API_KEY"] = LOCAL_KEY
     try:
@@ -89,6 +105,20 @@ def run_pilot(domain: str, run_dir: Path, responder: str, console: Console) -> t
             use_cache=False,
         )
         step(f"answer with {responder} via {base_url}", lambda: run_model(config, console))
+        if with_c5:
+            from harness.runner.stage import StageConfig
+            from harness.verify.agent import VerifyConfig, run_verify
+
+            stage = StageConfig(
+                out_dir=run_dir, model=config.model, base_url=base_url, use_cache=False
+            )
+            with open_driver(settings) as driver:
+                step(
+                    f"verify-and-revise with {responder} via {base_url}",
+                    lambda: run_verify(
+                        VerifyConfig(run_dir, stage, database=settings.database), driver, console
+                    ),
+                )
     finally:
         stop_server()
         if previous_key is None:

@@ -85,13 +85,26 @@ def pilot_cmd(
     responder: Annotated[
         str, typer.Option(help="Reference responder behind the local server.")
     ] = "context-reader",
+    with_c5: Annotated[
+        bool,
+        typer.Option(
+            "--with-c5", help="Also run C5 (verify-and-revise) through the same local server."
+        ),
+    ] = False,
+    order_variants: Annotated[
+        bool,
+        typer.Option(
+            "--order-variants",
+            help="Also answer every declared presentation of the options (order sensitivity).",
+        ),
+    ] = False,
 ) -> None:
     """The whole pipeline end to end with a reference baseline, then the panel."""
     from harness.pilot import default_run_dir, panel_table, run_pilot
 
     console = _stderr()
     target = run_dir or default_run_dir(domain)
-    md, html = run_pilot(domain, target, responder, console)
+    md, html = run_pilot(domain, target, responder, console, with_c5, order_variants)
     print(panel_table(md))
     console.print(f"[green]report[/]: {escape(md)} and {escape(html)}")
 

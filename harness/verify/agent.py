@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from contextlib import closing
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -111,7 +112,7 @@ def run_verify(
     chains: dict[str, list[Triplet]] = {}
     rejected_answers: Counter[str] = Counter()
 
-    with RunLock(out / ".verify.lock"):
+    with RunLock(out / ".verify.lock"), closing(reviewer):
         gen = _stage(
             runner,
             "generate",

@@ -104,10 +104,16 @@ class Reviewer:
         compiled: CompiledDomain,
         settings: VerifySettings,
         database: str | None = None,
+        per_query_sessions: bool = False,
     ) -> None:
         self.driver = driver
         self.settings = settings
         self.database = database
+        # One long-lived read session, auto-commit queries: a review is one or two short
+        # reads, and a session plus an explicit transaction per query (execute_query) costs
+        # more than the query (bench/verify_bench.py keeps that as its baseline).
+        self.per_query_sessions = per_query_sessions
+        self._session: neo4j.Session | None = None
         self.linker = Linker(compiled, settings.verify.fuzzy_threshold)
         self.vocabulary = set(settings.verify.predicates)
         self.signs = settings.verify.signs
@@ -157,13 +163,23 @@ class Reviewer:
         return verdict
 
     def _run(self, query: str, verdict: Verdict) -> list[dict[str, Any]]:
-        records, _, _ = self.driver.execute_query(
-            query,
-            {"subject_id": verdict.subject_id, "object_id": verdict.object_id},
-            database_=self.database,
-            routing_=neo4j.RoutingControl.READ,
-        )
-        return [r.data() for r in records]
+        params = {"subject_id": verdict.subject_id, "object_id": verdict.object_id}
+        if self.per_query_sessions:
+            records, _, _ = self.driver.execute_query(
+                query, params, database_=self.database, routing_=neo4j.RoutingControl.READ
+            )
+            return [r.data() for r in records]
+        if self._session is None:
+            self._session = self.driver.session(
+                database=self.database, default_access_mode=neo4j.READ_ACCESS
+            )
+        return [r.data() for r in self._session.run(query, params)]  # type: ignore[arg-type]
+
+    def close(self) -> None:
+        """End the review session (the driver stays the caller's)."""
+        if self._session is not None:
+            self._session.close()
+            self._session = None
 
     def _verify(self, verdict: Verdict) -> None:
         import time

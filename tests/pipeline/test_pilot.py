@@ -66,3 +66,26 @@ def test_pilot_runs_the_cardio_matrix(
     for path in run_dir.rglob("*"):
         if path.is_file():
             assert (settings.password or "x" * 40) not in path.read_text(errors="ignore")
+
+
+def test_pilot_with_c5_and_order_variants(
+    neo4j_embedded, neo4j_driver: neo4j.Driver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`make pilot WITH_C5=1 ORDER_VARIANTS=1`: C5 answered and paired with C4 and C1, the
+    C5-only figures and the order-sensitivity table in the report."""
+    settings = connection_settings(neo4j_embedded.state_dir)
+    monkeypatch.setenv("NEO4J_URI", settings.uri)
+    monkeypatch.setenv("NEO4J_USER", settings.user or "neo4j")
+    monkeypatch.setenv("NEO4J_PASSWORD", settings.password or "")
+    run_dir = tmp_path / "pilot"
+    md, _ = run_pilot(
+        "cardio", run_dir, "context-reader", Console(quiet=True), with_c5=True, order_variants=True
+    )
+    panel = json.loads((run_dir / "scores/openai-context-reader/panel.json").read_text())
+    assert panel["counts"]["C5"]["scored"] == 80
+    assert [(p["a"], p["b"]) for p in panel["paired"]] == [("C4", "C2"), ("C5", "C4"), ("C5", "C1")]
+    order = json.loads((run_dir / "scores/openai-context-reader/order.json").read_text())
+    assert set(order["conditions"]) == {"C1", "C2", "C3", "C4"}
+    assert all(c["scenarios"] == 80 for c in order["conditions"].values())
+    report = md.read_text()
+    assert "### Verify-and-revise (C5)" in report and "### Order sensitivity" in report

@@ -1,0 +1,103 @@
+"""C5 review benchmark: verification latency per triplet on cardio (target p95 <= 20 ms).
+
+The triplets are the reference generator's for every cardio scenario (true, false and
+unlinkable ones in the declared mix, harness.verify.responders), so exact matches, refuted
+triplets that fall through to the path query, and unlinkable ends that never reach Neo4j are
+all in the sample, as in a run. Timed per triplet: the whole `Reviewer.review` (screening,
+linking, the review queries), after a warm-up pass (query plans compiled, page cache filled).
+
+Baseline in the same run, A and B alternating per pass: each review query sent through
+`driver.execute_query` (a fresh session and an explicit transaction per query, as the first
+version did). Optimised: one long-lived session, auto-commit reads.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from harness.compiled import CompiledDomain
+from harness.graph.load import load
+from harness.neo4j import connection_settings, open_driver, start, stop
+from harness.prompts import PromptRenderer
+from harness.scenario_io import default_scenarios_path, read_scenarios
+from harness.verify import steps
+from harness.verify.responders import VerifyResponder
+from harness.verify.review import Reviewer, VerifySettings
+
+TARGET_P95_MS = 20.0
+
+
+def _pct(values: list[float], q: float) -> float:
+    values = sorted(values)
+    return values[min(len(values) - 1, round(q * (len(values) - 1)))]
+
+
+def sample(compiled: CompiledDomain, settings: VerifySettings, limit: int | None) -> list[Any]:
+    """The reference generator's triplets for the cardio scenarios (at most n per option)."""
+    responder = VerifyResponder(compiled)
+    renderer = PromptRenderer(compiled)
+    predicates = {p["name"]: p for p in compiled.graph["predicates"]}
+    scenarios = read_scenarios(default_scenarios_path("cardio"))[:limit]
+    out = []
+    for s in scenarios:
+        text = steps.generate_prompt(settings.verify, s, renderer.target_outcome(s), predicates)
+        out += responder.generate(text)["triplets"]
+    return out
+
+
+def timed(reviewer: Reviewer, triplets: list[Any]) -> tuple[list[float], dict[str, int]]:
+    times, statuses = [], {}
+    for t in triplets:
+        start_t = time.perf_counter()
+        verdict = reviewer.review(t)
+        times.append((time.perf_counter() - start_t) * 1000)
+        statuses[verdict.status] = statuses.get(verdict.status, 0) + 1
+    return times, statuses
+
+
+def main(quick: bool = False) -> list[str]:
+    compiled = CompiledDomain.open("cardio")
+    settings = VerifySettings.open(compiled, "C5")
+    triplets = sample(compiled, settings, 20 if quick else None)
+    passes = 2 if quick else 5
+    with tempfile.TemporaryDirectory() as tmp:
+        state = Path(tmp) / "neo4j"
+        info = start(state, watch_pid=os.getpid())
+        try:
+            with open_driver(connection_settings(info.state_dir)) as driver:
+                load(driver, compiled)
+                fast = Reviewer(driver, compiled, settings)
+                slow = Reviewer(driver, compiled, settings, per_query_sessions=True)
+                timed(fast, triplets), timed(slow, triplets)  # warm-up: plans, page cache
+                a: list[float] = []
+                b: list[float] = []
+                statuses: dict[str, int] = {}
+                for _ in range(passes):
+                    times, statuses = timed(fast, triplets)
+                    a += times
+                    b += timed(slow, triplets)[0]
+                fast.close()
+        finally:
+            stop(state)
+    checked = statuses.get("verified", 0) + statuses.get("refuted", 0)
+    p95, base95 = _pct(a, 0.95), _pct(b, 0.95)
+    verdict = "PASS" if p95 <= TARGET_P95_MS else "FAIL"
+    mix = ", ".join(f"{k} {v}" for k, v in sorted(statuses.items()))
+    return [
+        "## C5 review (verify-and-revise)",
+        f"cardio review per triplet ({len(triplets)} triplets x {passes} passes after a warm-up; "
+        f"{mix}; {checked} reach Neo4j): p50 {_pct(a, 0.5):.2f} ms, p95 {p95:.2f} ms, "
+        f"max {max(a):.2f} ms",
+        f"baseline (a session and transaction per query, execute_query): p50 "
+        f"{_pct(b, 0.5):.2f} ms, p95 {base95:.2f} ms; speed-up at p95 {base95 / p95:.1f}x",
+        f"target p95 <= {TARGET_P95_MS:.0f} ms per triplet: {verdict}",
+    ]
+
+
+if __name__ == "__main__":
+    for line in main():
+        print(line)
