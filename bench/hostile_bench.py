@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from harness.compiled import GENERATED, CompiledDomain
-from harness.jsonio import json_line_bytes
 from harness.runner.parse import ResponseJudge
 from harness.scoring import load_compiled_scorer
+from kgbench.io import json_line_bytes
 
 REPLICATES = 32
 TARGET_S = 5.0

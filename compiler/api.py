@@ -7,10 +7,11 @@ the existing manifest is a no-op (checked with hashes only, without importing Li
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
+
+from kgbench.io import sha256_file
 
 from .paths import GENERATED_DIR, REPO_ROOT, TEMPLATES_DIR
 
@@ -62,7 +63,7 @@ def build_artifacts(domain_ir) -> list:
     if len(paths) != len(set(paths)):  # a broken invariant between backends
         raise AssertionError("two backends wrote the same path")
     template_inputs = [
-        (f"templates/{name}", hashlib.sha256((TEMPLATES_DIR / name).read_bytes()).hexdigest())
+        (f"templates/{name}", sha256_file(TEMPLATES_DIR / name))
         for name in sorted(ctx.template_files)
     ]
     artifacts.append(manifest.build(domain_ir, artifacts, template_inputs))
@@ -99,11 +100,11 @@ def _up_to_date(out_dir: Path) -> bool:
             return False
         for entry in manifest["inputs"]:
             path = REPO_ROOT / entry["path"]
-            if not path.exists() or _sha(path) != entry["sha256"]:
+            if not path.exists() or sha256_file(path) != entry["sha256"]:
                 return False
         for entry in manifest["outputs"]:
             path = out_dir / entry["path"]
-            if not path.exists() or _sha(path) != entry["sha256"]:
+            if not path.exists() or sha256_file(path) != entry["sha256"]:
                 return False
     except (OSError, ValueError, KeyError, TypeError):
         return False
@@ -116,7 +117,3 @@ def _input_set_unchanged(manifest: dict) -> bool:
     current = {p.relative_to(REPO_ROOT).as_posix() for p in (REPO_ROOT / "spec").glob("*.yaml")}
     current |= {p.relative_to(REPO_ROOT).as_posix() for p in TEMPLATES_DIR.rglob("*.j2")}
     return current <= recorded
-
-
-def _sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()

@@ -8,13 +8,13 @@ the expected counts. Row-level problems are collected and reported together.
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from kgbench.errors import Location, SpecError
+from kgbench.io import sha256_file
 
 from . import ir
 from .declarations import as_mapping, load_declaration
@@ -751,10 +751,6 @@ def _check_counts(
         for path, message in problems:
             errors.add(message, doc.location(path, path[-1]))
         errors.raise_if_any()
-
-
-def sha256_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _input_files(

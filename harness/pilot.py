@@ -29,7 +29,6 @@ def run_pilot(domain: str, run_dir: Path, responder: str, console: Console) -> t
     from harness.graph.extract import check_against_compile, extract
     from harness.graph.load import load
     from harness.graph.stamp import require_current
-    from harness.jsonio import atomic_write_json
     from harness.neo4j import connection_settings, open_driver, start
     from harness.prompts import build_prompts
     from harness.report import write_report
@@ -37,6 +36,7 @@ def run_pilot(domain: str, run_dir: Path, responder: str, console: Console) -> t
     from harness.scenarios.generator import generate_file
     from harness.scoring import score_run
     from harness.server.app import start_server_in_thread
+    from kgbench.io import atomic_write_json
 
     timings: list[tuple[str, float]] = []
 

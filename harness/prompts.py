@@ -14,7 +14,6 @@ stage that reads a run folder.
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import os
 from functools import cached_property
@@ -24,9 +23,9 @@ from typing import Any
 import jinja2
 
 from harness.compiled import GENERATED, CompiledDomain
-from harness.jsonio import atomic_write_text, jsonl_text, read_jsonl
 from harness.scenario_io import read_scenarios
 from kgbench.errors import Location, UserError
+from kgbench.io import atomic_write_text, jsonl_text, read_jsonl, sha256_text
 
 PROMPTS_FILE = Path("prompts") / "prompts.jsonl"
 
@@ -109,10 +108,6 @@ def load_context(run_dir: Path, scenario_id: str, condition: str) -> dict[str, A
 
 
 # --- rendering ----------------------------------------------------------------------------
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 class PromptRenderer:

@@ -6,9 +6,9 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import Location, UserError
+from kgbench.io import iter_jsonl
 
 from .compiled import REPO_ROOT
-from .jsonio import iter_jsonl
 
 
 def default_scenarios_path(domain: str) -> Path:

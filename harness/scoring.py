@@ -42,8 +42,8 @@ from harness.metrics import (
     score_panel,
 )
 from kgbench.errors import UserError
+from kgbench.io import atomic_write_text, dumps, jsonl_text
 
-from .jsonio import atomic_write_text, dumps, jsonl_text
 from .prompts import (
     load_context,
     load_scenarios,

@@ -17,7 +17,7 @@ import pytest
 from compiler.api import build_artifacts, compile_domain, validate_domain
 from compiler.backends.graph import DERIVED_ASSERTION_FIELDS
 from compiler.jsonschemas import strict_violations
-from kgbench.errors import SpecError
+from kgbench.errors import UserError
 
 REPO = Path(__file__).resolve().parents[1]
 DOMAINS = sorted(p.name for p in (REPO / "domains").iterdir() if (p / "domain.yaml").exists())
@@ -146,7 +146,7 @@ def test_failed_compile_leaves_previous_output_untouched(tmp_path: Path, mini_co
     before = tree_bytes(out / "mini")
     data = mini_copy / "data" / "assertions.csv"
     data.write_text(data.read_text().replace(",TARGETS,", ",TARGETZ,", 1))
-    with pytest.raises(SpecError):
+    with pytest.raises(UserError):
         compile_domain(mini_copy, out_root=out)
     assert tree_bytes(out / "mini") == before
     assert [p.name for p in out.iterdir()] == ["mini"], "no temporary folder may survive"

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -27,17 +26,6 @@ class EmitContext:
     """Things backends share within one compile (e.g. template files they read)."""
 
     template_files: set[str] = field(default_factory=set)
-
-
-def json_bytes(obj: Any) -> bytes:
-    """Canonical JSON: sorted keys, two-space indent, UTF-8, one trailing newline."""
-    return (json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
-
-
-def jsonl_bytes(rows: list[Any]) -> bytes:
-    return "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in rows).encode(
-        "utf-8"
-    )
 
 
 def csv_bytes(header: list[str], rows: list[list[Any]]) -> bytes:

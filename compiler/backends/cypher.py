@@ -8,9 +8,10 @@ identifiers validated by the frontend. Scenario values arrive only as parameters
 from __future__ import annotations
 
 from kgbench.errors import SpecError
+from kgbench.io import json_bytes
 
 from ..ir import Condition, Domain
-from .base import Artifact, EmitContext, json_bytes, render
+from .base import Artifact, EmitContext, render
 
 
 def section_types(domain: Domain, roles: tuple[str, ...]) -> list[str]:

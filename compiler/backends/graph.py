@@ -7,8 +7,10 @@ from __future__ import annotations
 
 from dataclasses import asdict
 
+from kgbench.io import json_bytes
+
 from ..ir import Domain
-from .base import Artifact, EmitContext, json_bytes
+from .base import Artifact, EmitContext
 
 # Fields kg.json adds to each assertion row beyond the assertions table's own columns.
 DERIVED_ASSERTION_FIELDS = ("provenance", "member_ids")

@@ -10,10 +10,15 @@ import hashlib
 from importlib import metadata
 from pathlib import Path
 
+import kgbench.io as kgbench_io
+from kgbench.io import json_bytes, sha256_bytes
+
 from ..ir import Domain
-from .base import Artifact, json_bytes
+from .base import Artifact
 
 COMPILER_DIR = Path(__file__).resolve().parents[1]
+# Kernel modules whose code shapes the compiled bytes (the canonical serialisers).
+KERNEL_FILES = (Path(kgbench_io.__file__).resolve(),)
 
 MANIFEST_VERSION = "1.0.0"
 
@@ -35,10 +40,14 @@ def compiler_versions() -> dict[str, str]:
 
 
 def compiler_source_digest() -> str:
-    """One hash over the compiler's own code, so a changed backend invalidates old output."""
+    """One hash over the compiler's own code (and the kernel serialisers it writes with), so
+    a changed backend invalidates old output."""
     digest = hashlib.sha256()
     for path in sorted(COMPILER_DIR.rglob("*.py")):
         digest.update(path.relative_to(COMPILER_DIR).as_posix().encode())
+        digest.update(path.read_bytes())
+    for path in KERNEL_FILES:
+        digest.update(f"kgbench/{path.name}".encode())
         digest.update(path.read_bytes())
     return digest.hexdigest()
 
@@ -57,7 +66,7 @@ def build(
         "outputs": [
             {
                 "path": a.path,
-                "sha256": hashlib.sha256(a.content).hexdigest(),
+                "sha256": sha256_bytes(a.content),
                 "bytes": len(a.content),
             }
             for a in sorted(artifacts, key=lambda a: a.path)

@@ -10,8 +10,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from kgbench.io import json_bytes
+
 from ..ir import Assertion, Domain, Entity, EvidenceSource, Support
-from .base import Artifact, EmitContext, csv_bytes, json_bytes, render
+from .base import Artifact, EmitContext, csv_bytes, render
 
 ARRAY_DELIMITER = "|"
 EDGE_FIELDS = ("validated", "causal_status", "evidence_level", "direction", "confidence")

@@ -17,10 +17,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from kgbench.io import json_bytes
+
 from ..ir import Domain, ProbeSpec
 from ..jsonschemas import class_schema, strict_openai_schema, strict_violations
 from ..paths import SPEC_DIR
-from .base import Artifact, EmitContext, json_bytes
+from .base import Artifact, EmitContext
 
 PROBE_FORMAT_VERSION = "1.0.0"
 

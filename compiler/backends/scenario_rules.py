@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 
+from kgbench.io import json_bytes
+
 from ..ir import Domain
-from .base import Artifact, EmitContext, json_bytes
+from .base import Artifact, EmitContext
 
 RULES_FORMAT_VERSION = "1.0.0"
 

@@ -82,9 +82,9 @@ def extract_command(
     from harness.compiled import CompiledDomain
     from harness.graph.extract import check_against_compile, extract
     from harness.graph.stamp import require_current
-    from harness.jsonio import atomic_write_json
     from harness.neo4j import connection_settings, open_driver
     from harness.scenario_io import default_scenarios_path, find_scenario, read_scenarios
+    from kgbench.io import atomic_write_json
 
     compiled = CompiledDomain.open(domain)
     if scenarios is None:

@@ -18,8 +18,9 @@ import time
 from pathlib import Path
 
 from kgbench.errors import ServiceError, UserError
+from kgbench.io import atomic_write_text
 
-from .state import LAUNCHER_MAIN, REPO_ROOT, write_atomically
+from .state import LAUNCHER_MAIN, REPO_ROOT
 
 TOOLS_DIR = REPO_ROOT / "tools" / "neo4j"
 TARGET_DIR = TOOLS_DIR / "target"
@@ -166,7 +167,7 @@ def build(*, force: bool = False) -> Path:
             f"Maven build of {TOOLS_DIR} failed (exit {result.returncode}); is Maven Central "
             f"reachable? Last lines:\n{tail(BUILD_LOG)}\nFull log: {BUILD_LOG}"
         )
-    write_atomically(STAMP_FILE, _inputs_digest() + "\n")
+    atomic_write_text(STAMP_FILE, _inputs_digest() + "\n", 0o644)
     print(f"kgbench: Neo4j launcher built in {time.monotonic() - started:.0f} s", file=sys.stderr)
     return TARGET_DIR
 

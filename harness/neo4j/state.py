@@ -21,11 +21,12 @@ import fcntl
 import json
 import os
 import secrets
-import tempfile
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+from kgbench.io import atomic_write_text
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 """The checkout this package lives in; `tools/neo4j` and `.cache/` hang off it."""
@@ -82,23 +83,6 @@ class ServerRecord:
         )
 
 
-def write_atomically(path: Path, text: str, mode: int = 0o644) -> None:
-    """Replace `path` with `text` in one step: readers see the old file or the new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
 def read_json(path: Path) -> dict[str, Any] | None:
     """The JSON object in `path`, or None when it is missing or unreadable (e.g. truncated)."""
     try:
@@ -120,7 +104,7 @@ def read_record(state_dir: Path) -> ServerRecord | None:
 
 
 def write_record(state_dir: Path, record: ServerRecord) -> None:
-    write_atomically(state_dir / STATE_FILE, json.dumps(asdict(record), indent=2) + "\n")
+    atomic_write_text(state_dir / STATE_FILE, json.dumps(asdict(record), indent=2) + "\n", 0o644)
 
 
 def clear_record(state_dir: Path) -> None:
@@ -141,7 +125,7 @@ def ensure_password(state_dir: Path) -> Path:
         if path.stat().st_mode & 0o077:
             os.chmod(path, 0o600)
         return path
-    write_atomically(path, secrets.token_urlsafe(24) + "\n", mode=0o600)
+    atomic_write_text(path, secrets.token_urlsafe(24) + "\n", 0o600)
     return path
 
 

@@ -8,8 +8,8 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import UserError
+from kgbench.io import atomic_write_json
 
-from ..jsonio import atomic_write_json
 from .ratings import aggregate, graph_digest, load_graphs, read_ratings, write_sheets
 
 

@@ -26,8 +26,8 @@ from typing import Any
 from rich.console import Console
 
 from kgbench.errors import UserError
+from kgbench.io import atomic_write_json
 
-from ..jsonio import atomic_write_json
 from ..runner.api import _safe_url
 from ..runner.log import RunLock
 from ..runner.stage import Stage, StageConfig, StageRequest, run_stage, stage_spec

@@ -16,12 +16,12 @@ config file); `verify-release` also checks it against the index beside it when t
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 from kgbench.errors import UserError
+from kgbench.io import sha256_file
 
 from .layout import MANIFEST, SEMVER, Version
 
@@ -32,7 +32,7 @@ DIGEST_PREFIX = "sha256:"
 
 def release_digest(release: Path) -> str:
     """`sha256:<hex>` of the release's manifest.json bytes."""
-    return DIGEST_PREFIX + hashlib.sha256((Path(release) / MANIFEST).read_bytes()).hexdigest()
+    return DIGEST_PREFIX + sha256_file(Path(release) / MANIFEST)
 
 
 def normalise_digest(text: str) -> str:
@@ -88,7 +88,7 @@ def index_entry(index: dict[str, Any], version: str) -> dict[str, Any] | None:
 
 def append_release(gold_root: Path, domain: str, release: Path) -> str:
     """Record a just-published release in the index (written atomically); its digest."""
-    from harness.jsonio import atomic_write_json
+    from kgbench.io import atomic_write_json
 
     manifest = json.loads((release / MANIFEST).read_text(encoding="utf-8"))
     index = read_index(gold_root / INDEX) or {

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kgbench.errors import UserError
+from kgbench.errors import UserErrors
+from kgbench.io import sha256_bytes
 
 from .layout import (
     DATA_FILES,
@@ -24,26 +25,13 @@ from .layout import (
     SCENARIO_SCHEMA,
     SCENARIOS,
     content_hash,
-    sha256,
 )
 
 GOLD_RECORD_KEYS = {"schema_version", "scenario_id", "category", "gold"}
 
 
-class ReleaseError(UserError):
-    """A release that fails verification; every problem on its own line."""
-
-    def __init__(self, path: Path, problems: list[str]) -> None:
-        self.problems = problems
-        shown = problems[:50] + (
-            [f"... and {len(problems) - 50} more"] if len(problems) > 50 else []
-        )
-        super().__init__(
-            f"release {path} failed verification ({len(problems)} problems):\n" + "\n".join(shown)
-        )
-
-    def __str__(self) -> str:
-        return self.message
+def _failed(path: Path, problems: list[str]) -> UserErrors:
+    return UserErrors(problems, f"release {path} failed verification ({len(problems)} problems):")
 
 
 @dataclass(frozen=True)
@@ -90,9 +78,9 @@ def _check_files(root: Path, manifest: dict[str, Any], problems: list[str]) -> N
             problems.append(f"{rel}: listed in the manifest but missing")
             continue
         data = target.read_bytes()
-        if sha256(data) != e.get("sha256"):
+        if sha256_bytes(data) != e.get("sha256"):
             problems.append(
-                f"{rel}: sha256 mismatch (manifest {e.get('sha256')}, file {sha256(data)}): the file was modified"
+                f"{rel}: sha256 mismatch (manifest {e.get('sha256')}, file {sha256_bytes(data)}): the file was modified"
             )
         elif len(data) != e.get("bytes"):
             problems.append(f"{rel}: size mismatch (manifest {e.get('bytes')}, file {len(data)})")
@@ -271,7 +259,7 @@ def verify_or_raise(
 ) -> dict[str, Any]:
     problems = verify_release(path, digest, index)
     if problems:
-        raise ReleaseError(path, problems)
+        raise _failed(path, problems)
     return json.loads((Path(path) / MANIFEST).read_text(encoding="utf-8"))
 
 
@@ -282,5 +270,5 @@ def read_release(path: Path | str, verify: bool = True) -> Release:
     problems: list[str] = []
     scenarios, gold = _check_records(root, manifest, problems)
     if problems and verify:  # pragma: no cover - verify_or_raise already ran the same checks
-        raise ReleaseError(root, problems)
+        raise _failed(root, problems)
     return Release(root, manifest, scenarios, gold)

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import Location, UserError
+from kgbench.io import atomic_write_text
 
-from ..jsonio import atomic_write_text
 from .html import render_html
 from .markdown import render_markdown
 

@@ -67,13 +67,13 @@ def review_command(
 ) -> None:
     """Write the clinical review sheet (HTML and CSV) with every item's hash and verdict."""
     from harness.compiled import REPO_ROOT, CompiledDomain
-    from harness.jsonio import atomic_write_text
     from harness.review.sheet import write_sheet
     from harness.review.verdicts import coverage, read_verdicts, verdict_rows
     from harness.scenario_io import read_scenarios
     from harness.scenarios.generator import default_output
     from harness.scenarios.kg import KnowledgeGraph
     from kgbench.cliutil import stderr_console
+    from kgbench.io import atomic_write_text
 
     compiled = CompiledDomain.open(domain)
     records = read_scenarios(scenarios or default_output(compiled))

@@ -21,8 +21,8 @@ from urllib.parse import urlsplit, urlunsplit
 from rich.console import Console
 
 from kgbench.errors import UserError
+from kgbench.io import atomic_write_json
 
-from ..jsonio import atomic_write_json
 from .batch import BatchOptions, BatchRunner
 from .client import Completion, OpenAITransport, ReferenceTransport, RequestFailure
 from .engine import OnlineRunner, RetryPolicy

@@ -8,14 +8,10 @@ different temperature, seed or endpoint never reuses another setting's answer.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from typing import Any
 
-
-def canonical_json(obj: Any) -> str:
-    """Sorted keys, no whitespace, UTF-8 kept: one spelling per value."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+from kgbench.io import canonical_json
 
 
 def request_key(

@@ -27,11 +27,10 @@ from typing import Any
 
 from harness.compiled import CompiledDomain
 from kgbench.errors import UserError
+from kgbench.io import atomic_write_bytes, jsonl_bytes
 
-from ..jsonio import atomic_write_bytes
 from .clinical import Clinical
 from .evidence import OutcomeJudge
-from .files import jsonl_bytes
 from .gold import GoldBuilder, GoldError
 from .kg import KnowledgeGraph
 from .narratives import Wording, capitalise

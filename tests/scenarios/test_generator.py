@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from harness.compiled import CompiledDomain
-from harness.scenarios.files import jsonl_bytes
 from harness.scenarios.generator import Generator, default_output
 from harness.scenarios.kg import KnowledgeGraph
 from harness.scenarios.paths import ChainFinder
 from harness.scenarios.validation import validate_records
+from kgbench.io import jsonl_bytes
 
 CATEGORIES = [
     "direct_effect",
