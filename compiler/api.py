@@ -13,7 +13,7 @@ from pathlib import Path
 
 from kgbench.io import sha256_file
 
-from .paths import GENERATED_DIR, REPO_ROOT, TEMPLATES_DIR
+from .paths import GENERATED_DIR, SPEC_DIR, TEMPLATES_DIR, recorded_path, repo_relative
 
 # Subfolders of generated/<domain>/ written by other commands, preserved across compiles.
 PRESERVED = ("gold", "scenarios")
@@ -99,7 +99,7 @@ def _up_to_date(out_dir: Path) -> bool:
         if manifest.get("compiler") != compiler_versions():
             return False
         for entry in manifest["inputs"]:
-            path = REPO_ROOT / entry["path"]
+            path = recorded_path(entry["path"])
             if not path.exists() or sha256_file(path) != entry["sha256"]:
                 return False
         for entry in manifest["outputs"]:
@@ -114,6 +114,6 @@ def _up_to_date(out_dir: Path) -> bool:
 def _input_set_unchanged(manifest: dict) -> bool:
     """A new file (e.g. a template or a spec file) must also trigger a rebuild."""
     recorded = {e["path"] for e in manifest["inputs"]}
-    current = {p.relative_to(REPO_ROOT).as_posix() for p in (REPO_ROOT / "spec").glob("*.yaml")}
-    current |= {p.relative_to(REPO_ROOT).as_posix() for p in TEMPLATES_DIR.rglob("*.j2")}
+    current = {repo_relative(p) for p in SPEC_DIR.glob("*.yaml")}
+    current |= {repo_relative(p) for p in TEMPLATES_DIR.rglob("*.j2")}
     return current <= recorded

@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.io import atomic_write_text, sha256_file
+from kgbench.locations import cache_dir
 
-from .paths import REPO_ROOT
-
-CACHE_DIR = REPO_ROOT / ".cache" / "kgbench"
+CACHE_DIR = cache_dir("kgbench")
 FORMAT = "2"  # 2: table columns carry max_length and single_line
 
 

@@ -20,7 +20,7 @@ from . import ir
 from .declarations import as_mapping, load_declaration
 from .evidence import EvidenceChecker, parse_provenance, parse_rules
 from .jsonschemas import spec_fields
-from .paths import REPO_ROOT, SPEC_DIR, confined, display_path, repo_relative
+from .paths import DOMAINS_DIR, SPEC_DIR, confined, display_path, repo_relative
 from .probe import check_probe
 from .scenarios import check_scenario_rules
 from .schema import ROLES, SEMVER, SchemaModel, load_schema, suggest
@@ -45,12 +45,10 @@ def resolve_domain_dir(domain: str | Path) -> Path:
     path = Path(domain)
     if path.is_dir():
         return path.resolve()
-    candidate = REPO_ROOT / "domains" / str(domain)
+    candidate = DOMAINS_DIR / str(domain)
     if candidate.is_dir():
         return candidate.resolve()
-    known = sorted(
-        p.name for p in (REPO_ROOT / "domains").iterdir() if (p / "domain.yaml").exists()
-    )
+    known = sorted(p.name for p in DOMAINS_DIR.glob("*") if (p / "domain.yaml").exists())
     raise SpecError(
         f"unknown domain '{domain}'"
         + suggest(str(domain), known)

@@ -7,12 +7,27 @@ import stat
 from pathlib import Path
 
 from kgbench.errors import Location, SpecError
+from kgbench.locations import (
+    DOMAINS_DIR,
+    GENERATED_DIR,
+    PROJECT_ROOT,
+    SPEC_DIR,
+    TEMPLATES_DIR,
+    shipped_name,
+)
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SPEC_DIR = REPO_ROOT / "spec"
-TEMPLATES_DIR = REPO_ROOT / "templates"
-DOMAINS_DIR = REPO_ROOT / "domains"
-GENERATED_DIR = REPO_ROOT / "generated"
+__all__ = [
+    "DOMAINS_DIR",
+    "GENERATED_DIR",
+    "PROJECT_ROOT",
+    "SPEC_DIR",
+    "TEMPLATES_DIR",
+    "confined",
+    "display_path",
+    "read_input_bytes",
+    "recorded_path",
+    "repo_relative",
+]
 
 
 def display_path(path: Path) -> str:
@@ -24,11 +39,26 @@ def display_path(path: Path) -> str:
 
 
 def repo_relative(path: Path) -> str:
-    """A stable, machine-independent name for a file recorded in artifacts (POSIX style)."""
+    """A stable, machine-independent name for a file recorded in artifacts (POSIX style):
+    `spec/...` and `templates/...` for what kgbench ships (in a clone or installed), else the
+    path relative to the project."""
+    shipped = shipped_name(path)
+    if shipped is not None:
+        return shipped
     try:
-        return path.resolve().relative_to(REPO_ROOT).as_posix()
+        return path.resolve().relative_to(PROJECT_ROOT).as_posix()
     except ValueError:
         return path.resolve().as_posix()
+
+
+def recorded_path(name: str) -> Path:
+    """The file a `repo_relative` name stands for (the inverse mapping)."""
+    head, _, rest = name.partition("/")
+    if head == SPEC_DIR.name and rest:
+        return SPEC_DIR / rest
+    if head == TEMPLATES_DIR.name and rest:
+        return TEMPLATES_DIR / rest
+    return PROJECT_ROOT / name
 
 
 def read_input_bytes(path: Path, max_bytes: int, what: str = "file") -> bytes:

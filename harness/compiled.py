@@ -10,9 +10,9 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import UserError
+from kgbench.locations import GENERATED_DIR
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-GENERATED = REPO_ROOT / "generated"
+GENERATED = GENERATED_DIR  # module attribute, so tests can point it at another root
 
 _MARKER = re.compile(r"^// @(statement|check) (\S+) (rows|expect)=(\S+)$", re.M)
 

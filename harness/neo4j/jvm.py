@@ -19,10 +19,11 @@ from pathlib import Path
 
 from kgbench.errors import ServiceError, UserError
 from kgbench.io import atomic_write_text
+from kgbench.locations import TOOLS_DIR as KGBENCH_TOOLS
 
-from .state import LAUNCHER_MAIN, REPO_ROOT
+from .state import LAUNCHER_MAIN
 
-TOOLS_DIR = REPO_ROOT / "tools" / "neo4j"
+TOOLS_DIR = KGBENCH_TOOLS / "neo4j"
 TARGET_DIR = TOOLS_DIR / "target"
 LAUNCHER_JAR = TARGET_DIR / "kgbench-neo4j.jar"
 LIB_DIR = TARGET_DIR / "lib"

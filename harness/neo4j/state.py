@@ -27,12 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.io import atomic_write_text
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-"""The checkout this package lives in; `tools/neo4j` and `.cache/` hang off it."""
-
-HOME_ENV = "KGBENCH_HOME"
-"""Overrides the workspace root for caches: the state dir becomes `$KGBENCH_HOME/.cache/neo4j`."""
+from kgbench.locations import cache_dir
 
 LAUNCHER_MAIN = "kgbench.neo4j.Launcher"
 """Java main class; also how a pid is recognised as our server (it is on its command line)."""
@@ -46,9 +41,7 @@ LOCK_FILE = "lock"
 
 def default_state_dir() -> Path:
     """The state directory: `$KGBENCH_HOME/.cache/neo4j`, else `<repo>/.cache/neo4j`."""
-    root = os.environ.get(HOME_ENV)
-    base = Path(root).expanduser() if root else REPO_ROOT
-    return (base / ".cache" / "neo4j").resolve()
+    return cache_dir("neo4j").resolve()
 
 
 def resolve_state_dir(state_dir: Path | str | None) -> Path:
