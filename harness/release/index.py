@@ -119,20 +119,3 @@ def append_release(gold_root: Path, domain: str, release: Path) -> str:
     )
     atomic_write_json(gold_root / INDEX, index)
     return digest
-
-
-def pin_existing(gold_root: Path, domain: str, releases: dict[Version, Path]) -> list[str]:
-    """Index releases published before the index existed, oldest first (each must verify);
-    returns the versions recorded. What is recorded is what the folders hold now."""
-    from .verify import verify_or_raise
-
-    index = read_index(gold_root / INDEX)
-    known = {e.get("version") for e in index["releases"]} if index else set()
-    recorded = []
-    for version in sorted(releases):
-        if str(version) in known:
-            continue
-        verify_or_raise(releases[version], index=None)  # the folder against its own manifest
-        append_release(gold_root, domain, releases[version])
-        recorded.append(str(version))
-    return recorded

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.compiled import CompiledDomain
-from harness.scenarios.generator import default_output
+from harness.scenarios.files import generated_set
 from harness.scenarios.validation import check_file
 from kgbench.errors import UserError
 from kgbench.io import json_bytes, jsonl_bytes, replace_folder, sha256_bytes
@@ -159,7 +159,7 @@ def publish_release(
     changelog: Path | None = None,
 ) -> PublishResult:
     new = Version.parse(version)
-    source = scenarios or default_output(domain)
+    source = scenarios or generated_set(domain)
     records = check_file(domain, source)
     schema_version = _schema_version(domain, records, source)
     review = _review(records, reviews)

@@ -17,6 +17,15 @@ from typing import Any
 from kgbench.errors import UserErrors
 from kgbench.io import sha256_bytes
 
+from .index import (
+    INDEX,
+    append_release,
+    chain_problems,
+    index_entry,
+    normalise_digest,
+    read_index,
+    release_digest,
+)
 from .layout import (
     DATA_FILES,
     GOLD,
@@ -24,6 +33,7 @@ from .layout import (
     MANIFEST,
     SCENARIO_SCHEMA,
     SCENARIOS,
+    Version,
     content_hash,
 )
 
@@ -186,11 +196,8 @@ def verify_release(
 
 
 def _verify_pins(root: Path, digest: str | None, index: Path | str | None) -> list[str]:
-    from .index import INDEX, chain_problems, index_entry, normalise_digest, read_index
-    from .index import release_digest as compute
-
     problems: list[str] = []
-    actual = compute(root)
+    actual = release_digest(root)
     if digest is not None and normalise_digest(digest) != actual:
         problems.append(
             f"{MANIFEST}: the release digest is {actual}, not the pinned "
@@ -272,3 +279,18 @@ def read_release(path: Path | str, verify: bool = True) -> Release:
     if problems and verify:  # pragma: no cover - verify_or_raise already ran the same checks
         raise _failed(root, problems)
     return Release(root, manifest, scenarios, gold)
+
+
+def pin_existing(gold_root: Path, domain: str, releases: dict[Version, Path]) -> list[str]:
+    """Index releases published before the index existed, oldest first (each must verify);
+    returns the versions recorded. What is recorded is what the folders hold now."""
+    index = read_index(gold_root / INDEX)
+    known = {e.get("version") for e in index["releases"]} if index else set()
+    recorded = []
+    for version in sorted(releases):
+        if str(version) in known:
+            continue
+        verify_or_raise(releases[version], index=None)  # the folder against its own manifest
+        append_release(gold_root, domain, releases[version])
+        recorded.append(str(version))
+    return recorded

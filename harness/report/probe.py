@@ -13,23 +13,19 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import Location, UserError
+from kgbench.io import read_json_object
 
+from ..runfolder import RunFolder
 from .tables import NA, Table, fmt
 
 
 def load_probes(run_dir: Path, model: str | None = None) -> list[dict[str, Any]]:
     """scores.json of every probed model (or of one), with `slug` and `ratings` added."""
-    root = Path(run_dir) / "probe"
-    paths = sorted(root.glob("*/scores.json")) if root.is_dir() else []
-    if model is not None:
-        paths = [p for p in paths if p.parent.name == model]
+    paths = [p / "scores.json" for p in RunFolder(run_dir).probed(model).values()]
     out = []
-    for path in paths:
-        try:
-            scores = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise UserError(f"not valid JSON: {exc.msg}", Location(str(path), exc.lineno)) from None
-        if not isinstance(scores, dict) or "overall" not in scores:
+    for path in (p for p in paths if p.is_file()):
+        scores = read_json_object(path, "probe scores written by `kgbench probe`")
+        if "overall" not in scores:
             raise UserError("not probe scores written by `kgbench probe`", Location(str(path)))
         scores["slug"] = path.parent.name
         ratings = path.parent / "ratings.json"

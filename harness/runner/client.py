@@ -276,7 +276,7 @@ class ReferenceTransport:
         return scrub(text)
 
     async def complete(self, item: RequestItem) -> Completion:
-        from harness.server.completions import estimate_tokens, last_user_text, message_text
+        from .messages import estimate_tokens, last_user_text, message_text
 
         messages, scenario_id = item.messages, item.scenario_id
         prompt = last_user_text(messages)

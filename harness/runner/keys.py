@@ -8,7 +8,6 @@ different temperature, seed or endpoint never reuses another setting's answer.
 from __future__ import annotations
 
 import hashlib
-import re
 from typing import Any
 
 from kgbench.io import canonical_json
@@ -20,9 +19,3 @@ def request_key(
     payload = {"model": model, "messages": messages, "params": params, "replicate": replicate}
     # surrogatepass: a lone surrogate in a message hashes to stable bytes instead of raising
     return hashlib.sha256(canonical_json(payload).encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def model_slug(spec: str) -> str:
-    """A file-name-safe form of a model spec: `openai:gpt-4o` -> `openai-gpt-4o` (the same
-    rule as harness.responders.model_slug, so responses/ and scores/ names agree)."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", spec).strip("-.") or "model"

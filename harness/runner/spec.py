@@ -2,13 +2,20 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from kgbench.errors import UserError
 
-from .keys import model_slug
+from ..responders import RESPONDERS
 
-REFERENCE_RESPONDERS = ("oracle", "context-reader", "ungrounded")
+REFERENCE_RESPONDERS = tuple(RESPONDERS)
+
+
+def model_slug(spec: str) -> str:
+    """A file-name-safe form of a model spec: `openai:gpt-4o` -> `openai-gpt-4o`; the name of
+    its responses log and scores folder (responses/<slug>.jsonl, scores/<slug>/)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", spec).strip("-.") or "model"
 
 
 @dataclass(frozen=True)
@@ -60,3 +67,32 @@ def parse_model_spec(
             raise UserError("--base-url applies to openai: models, not to ref: responders")
         return ModelSpec("ref", name)
     raise UserError(f"unknown model provider '{provider}' in --model '{text}'; use {forms}")
+
+
+PROVIDERS = ("openai", "ref")
+
+
+def log_name_for(model: str | None, log_name: str | None = None) -> str | None:
+    """The responses log (or probe folder) a reading command means: `--log-name` as given,
+    else the slug of `--model`, which names the model exactly as `kgbench run` does
+    (`openai:gpt-4o`, `ref:oracle`); None when neither is given (every log).
+
+    One model naming everywhere: `score`, `report` and `probe-review` take the spec, never
+    the slug; a slug given as --model is refused with the spec it probably stands for.
+    """
+    if model is not None and log_name is not None:
+        raise UserError("give --model or --log-name, not both")
+    if model is None:
+        return log_name
+    provider, sep, name = model.partition(":")
+    if not sep or provider not in PROVIDERS or not name.strip():
+        guess = next(
+            (f" (did you mean --model {p}:{model[len(p) + 1 :]}?)" for p in PROVIDERS
+             if model.startswith(f"{p}-") and len(model) > len(p) + 1),
+            "",
+        )  # fmt: skip
+        raise UserError(
+            f"--model '{model}' is not a model spec{guess}; name the model as `kgbench run` "
+            "takes it (openai:<model> or ref:<responder>), or a log by --log-name NAME"
+        )
+    return model_slug(f"{provider}:{name.strip()}")

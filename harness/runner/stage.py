@@ -322,7 +322,7 @@ class StageReferenceTransport:
         return scrub(text)
 
     async def complete(self, item: RequestItem) -> Completion:
-        from harness.server.completions import estimate_tokens, message_text
+        from .messages import estimate_tokens, message_text
 
         request = self.requests[item.prompt_id]
         try:

@@ -25,7 +25,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from .completions import RESPONDERS, Answerer, load_gold
+from ..responders import RESPONDERS
+from .completions import Answerer, load_gold
 from .faults import FaultPlan
 from .store import Store
 

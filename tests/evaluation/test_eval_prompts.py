@@ -10,7 +10,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from harness.prompts import PromptRenderer, build_prompts, prompt_text, read_prompts
+from harness.prompts import PromptRenderer, build_prompts
+from harness.runfolder import RunFolder
 from kgbench.errors import UserError
 
 
@@ -48,11 +49,11 @@ def test_fixture_scenarios_and_contexts_follow_the_contracts(mini_domain, mini_s
 
 def test_only_the_grounded_block_differs_for_every_scenario(run_dir, mini_domain):
     _out, n = build_prompts(run_dir, str(mini_domain.root))
-    records = read_prompts(run_dir)
+    records = RunFolder(run_dir).prompts()
     assert n == len(records) == 8 * 4
     by_scenario: dict[str, dict[str, str]] = {}
     for r in records:
-        by_scenario.setdefault(r["scenario_id"], {})[r["condition"]] = prompt_text(r)
+        by_scenario.setdefault(r.scenario_id, {})[r.condition] = r.text
     for sid, prompts in by_scenario.items():
         assert sorted(prompts) == ["C1", "C2", "C3", "C4"]
         blocks = _split(prompts)
@@ -74,18 +75,18 @@ def test_prompts_file_is_deterministic_and_hashes_match(run_dir, mini_domain):
     first = out.read_bytes()
     build_prompts(run_dir, str(mini_domain.root))
     assert out.read_bytes() == first
-    for r in read_prompts(run_dir):
-        content = r["messages"][0]["content"]
-        assert r["sha256"] == hashlib.sha256(content.encode("utf-8")).hexdigest()
-        assert r["prompt_id"] == f"{r['scenario_id']}/{r['condition']}"
-        assert r["messages"] == [{"role": "user", "content": content}]
+    for r in RunFolder(run_dir).prompts():
+        content = r.messages[0]["content"]
+        assert r.sha256 == hashlib.sha256(content.encode("utf-8")).hexdigest()
+        assert r.prompt_id == f"{r.scenario_id}/{r.condition}"
+        assert r.messages == [{"role": "user", "content": content}]
     leftovers = [p.name for p in out.parent.iterdir() if p.name != "prompts.jsonl"]
     assert leftovers == []
 
 
 def test_grounded_lines_read_like_the_paper(run_dir, mini_domain):
     build_prompts(run_dir, str(mini_domain.root))
-    text = {r["prompt_id"]: prompt_text(r) for r in read_prompts(run_dir)}
+    text = {r.prompt_id: r.text for r in RunFolder(run_dir).prompts()}
     c4 = text["SCN_0003/C4"]
     assert "Pathway from Lisinopril:\n  1. [ASR_0001] Lisinopril -TARGETS-> " in c4
     assert "- [ASR_0007] Lisinopril -CONTRAINDICATED_FOR-> Pregnancy | evidence: EV_0001" in c4

@@ -14,7 +14,7 @@ from harness.compiled import CompiledDomain
 from harness.graph.chains import ChainIndex, chain_section
 from harness.graph.extract import extract
 from harness.graph.load import load
-from harness.scenario_io import default_scenarios_path, read_scenarios
+from harness.scenarios.files import generated_set, read_scenarios
 
 REPO = Path(__file__).resolve().parents[2]
 SCN_0001 = REPO / "tests/fixtures/scenarios/cardio_scn_0001.jsonl"
@@ -28,7 +28,7 @@ def cardio(neo4j_driver: neo4j.Driver) -> CompiledDomain:
 
 
 def scenarios() -> list[dict]:
-    generated = default_scenarios_path("cardio")
+    generated = generated_set(CompiledDomain.open("cardio"))
     return read_scenarios(generated if generated.exists() else SCN_0001)
 
 

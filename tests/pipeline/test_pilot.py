@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 
 from harness.neo4j import connection_settings
-from harness.pilot import panel_table, run_pilot
+from kgbench.pilot import panel_table, run_pilot
 
 
 def test_pilot_runs_the_cardio_matrix(

@@ -17,6 +17,7 @@ import pytest
 from harness.probe.ratings import aggregate
 from harness.probe.review import aggregate_ratings, write_review
 from harness.report import write_report
+from harness.runner.api import answer_with_reference
 from kgbench.errors import UserError
 
 from .conftest import probe_once
@@ -146,7 +147,6 @@ def test_report_puts_the_qa_panel_and_the_probe_side_by_side(tmp_path):
     import shutil
 
     from compiler.api import compile_domain
-    from harness import responders
     from harness.prompts import build_prompts
     from harness.scoring import score_run
 
@@ -158,7 +158,7 @@ def test_report_puts_the_qa_panel_and_the_probe_side_by_side(tmp_path):
     shutil.copytree(mini_run, run)
     mini = compile_domain(str(mini_dir), out_root=tmp_path / "gen").out_dir
     build_prompts(run, str(mini))
-    responders.answer_with_reference(run, "oracle")
+    answer_with_reference(run, "oracle")
     score_run(run, bootstrap=100, seed=0, domain=str(mini))
     probe_once(run, "ref:oracle", limit_roots=2)
     md, html = write_report(run)

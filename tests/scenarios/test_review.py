@@ -144,14 +144,14 @@ def test_publish_refuses_disputed_items_and_records_coverage(toy_env) -> None:
     rows = accept_all(records)
     rows[2][2:] = ["dispute", "kgbench maintainers", "2026-12-01", "wrong population"]
     write_reviews(reviews, rows)
-    code, out = run("publish", "-d", "toy", "--version", "1.0.0", "--reviews", str(reviews))
+    code, out = run("publish", "-d", "toy", "--release", "1.0.0", "--reviews", str(reviews))
     assert code == 2 and "1 item(s) are disputed" in out and "wrong population" in out
     assert not (domain.root / "gold").exists()
     write_reviews(reviews, accept_all(records)[:-1])
     changelog = tmp / "CHANGELOG.md"
     changelog.write_text("# 1.0.0\n\nFirst release.\n", encoding="utf-8")
     code, out = run(
-        "publish", "-d", "toy", "--version", "1.0.0", "--reviews", str(reviews),
+        "publish", "-d", "toy", "--release", "1.0.0", "--reviews", str(reviews),
         "--changelog", str(changelog),
     )  # fmt: skip
     assert code == 0, out

@@ -1,0 +1,41 @@
+"""Scenario files (JSON Lines): where a domain's generated set lives, and reading any set.
+
+A scenario set is read from three kinds of place: the generated set of a compiled domain
+(`generated/<domain>/scenarios/scenarios.jsonl`), a run folder's copy, and a gold release;
+all go through `read_scenarios`, so each problem is one message naming the file and line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kgbench.errors import Location, UserError
+from kgbench.io import iter_jsonl
+
+from ..compiled import CompiledDomain
+
+
+def generated_set(domain: CompiledDomain) -> Path:
+    """The scenario set `kgbench generate` writes for a compiled domain."""
+    return domain.root / "scenarios" / "scenarios.jsonl"
+
+
+def read_scenarios(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        raise UserError(
+            f"scenario file not found: {path} (run `kgbench generate` or pass --scenarios)"
+        )
+    out = []
+    for n, item in iter_jsonl(path, "scenario"):
+        if "scenario_id" not in item:
+            raise UserError("expected a scenario object with a scenario_id", Location(str(path), n))
+        out.append(item)
+    return out
+
+
+def find_scenario(scenarios: list[dict[str, Any]], scenario_id: str) -> dict[str, Any]:
+    for s in scenarios:
+        if s["scenario_id"] == scenario_id:
+            return s
+    raise UserError(f"scenario '{scenario_id}' not found ({len(scenarios)} scenarios loaded)")
