@@ -16,7 +16,8 @@ from __future__ import annotations
 import os
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +28,7 @@ from kgbench.locations import RUNS_DIR
 
 if TYPE_CHECKING:
     from harness.compiled import CompiledDomain
+    from harness.neo4j import ServerInfo
 
 LOCAL_KEY = "local-reference-server"  # the loopback server checks no key; never a real one
 
@@ -37,7 +39,6 @@ def run_pilot(
     """Run the pipeline into `run_dir` (replaced); returns the Markdown and HTML reports."""
     from compiler.api import compile_domain
     from harness.compiled import CompiledDomain
-    from harness.neo4j import start, stop
 
     timings: list[tuple[str, float]] = []
 
@@ -53,26 +54,11 @@ def run_pilot(
     run_dir.mkdir(parents=True)
     result = step("compile", lambda: compile_domain(domain))
     compiled = CompiledDomain(result.domain, result.out_dir)
-    started = None
-    if not os.environ.get("NEO4J_URI"):
-        info = step("start the embedded Neo4j", start)
-        if info.already_running:
-            console.print(f"Neo4j was already running at {escape(info.uri)}; it stays running.")
-        else:
-            started = info
-    try:
+    if os.environ.get("NEO4J_URI"):
         md, html = _pipeline(compiled, run_dir, responder, console, step)
-    finally:
-        if started is not None and keep_neo4j:
-            console.print(
-                f"The embedded Neo4j the pilot started stays running at {escape(started.uri)} "
-                f"(pid {started.pid}); stop it with `kgbench neo4j stop`."
-            )
-        elif started is not None:
-            stop()
-            console.print(
-                "Stopped the embedded Neo4j the pilot started (pass --keep-neo4j to keep it)."
-            )
+    else:
+        with embedded_neo4j(console, keep=keep_neo4j, step=step):
+            md, html = _pipeline(compiled, run_dir, responder, console, step)
     total = sum(t for _, t in timings)
     console.print(
         "timings: "
@@ -80,6 +66,43 @@ def run_pilot(
         + f"; total {total:.1f} s"
     )
     return md, html
+
+
+@contextmanager
+def embedded_neo4j(
+    console: Console,
+    *,
+    keep: bool = False,
+    state_dir: Path | None = None,
+    step: Callable[[str, Callable[[], Any]], Any] | None = None,
+) -> Iterator[ServerInfo]:
+    """The embedded Neo4j for the length of a block, and a sentence about what became of it.
+
+    One already running is used and left running. One started here (about 1 GB of memory)
+    is stopped when the block ends, however it ends, unless `keep`.
+    """
+    from harness.neo4j import start, stop
+
+    info = (step or (lambda _name, func: func()))(
+        "start the embedded Neo4j", lambda: start(state_dir)
+    )
+    if info.already_running:
+        console.print(f"Neo4j was already running at {escape(info.uri)}; it stays running.")
+    try:
+        yield info
+    finally:
+        if info.already_running:
+            pass
+        elif keep:
+            console.print(
+                f"The embedded Neo4j the pilot started stays running at {escape(info.uri)} "
+                f"(pid {info.pid}); stop it with `kgbench neo4j stop`."
+            )
+        else:
+            stop(state_dir)
+            console.print(
+                "Stopped the embedded Neo4j the pilot started (pass --keep-neo4j to keep it)."
+            )
 
 
 def _pipeline(

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from kgbench.errors import UserError
 from kgbench.io import atomic_write_text
 from kgbench.locations import cache_dir
 
@@ -131,9 +132,18 @@ def read_password(state_dir: Path) -> str | None:
 
 @contextlib.contextmanager
 def locked(state_dir: Path) -> Iterator[None]:
-    """Hold an exclusive lock on the state directory (blocks other start/stop calls)."""
-    state_dir.mkdir(parents=True, exist_ok=True)
-    with open(state_dir / LOCK_FILE, "a+b") as handle:
+    """Hold an exclusive lock on the state directory (blocks other start/stop calls).
+
+    A directory that cannot be created or written (a path under a file, no permission) is a
+    UserError naming it, not an OSError traceback."""
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+        handle = open(state_dir / LOCK_FILE, "a+b")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise UserError(
+            f"cannot use {state_dir} as the Neo4j state directory: {exc.strerror or exc}"
+        ) from None
+    with handle:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         try:
             yield

@@ -196,7 +196,10 @@ def test_scores_and_report_are_deterministic(run_dir, mini_domain):
         (["score", "--run-dir", "{run}", "--pair", "C4"], "A:B"),
         (["score", "--run-dir", "{run}", "--pair", "C4:C9"], "unknown condition 'C9'"),
         (["score", "--run-dir", "{run}", "--model", "openai:nobody"], "no responses log"),
-        (["score", "--run-dir", "{run}", "--model", "ref-oracle"], "did you mean --model ref:oracle"),
+        (
+            ["score", "--run-dir", "{run}", "--model", "ref-oracle"],
+            "did you mean --model ref:oracle",
+        ),
         (["score", "--run-dir", "{run}", "--bootstrap", "5"], "at least 100"),
         (["report", "--run-dir", "{run}"], "kgbench score"),
         (["prompts", "--run-dir", "{run}", "--domain", "{run}/none/x"], "not a compiled domain"),

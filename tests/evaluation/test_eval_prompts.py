@@ -11,7 +11,7 @@ import jsonschema
 import pytest
 
 from harness.prompts import PromptRenderer, build_prompts
-from harness.runfolder import RunFolder
+from harness.runfolder import RUN_FORMAT, RunFolder
 from kgbench.errors import UserError
 
 
@@ -125,3 +125,19 @@ def test_unknown_target_and_missing_scenarios_are_clear_errors(
         PromptRenderer(mini_domain).render(bad, "C1", None)
     with pytest.raises(UserError, match="unknown condition"):
         PromptRenderer(mini_domain).render(mini_scenarios[0], "C9", None)
+
+
+def test_run_json_is_versioned_relative_and_rewrites_an_older_one(run_dir, mini_domain):
+    """run.json names its compiled domain relative to the run folder; an older run.json (no
+    format_version, absolute paths) is rewritten by `prompts`, keeping keys it does not own."""
+    old = {"domain": "mini", "compiled_domain": "/gone", "response_schema": "/gone/r.json"}
+    (run_dir / "run.json").write_text(json.dumps({**old, "note": "kept"}))
+    build_prompts(run_dir, str(mini_domain.root))
+    data = json.loads((run_dir / "run.json").read_text())
+    assert data["format_version"] == RUN_FORMAT and data["note"] == "kept"
+    assert "response_schema" not in data and not Path(data["compiled_domain"]).is_absolute()
+    folder = RunFolder(run_dir)
+    assert folder.compiled().root.resolve() == mini_domain.root.resolve()
+    assert folder.response_schema()[0] == mini_domain.root / "schemas" / "response.schema.json"
+    build_prompts(run_dir)  # the run's own domain, from run.json
+    assert json.loads((run_dir / "run.json").read_text()) == data
