@@ -41,7 +41,7 @@ TABLE_ORDER = (
 
 
 def resolve_domain_dir(domain: str | Path) -> Path:
-    """Accept a domain name (cardio) or a path to its folder."""
+    """Accept a domain name (a folder under domains/) or a path to its folder."""
     path = Path(domain)
     if path.is_dir():
         return path.resolve()

@@ -237,17 +237,28 @@ def test_table_schemas_accept_the_compiled_rows(domain: str) -> None:
 
 @pytest.mark.parametrize("domain", DOMAINS)
 def test_every_prompt_template_parses(domain: str) -> None:
+    """One frame and one context template per condition, each valid Jinja (they are rendered
+    on mini in tests/evaluation and on cardio by the pilot test)."""
     import jinja2
 
     env = jinja2.Environment(undefined=jinja2.StrictUndefined)
-    for path in sorted((REPO / "generated" / domain / "prompts").glob("*.j2")):
+    paths = sorted((REPO / "generated" / domain / "prompts").glob("*.j2"))
+    for path in paths:
         env.parse(path.read_text())
+    graph = json.loads((REPO / "generated" / domain / "kg.json").read_text())
+    expected = {f"context_{c['id']}.j2" for c in graph["conditions"]}
+    assert {p.name for p in paths} == {"frame.j2", *expected}
 
 
 def test_second_domain_needed_no_code() -> None:
-    """A domain is spec and data files only, and no code anywhere names it."""
+    """A domain is spec and data files only, and no code anywhere names it (cardio included:
+    no command defaults to it)."""
     others = [d for d in DOMAINS if d != "cardio"]
     assert others, "a second domain must exist"
+    for code_dir in ("compiler", "harness", "kgbench", "templates"):
+        for src in (REPO / code_dir).rglob("*"):
+            if src.is_file() and src.suffix in (".py", ".j2"):
+                assert "cardio" not in src.read_text(encoding="utf-8"), f"{src} names cardio"
     for domain in others:
         files = [p for p in (REPO / "domains" / domain).rglob("*") if p.is_file()]
         assert {p.suffix for p in files} <= {".yaml", ".csv", ".md"}, files

@@ -244,6 +244,11 @@ class ReferenceServer:
         self.stats.bump("chat_requests")
         if (h.headers.get("Authorization") or "").startswith("Bearer "):
             self.stats.bump("chat_with_bearer")  # counted, never stored: it holds the key
+        organization = h.headers.get("OpenAI-Organization")
+        if organization:
+            # Per client identity (OPENAI_ORG_ID): a test tells a restarted runner's requests
+            # from those a killed one had already put on the wire, without waiting for them.
+            self.stats.bump(f"chat_requests_org:{organization[:64]}")
         try:
             body = json.loads(raw)
         except ValueError:

@@ -13,6 +13,8 @@ from rich.console import Console
 from harness.neo4j import connection_settings
 from kgbench.pilot import panel_table, run_pilot
 
+pytestmark = pytest.mark.neo4j
+
 
 def test_pilot_runs_the_cardio_matrix(
     neo4j_embedded, neo4j_driver: neo4j.Driver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
