@@ -33,9 +33,12 @@ def write_report(run_dir: Path, model: str | None = None) -> tuple[Path, Path]:
         if not probes:
             raise
         panels = []
+    from ..provenance import collect
+
     title = f"kgbench report: {run_dir.resolve().name}"
+    provenance = collect(run_dir, panels)
     out = run_dir / "report"
     md, html = out / "report.md", out / "report.html"
-    atomic_write_text(md, render_markdown(title, panels, probes))
-    atomic_write_text(html, render_html(title, panels, probes))
+    atomic_write_text(md, render_markdown(title, panels, probes, provenance))
+    atomic_write_text(html, render_html(title, panels, probes, provenance))
     return md, html

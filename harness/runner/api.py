@@ -237,7 +237,12 @@ async def _run(config: RunConfig, console: Console) -> RunResult:
             "and validated locally against the schema"
         )
     wall = time.perf_counter() - started
-    _write_meta(folder, spec, config, tally, prices.describe(), started_at, wall, fell_back)
+    served_by = sorted(
+        {str(r["system_fingerprint"]) for r in final.values() if r.get("system_fingerprint")}
+    )
+    _write_meta(
+        folder, spec, config, tally, prices.describe(), started_at, wall, fell_back, served_by
+    )
     lines = summary_lines(tally, wall, str(log.path), prices.describe())
     return RunResult(log.path, tally, wall, lines)
 
@@ -394,13 +399,19 @@ def _write_meta(
     started_at: str,
     wall_s: float,
     fell_back: bool,
+    served_by: list[str],
 ) -> None:
-    """responses/<slug>.run.json: the settings and counts of the latest invocation."""
+    """responses/<slug>.run.json: the settings and counts of the latest invocation.
+
+    `served_by` holds the endpoints' system fingerprints: the local reference server signs
+    its answers `kgbench-ref-<responder>`, which is how a report knows a baseline reached
+    through the real client (as in the pilot) is a baseline and not a model."""
     meta = {
         "model": spec.text,
         "base_url": _safe_url(spec.base_url),
         "settings": asdict(config.settings),
         "structured_fallback": fell_back,
+        "served_by": served_by,
         "mode": "batch" if config.batch else ("reference" if spec.is_reference else "online"),
         "concurrency": config.concurrency,
         "limit": config.limit,

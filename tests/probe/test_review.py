@@ -164,7 +164,9 @@ def test_report_puts_the_qa_panel_and_the_probe_side_by_side(tmp_path):
     md, html = write_report(run)
     text = md.read_text()
     assert "QA panel and graph-generation probe, side by side" in text
-    row = next(line for line in text.splitlines() if line.startswith("| ref:oracle"))
+    table = text[text.index("QA panel and graph-generation probe, side by side") :]
+    assert "| Measure | ref:oracle |" in table  # one column per model, one row per measure
+    row = next(line for line in table.splitlines() if line.startswith("| Probe precision@k"))
     assert "1.000 \\[1.000, 1.000\\]" in row
     assert "Precision and recall over the path bound k" in text
     page = html.read_text()
