@@ -27,6 +27,7 @@ __all__ = [
     "read_input_bytes",
     "recorded_path",
     "repo_relative",
+    "shipped_imports",
 ]
 
 
@@ -117,3 +118,24 @@ def confined(
             f"path '{rel}' leads outside the domain folder; expected a file inside it", where
         )
     return base / raw
+
+
+def shipped_imports(path: Path, data: object) -> dict[str, str]:
+    """Imports of the core schema that do not exist where the domain says, mapped to the spec
+    kgbench ships.
+
+    A domain schema imports the core schema by a relative path, as laid out in a clone
+    (`../../spec/kg`). For a domain outside the clone (with an installed kgbench, whose spec/
+    is package data) that path leads nowhere; such an import of `<...>/spec/<name>` is read
+    from kgbench's own spec/ instead. An import that exists is never redirected.
+    """
+    imports = data.get("imports") if isinstance(data, dict) else None
+    mapped: dict[str, str] = {}
+    for imp in imports if isinstance(imports, list) else []:
+        name = str(imp)
+        rel = Path(name)
+        if ":" in name or rel.parent.name != SPEC_DIR.name:
+            continue
+        if not (path.parent / f"{name}.yaml").exists() and (SPEC_DIR / f"{rel.name}.yaml").exists():
+            mapped[name] = str(SPEC_DIR / rel.name)
+    return mapped

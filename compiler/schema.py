@@ -16,7 +16,7 @@ from pathlib import Path
 from kgbench.errors import Location, SpecError
 
 from .ir import EntityClass, Predicate
-from .paths import PROJECT_ROOT, SPEC_DIR, display_path
+from .paths import PROJECT_ROOT, SPEC_DIR, display_path, shipped_imports
 from .yamlfile import read_yaml
 
 IDENTIFIER = re.compile(r"^[A-Z][A-Za-z0-9]*$")
@@ -152,9 +152,9 @@ def _load_schema(path: Path, predicate_enum: str, where: Location) -> SchemaMode
     shown = display_path(path)
     if not path.exists():
         raise SpecError("schema file not found", where)
-    read_yaml(path)  # malformed YAML gets a message with its line before LinkML sees it
+    doc = read_yaml(path)  # malformed YAML gets a message with its line before LinkML sees it
     try:
-        view = SchemaView(str(path))
+        view = SchemaView(str(path), importmap=shipped_imports(path, doc.data))
         all_classes = view.all_classes()
         all_enums = view.all_enums()
     except FileNotFoundError as exc:
