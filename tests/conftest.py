@@ -41,3 +41,27 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             "tests using Neo4j must be marked neo4j (pytestmark = pytest.mark.neo4j): "
             + ", ".join(unmarked[:10])
         )
+
+
+@pytest.fixture
+def chromium(tmp_path: Path):
+    """Headless Debian chromium, offline and with a private profile: `chromium(page, *args)`
+    returns the finished process (e.g. args `--dump-dom` or `--screenshot=FILE`), at 800 px
+    wide. Tests that need it skip where it is not installed (.ci/run installs it)."""
+    import subprocess
+
+    if shutil.which("chromium") is None:
+        pytest.skip("needs Debian's chromium (.ci/run installs it)")
+    flags = [
+        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync",
+        f"--user-data-dir={tmp_path / 'chromium-profile'}", "--window-size=800,2000",
+    ]  # fmt: skip
+
+    def run(page: Path, *args: str) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            ["chromium", *flags, *args, page.as_uri()],
+            capture_output=True, text=True, timeout=120, check=True,
+        )  # fmt: skip
+
+    return run

@@ -7,7 +7,6 @@ import html as html_lib
 import json
 import re
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -117,10 +116,9 @@ def test_category_bars_carry_standard_error_whiskers_and_n() -> None:
     assert "0.500 \u00b1 0.100 (n=10)" in svg and svg.count("\u00d7") == 2
 
 
-@pytest.mark.skipif(
-    shutil.which("chromium") is None, reason="needs Debian's chromium (.ci/run installs it)"
-)
-def test_the_report_fits_an_800px_window_in_headless_chromium(reported: Path, tmp_path) -> None:
+def test_the_report_fits_an_800px_window_in_headless_chromium(
+    reported: Path, tmp_path: Path, chromium
+) -> None:
     """Every table, plot and paragraph ends inside the window: measured by the browser on a
     copy of the page with a measuring script (the report itself has none)."""
     page = reported / "report" / "report.html"
@@ -134,15 +132,7 @@ def test_the_report_fits_an_800px_window_in_headless_chromium(reported: Path, tm
     )
     measured = tmp_path / "measured.html"
     measured.write_text(page.read_text().replace("</body>", probe + "</body>"))
-    flags = [
-        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        f"--user-data-dir={tmp_path / 'chromium'}", "--window-size=800,2000",
-    ]  # fmt: skip
-    dom = subprocess.run(
-        ["chromium", *flags, "--virtual-time-budget=5000", "--dump-dom", measured.as_uri()],
-        capture_output=True, text=True, timeout=120, check=True,
-    ).stdout  # fmt: skip
+    dom = chromium(measured, "--virtual-time-budget=5000", "--dump-dom").stdout
     found = re.search(r'data-measure="([^"]*)"', dom)
     assert found, dom[:300]
     measure = json.loads(html_lib.unescape(found.group(1)))
@@ -150,8 +140,5 @@ def test_the_report_fits_an_800px_window_in_headless_chromium(reported: Path, tm
     assert measure["over"] == [] and measure["width"] <= 800, measure
     assert dom.count("<table") >= 10 and "Provenance" in dom
     shot = tmp_path / "report.png"
-    subprocess.run(
-        ["chromium", *flags, f"--screenshot={shot}", page.as_uri()],
-        capture_output=True, timeout=120, check=True,
-    )  # fmt: skip
+    chromium(page, f"--screenshot={shot}")
     assert shot.stat().st_size > 10_000  # a rendered page, not a blank one
