@@ -83,7 +83,8 @@ def main(quick: bool = False) -> list[str]:
         [
             sys.executable,
             "-m",
-            "harness.server",
+            "kgbench",
+            "serve-reference",
             "--port",
             "0",
             "--latency-ms",
