@@ -12,6 +12,7 @@ SUITES = [
     "scoring_bench",
     "hostile_bench",
     "probe_bench",
+    "study_bench",
 ]
 
 

@@ -161,8 +161,8 @@ def build_run(root: Path, hostile: bool, seed: int = 11) -> Path:
     (run / "responses").mkdir()
     (run / "scenarios.jsonl").write_text("".join(json.dumps(s) + "\n" for s in scenarios))
     RunFolder(run).describe(domain, replicates=REPLICATES)
-    conditions = [c["id"] for c in graph["conditions"]]
-    grounded = {c["id"] for c in graph["conditions"] if c.get("sections")}
+    conditions = [c.id for c in domain.conditions]
+    grounded = {c.id for c in domain.conditions if c.grounded}
     prompts = []
     for s in scenarios:
         for c in conditions:

@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 from compiler.api import compile_domain
-from harness.compiled import CompiledDomain, split_marked
+from harness.compiled import CompiledDomain
 from harness.graph.extract import extract
 from harness.graph.load import apply_constraints, load
 from harness.neo4j import connection_settings, open_driver, start, stop
@@ -38,7 +38,7 @@ def naive_load(driver, domain: CompiledDomain, fraction: float = 1.0) -> tuple[i
     """One row per statement, one transaction per row: the baseline. Returns (rows, seconds)."""
     apply_constraints(driver, domain, None)
     rows_done, start_t = 0, time.perf_counter()
-    for stmt in split_marked(domain.read("neo4j/load.cypher")):
+    for stmt in domain.plan.statements:
         rows = json.loads(domain.read(f"neo4j/{stmt.rows}"))
         rows = rows[: max(1, int(len(rows) * fraction))] if rows else rows
         for row in rows:
@@ -48,10 +48,7 @@ def naive_load(driver, domain: CompiledDomain, fraction: float = 1.0) -> tuple[i
 
 
 def total_rows(domain: CompiledDomain) -> int:
-    return sum(
-        len(json.loads(domain.read(f"neo4j/{s.rows}")))
-        for s in split_marked(domain.read("neo4j/load.cypher"))
-    )
+    return sum(len(json.loads(domain.read(f"neo4j/{s.rows}"))) for s in domain.plan.statements)
 
 
 def wipe(driver, label: str) -> None:

@@ -13,7 +13,14 @@ from pathlib import Path
 
 from kgbench.io import sha256_file
 
-from .paths import GENERATED_DIR, SPEC_DIR, TEMPLATES_DIR, recorded_path, repo_relative
+from .paths import (
+    DECLARATIONS_DIR,
+    GENERATED_DIR,
+    SPEC_DIR,
+    TEMPLATES_DIR,
+    recorded_path,
+    repo_relative,
+)
 
 # Subfolders of generated/<domain>/ written by other commands, preserved across compiles.
 PRESERVED = ("gold", "scenarios")
@@ -36,10 +43,16 @@ def validate_domain(domain: str | Path):
 
 
 def check_domain(domain: str | Path):
-    """Validate a domain exactly as `compile` does, writing nothing (`kgbench validate`)."""
+    """`kgbench validate`: exactly what `compile` runs, the backends included, into memory.
+
+    Building every artifact (and dropping it) rather than stopping after the frontend means
+    the two commands cannot disagree on a domain, whatever a backend checks in the future;
+    the backends raise no user errors of their own (the frontend reports them, located).
+    """
     from .frontend import DomainSummary, load_domain
 
     result = load_domain(domain)
+    build_artifacts(result)
     return DomainSummary(
         result.name,
         result.version,
@@ -58,7 +71,11 @@ def build_artifacts(domain_ir) -> list:
     ctx = EmitContext()
     artifacts = []
     for backend in BACKENDS:
-        artifacts.extend(backend.emit(domain_ir, ctx))
+        emitted = backend.emit(domain_ir, ctx)
+        stray = [a.path for a in emitted if not backend.owns(a.path)]
+        if stray:  # a broken invariant: a backend writes only what it declares
+            raise AssertionError(f"backend {backend.name} wrote undeclared {stray}")
+        artifacts.extend(emitted)
     paths = [a.path for a in artifacts]
     if len(paths) != len(set(paths)):  # a broken invariant between backends
         raise AssertionError("two backends wrote the same path")
@@ -66,7 +83,7 @@ def build_artifacts(domain_ir) -> list:
         (f"templates/{name}", sha256_file(TEMPLATES_DIR / name))
         for name in sorted(ctx.template_files)
     ]
-    artifacts.append(manifest.build(domain_ir, artifacts, template_inputs))
+    artifacts.append(manifest.build(domain_ir, artifacts, template_inputs, BACKENDS, ctx))
     return artifacts
 
 
@@ -112,8 +129,10 @@ def _up_to_date(out_dir: Path) -> bool:
 
 
 def _input_set_unchanged(manifest: dict) -> bool:
-    """A new file (e.g. a template or a spec file) must also trigger a rebuild."""
+    """A new file (a template, a spec schema, a shared declaration) must also trigger a rebuild."""
     recorded = {e["path"] for e in manifest["inputs"]}
-    current = {repo_relative(p) for p in SPEC_DIR.glob("*.yaml")}
+    current = {
+        repo_relative(p) for folder in (SPEC_DIR, DECLARATIONS_DIR) for p in folder.glob("*.yaml")
+    }
     current |= {repo_relative(p) for p in TEMPLATES_DIR.rglob("*.j2")}
     return current <= recorded

@@ -104,10 +104,11 @@ def _referenced_defs(node: Any, defs: dict[str, Any]) -> set[str]:
 
 
 @cache
-def declaration_schema(root_class: str) -> dict[str, Any]:
+def declaration_schema(root_class: str, schema_file: str = "declarations.yaml") -> dict[str, Any]:
+    """The JSON Schema of a declaration class of `spec/<schema_file>` (disk-cached)."""
     from .cache import cached
 
-    path = SPEC_DIR / "declarations.yaml"
+    path = SPEC_DIR / schema_file
     return cached(
         "declaration-schema",
         [path],

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from kgbench.errors import Location, SpecError
 from kgbench.locations import (
+    DECLARATIONS_DIR,
     DOMAINS_DIR,
     GENERATED_DIR,
     PROJECT_ROOT,
@@ -17,6 +18,7 @@ from kgbench.locations import (
 )
 
 __all__ = [
+    "DECLARATIONS_DIR",
     "DOMAINS_DIR",
     "GENERATED_DIR",
     "PROJECT_ROOT",
@@ -98,8 +100,8 @@ def confined(
     A domain is self-contained: a table path is relative, has no `..`, and after following
     symlinks still lies inside the domain folder, so a data-table entry can never read
     `/etc/passwd` or another project's files into an error message or a compiled artifact.
-    `parent_refs` admits `..` for declarations that may name the shared spec folder (e.g.
-    `conditions: ../../spec/conditions.yaml`); where the path ends up is checked either way.
+    `parent_refs` admits `..` for declarations that may name the shared declarations folder (e.g.
+    `conditions: ../../spec/declarations/conditions.yaml`); where the path ends up is checked either way.
     The path is returned as written (not resolved), so messages name the file the user named.
     """
     raw = Path(str(rel))

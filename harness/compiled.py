@@ -1,57 +1,24 @@
-"""Access to a compiled domain (generated/<domain>/): the harness's only view of the spec."""
+"""Access to a compiled domain (generated/<domain>/): the harness's only view of the spec.
+
+Every document is read through `kgbench.contract`: opening a domain checks the manifest and
+the format version of every artifact it lists, and each document is checked against its model
+when first read, so a domain compiled by another kgbench or a hand-edited file is one message
+naming the file and `make compile DOMAIN=<d>`, never a KeyError deep inside a command.
+"""
 
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from kgbench import contract
 from kgbench.errors import UserError
 from kgbench.locations import GENERATED_DIR
 
 GENERATED = GENERATED_DIR  # module attribute, so tests can point it at another root
-
-_MARKER = re.compile(r"^// @(statement|check) (\S+) (rows|expect)=(\S+)$", re.M)
-
-
-@dataclass(frozen=True)
-class Statement:
-    name: str
-    cypher: str
-    rows: str | None = None
-    expect: int | None = None
-
-
-def split_marked(text: str) -> list[Statement]:
-    """Split a compiled Cypher file at its `// @statement` / `// @check` markers."""
-    marks = list(_MARKER.finditer(text))
-    out = []
-    for i, m in enumerate(marks):
-        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
-        body = "\n".join(
-            ln
-            for ln in text[m.end() : end].splitlines()
-            if ln.strip() and not ln.lstrip().startswith("//")
-        )
-        kind, name, _, value = m.groups()
-        out.append(
-            Statement(
-                name=name,
-                cypher=body.strip().rstrip(";"),
-                rows=value if kind == "statement" else None,
-                expect=int(value) if kind == "check" else None,
-            )
-        )
-    return out
-
-
-def plain_statements(text: str) -> list[str]:
-    """Statements of a file without markers (constraints): `;`-terminated, comments dropped."""
-    body = "\n".join(ln for ln in text.splitlines() if not ln.lstrip().startswith("//"))
-    return [s.strip() for s in body.split(";") if s.strip()]
 
 
 @dataclass(frozen=True)
@@ -67,7 +34,13 @@ class CompiledDomain:
                 f"domain '{domain}' is not compiled ({root} has no manifest.json); "
                 f"run `make compile DOMAIN={domain}` first"
             )
-        return cls(domain, root)
+        compiled = cls(domain, root)
+        compiled.check()
+        return compiled
+
+    def check(self) -> None:
+        """The manifest and the format of every artifact it lists (no artifact is read)."""
+        contract.check_formats(self.manifest, self.root)
 
     def read(self, rel: str) -> str:
         return (self.root / rel).read_text(encoding="utf-8")
@@ -75,9 +48,20 @@ class CompiledDomain:
     def json(self, rel: str) -> Any:
         return json.loads(self.read(rel))
 
+    def document(self, model: type[contract.D]) -> contract.D:
+        return contract.read(model, self.root / model.PATH, self.name)
+
+    @cached_property
+    def manifest(self) -> contract.Manifest:
+        return self.document(contract.Manifest)
+
     @cached_property
     def graph(self) -> dict[str, Any]:
-        return self.json("kg.json")
+        """kg.json as plain data (checked against `contract.KnowledgeGraph` first): the graph's
+        rows are read by many stages as dicts, and stay so."""
+        data = self.json(contract.KnowledgeGraph.PATH)
+        contract.parse(contract.KnowledgeGraph, data, self.root / "kg.json", self.name)
+        return data
 
     @cached_property
     def label(self) -> str:
@@ -88,12 +72,20 @@ class CompiledDomain:
         return {e["id"]: e for e in self.graph["entities"]}
 
     @cached_property
-    def conditions(self) -> list[dict[str, Any]]:
-        return self.json("cypher/conditions.json")
+    def conditions(self) -> list[contract.Condition]:
+        return list(self.document(contract.Conditions).conditions)
 
-    def condition(self, condition_id: str) -> dict[str, Any]:
+    def condition(self, condition_id: str) -> contract.Condition:
         for c in self.conditions:
-            if c["id"] == condition_id:
+            if c.id == condition_id:
                 return c
-        known = ", ".join(c["id"] for c in self.conditions)
+        known = ", ".join(c.id for c in self.conditions)
         raise UserError(f"unknown condition '{condition_id}'; this domain declares {known}")
+
+    @cached_property
+    def plan(self) -> contract.LoadPlan:
+        return self.document(contract.LoadPlan)
+
+    @cached_property
+    def metrics(self) -> contract.MetricPanel:
+        return self.document(contract.MetricPanel)

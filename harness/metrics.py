@@ -3,8 +3,8 @@
 Each kind takes the response value, the gold value and a `MetricInputs` bundle (lexicon and
 retrieved context) and returns a float or None when the metric is undefined for the item.
 Which response field meets which gold field, and when a metric is defined, is declared in the
-spec (spec/metrics.yaml) and bound by the generated `scorer.py`; `DEFAULT_METRICS` mirrors
-that declaration for callers that score without a compiled domain.
+spec (spec/declarations/metrics.yaml) and compiled into generated/<domain>/metrics.json, whose rows are
+`kgbench.contract.Metric` (the one definition of a metric's fields).
 
 Every function here must accept any JSON value where a response value is expected: a
 malformed response is scored (mostly as zeros or undefined), never a crash.
@@ -15,7 +15,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, get_args
+
+from kgbench.contract import Metric
+from kgbench.contract.models import UnparseablePolicy
 
 # Checked in this order: "causes decrease in" is a decrease, not a cause-therefore-increase.
 DECREASE_WORDS = re.compile(
@@ -28,26 +31,12 @@ MAX_NAME_TEXT = 4096
 # Claims checked one by one against the context; any beyond this count as unsupported, so an
 # answer listing 100,000 claims costs what 500 do (no honest answer makes that many).
 MAX_CHECKED_CLAIMS = 500
-# How an answer with no JSON object in it enters the panel (spec/metrics.yaml declares which
-# one is primary; a test keeps this default equal to the declaration).
-UNPARSEABLE_POLICIES = ("intent_to_treat", "per_protocol")
+# How an answer with no JSON object in it enters the panel (the compiled metrics.json says
+# which one is primary; the contract's UnparseablePolicy lists them).
+UNPARSEABLE_POLICIES: tuple[str, ...] = get_args(UnparseablePolicy)
 DEFAULT_UNPARSEABLE_POLICY = "intent_to_treat"
 # Short names ("ACE", "BP") are matched only as the whole text, never inside a sentence.
 MIN_CONTAINED_NAME = 4
-
-
-@dataclass(frozen=True)
-class MetricSpec:
-    """One declared metric, as compiled into scorer.py."""
-
-    name: str
-    title: str
-    kind: str
-    response_field: str
-    gold_field: str
-    defined_when: str
-    higher_is_better: bool
-    binary: bool = False
 
 
 def _norm(text: str) -> str:
@@ -389,7 +378,7 @@ def _nonempty(value: Any) -> bool:
     return bool(_as_set(value)) if not isinstance(value, bool) else True
 
 
-def is_defined(spec: MetricSpec, gold: dict[str, Any], inp: MetricInputs) -> bool:
+def is_defined(spec: Metric, gold: dict[str, Any], inp: MetricInputs) -> bool:
     resp_val = inp.response.get(spec.response_field)
     gold_val = gold.get(spec.gold_field)
     rule = spec.defined_when
@@ -419,7 +408,7 @@ DEFINED_WHEN = (
 
 
 def score_panel(
-    metrics: Iterable[MetricSpec],
+    metrics: Iterable[Metric],
     gold: dict[str, Any],
     response: dict[str, Any],
     context: dict[str, Any] | None,
@@ -439,33 +428,3 @@ def score_panel(
     finally:
         _SETS.clear()  # the shared sets live for one call (and hold no answer afterwards)
     return out
-
-
-# The panel of spec/metrics.yaml (a test keeps the two equal), used by `score_response` when it
-# is called without a compiled domain's METRICS. Columns: name, title, kind, response field,
-# gold field, defined when, higher is better, binary.
-_DEFAULT_ROWS: tuple[tuple[str, str, str, str, str, str, bool, bool], ...] = (
-    ("intervention_accuracy", "Intervention accuracy", "intervention_match",
-     "recommended_intervention", "acceptable_interventions", "always", True, True),
-    ("preferred_intervention_accuracy", "Preferred intervention accuracy", "intervention_match",
-     "recommended_intervention", "preferred_intervention", "always", True, True),
-    ("causal_edge_precision", "Causal edge precision", "set_precision",
-     "causal_path_assertion_ids", "causal_path_assertion_ids", "response_nonempty", True, False),
-    ("causal_edge_recall", "Causal edge recall", "set_recall",
-     "causal_path_assertion_ids", "causal_path_assertion_ids", "gold_nonempty", True, False),
-    ("causal_edge_f1", "Causal edge F1", "set_f1",
-     "causal_path_assertion_ids", "causal_path_assertion_ids", "both_nonempty", True, False),
-    ("adverse_effect_f1", "Adverse-effect F1", "set_f1",
-     "adverse_effect_assertion_ids", "adverse_effect_assertion_ids", "gold_nonempty", True, False),
-    ("contraindication_recall", "Contraindication recall", "set_recall",
-     "contraindication_assertion_ids", "contraindication_assertion_ids", "gold_nonempty",
-     True, False),
-    ("evidence_accuracy", "Evidence accuracy", "evidence_support",
-     "supporting_evidence_ids", "evidence_source_ids", "response_nonempty", True, False),
-    ("unsupported_claim_rate", "Unsupported claim rate", "unsupported_claims",
-     "claims", "causal_path_assertion_ids", "grounded_with_claims", False, False),
-    ("uncertainty_correctness", "Uncertainty correctness", "boolean_match",
-     "uncertainty_flag", "expects_uncertainty", "always", True, True),
-)  # fmt: skip
-
-DEFAULT_METRICS: tuple[MetricSpec, ...] = tuple(MetricSpec(*row) for row in _DEFAULT_ROWS)

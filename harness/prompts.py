@@ -13,6 +13,7 @@ The run folder itself (where scenarios, contexts and prompts live, run.json) bel
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,7 @@ import jinja2
 
 from harness.compiled import CompiledDomain
 from harness.runfolder import Prompt, RunFolder, open_compiled
+from kgbench.contract import Condition
 from kgbench.errors import Location, UserError
 from kgbench.io import sha256_text
 
@@ -42,18 +44,18 @@ class PromptRenderer:
         )
 
     @cached_property
-    def conditions(self) -> list[dict[str, Any]]:
-        """The domain's conditions in declaration order (kg.json "conditions")."""
-        return list(self.domain.graph["conditions"])
+    def conditions(self) -> list[Condition]:
+        """The domain's conditions in declaration order (conditions.json)."""
+        return list(self.domain.conditions)
 
     @cached_property
     def condition_ids(self) -> list[str]:
-        return [c["id"] for c in self.conditions]
+        return [c.id for c in self.conditions]
 
     def is_grounded(self, condition: str) -> bool:
         for c in self.conditions:
-            if c["id"] == condition:
-                return bool(c.get("sections"))
+            if c.id == condition:
+                return c.grounded
         known = ", ".join(self.condition_ids)
         raise UserError(
             f"unknown condition '{condition}'; domain '{self.domain.name}' declares {known}"
@@ -151,23 +153,27 @@ def prompt_record(scenario_id: str, condition: str, content: str) -> Prompt:
     )
 
 
-def build_prompts(run_dir: Path, domain: str | None = None) -> tuple[Path, int]:
+def build_prompts(
+    run_dir: Path, domain: str | None = None, conditions: Sequence[str] | None = None
+) -> tuple[Path, int]:
     """Render every (scenario, condition) of a run into prompts/prompts.jsonl, atomically,
     and (re)write run.json for the compiled domain the prompts came from.
 
     Returns the file and the number of prompts. Scenarios keep their file order and
-    conditions their declaration order, so the file is a pure function of its inputs. An
-    older run.json is not read for its domain (the scenarios name it), so this is also how
-    a run folder from an older kgbench is brought up to date.
+    conditions their declaration order, so the file is a pure function of its inputs.
+    `conditions` keeps only those conditions (a study may run a subset; their order stays
+    the declared one). An older run.json is not read for its domain (the scenarios name it),
+    so this is also how a run folder from an older kgbench is brought up to date.
     """
     folder = RunFolder.open(run_dir)
     scenarios = folder.scenarios()
     compiled = open_compiled(domain) if domain else _domain_of(folder)
     renderer = PromptRenderer(compiled)
+    chosen = [c for c in renderer.condition_ids if conditions is None or c in conditions]
     records = []
     for scenario in scenarios:
         sid = scenario["scenario_id"]
-        for condition in renderer.condition_ids:
+        for condition in chosen:
             context = None
             where = ""
             if renderer.is_grounded(condition):

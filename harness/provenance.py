@@ -1,8 +1,11 @@
 """Where a result came from: the provenance block of every kgbench report.
 
 A number in a report is only as good as what can be said about how it was made, so each
-report opens with the same facts, collected here once (the QA report uses it; a probe or
-review report can call the same functions):
+report opens with the same facts, collected here once: the QA report (`collect`, rows per
+run and per model) and the study report (`provenance_block`, one dict kept in
+study/statistics.json, rendered by `provenance_rows`) read the tool's version and commit
+(`code_versions`, from kgbench.version) and the compiled domain (`compiled_facts`) through
+the same functions, so the two never describe the same thing differently:
 
 - the tool: kgbench's version and, in a clone, its commit;
 - the run: its folder (the run id), domain and domain version, how the domain was compiled
@@ -14,22 +17,28 @@ review report can call the same functions):
 
 Everything comes from files the run already holds (run.json, the responses logs' settings,
 the compiled manifest, the release manifests), never from the clock, so rendering a report
-twice gives the same bytes.
+twice gives the same bytes (the study's block adds its creation time, since a study is one
+invocation). No secret reaches a block: endpoints are recorded without credentials, API keys
+never.
 """
 
 from __future__ import annotations
 
 import json
+import platform
 from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from kgbench import __version__
 from kgbench.errors import UserError
 from kgbench.io import sha256_file
-from kgbench.version import describe
+from kgbench.version import commit, describe
 
 from .compiled import CompiledDomain
-from .responders import RESPONDERS
+from .responders import is_responder
 from .runfolder import RunFolder, open_compiled
 
 REFERENCE_FINGERPRINT = "kgbench-ref-"  # how the local reference server signs its answers
@@ -56,26 +65,67 @@ def short(digest: str, n: int = 12) -> str:
     return f"sha256:{digest[:n]}"
 
 
+def _version(package: str) -> str:
+    try:
+        return metadata.version(package)
+    except metadata.PackageNotFoundError:
+        return "unknown"
+
+
+def code_versions() -> dict[str, Any]:
+    """The code a number was computed with: kgbench's version and, in a clone, its commit
+    (kgbench.version, the one place that asks git), and the runtimes the numbers rest on."""
+    return {
+        "kgbench": __version__,
+        "git": commit(),
+        "python": platform.python_version(),
+        "numpy": _version("numpy"),
+        "openai": _version("openai"),
+    }
+
+
 def tool_rows() -> Rows:
     return [("kgbench", describe().removeprefix("kgbench "))]
 
 
-def compiled_rows(compiled: CompiledDomain) -> Rows:
-    """The domain and how it was compiled (generated/<domain>/manifest.json)."""
+def compiled_facts(compiled: CompiledDomain) -> dict[str, Any]:
+    """The domain and how it was compiled, from generated/<domain>/manifest.json (None where
+    the manifest cannot be read: provenance says what it cannot find, it never fails)."""
     path = compiled.root / "manifest.json"
     try:
         manifest = json.loads(path.read_text(encoding="utf-8"))
+        digest: str | None = sha256_file(path)
     except (OSError, ValueError):
-        return [("Domain", compiled.name), ("Compiled", NOT_RECORDED)]
+        manifest, digest = {}, None
+    manifest = manifest if isinstance(manifest, dict) else {}
     compiler = manifest.get("compiler") if isinstance(manifest.get("compiler"), dict) else {}
+    return {
+        "name": compiled.name,
+        "version": manifest.get("domain_version"),
+        "spec_version": manifest.get("spec_version"),
+        "compiled_by": compiler.get("kgbench"),
+        "compiled_manifest_sha256": digest,
+    }
+
+
+def domain_rows(facts: dict[str, Any]) -> Rows:
+    """`compiled_facts` as report rows (the QA report's and the study report's)."""
+    if facts.get("compiled_manifest_sha256") is None:
+        return [("Domain", str(facts["name"])), ("Compiled", NOT_RECORDED)]
     return [
-        ("Domain", f"{compiled.name} {manifest.get('domain_version', '?')}"),
+        ("Domain", f"{facts['name']} {facts.get('version') or '?'}"),
         (
             "Compiled",
-            f"by kgbench {compiler.get('kgbench', '?')}, spec {manifest.get('spec_version', '?')}"
-            f"; manifest {short(sha256_file(path))}",
+            f"by kgbench {facts.get('compiled_by') or '?'}, spec "
+            f"{facts.get('spec_version') or '?'}; manifest "
+            f"{short(facts['compiled_manifest_sha256'])}",
         ),
     ]
+
+
+def compiled_rows(compiled: CompiledDomain) -> Rows:
+    """The domain and how it was compiled (generated/<domain>/manifest.json)."""
+    return domain_rows(compiled_facts(compiled))
 
 
 def release_of(compiled: CompiledDomain, scenarios: Path) -> str:
@@ -110,7 +160,7 @@ def baseline_of(model: str, served_by: list[str]) -> str | None:
     """The reference responder behind a log, or None for a model: `ref:<name>`, or answers
     signed by the local reference server (e.g. the pilot's `openai:context-reader`)."""
     provider, _, name = model.partition(":")
-    if provider == "ref" and name in RESPONDERS:
+    if provider == "ref" and is_responder(name):
         return name
     names = {s.removeprefix(REFERENCE_FINGERPRINT) for s in served_by}
     if served_by and all(s.startswith(REFERENCE_FINGERPRINT) for s in served_by):
@@ -142,6 +192,7 @@ def _served_by(meta: dict[str, Any], log: Path, limit: int = 1000) -> list[str]:
 
 
 def _parameters(settings: dict[str, Any]) -> str:
+    """A model's sampling parameters and mode as one line (both reports)."""
     if not settings:
         return NOT_RECORDED
     parts = []
@@ -154,6 +205,8 @@ def _parameters(settings: dict[str, Any]) -> str:
     replicates = settings.get("replicates")
     if replicates is not None:
         parts.append(f"{replicates} replicate(s)")
+    if settings.get("batch"):
+        parts.append("Batch API")
     return ", ".join(parts)
 
 
@@ -218,3 +271,66 @@ def collect(run_dir: Path, panels: list[dict[str, Any]]) -> Provenance:
         span = dates[0] if dates[0] == dates[-1] else f"{dates[0]} to {dates[-1]}"
     rows.append(("Answered", span))
     return Provenance(rows, models)
+
+
+# --- the study's block ----------------------------------------------------------------------
+
+
+def provenance_block(
+    *,
+    compiled: CompiledDomain,
+    release: dict[str, Any],
+    study: dict[str, Any] | None = None,
+    models: list[dict[str, Any]],
+    statistics: dict[str, Any],
+    created_at: str | None = None,
+) -> dict[str, Any]:
+    """Everything a number in a study report rests on, as one dict (study/statistics.json).
+
+    `release`: version, digest, pinned digest, content hash, scenario count; `study`: the
+    study file and its sha256; `models`: one dict per model (name, spec, endpoint, sampling
+    settings, prices); `statistics`: seed, resamples, unit. The code and the domain come from
+    `code_versions` and `compiled_facts`, as in the QA report.
+    """
+    return {
+        "created_at": created_at or datetime.now(UTC).isoformat(timespec="seconds"),
+        "code": code_versions(),
+        "domain": compiled_facts(compiled),
+        "release": release,
+        "study": study,
+        "models": models,
+        "statistics": statistics,
+    }
+
+
+def provenance_rows(block: dict[str, Any]) -> Rows:
+    """A study's block as (label, value) rows, in reading order, for any renderer; the code
+    and domain rows read as the QA report's do."""
+    code, rel = block["code"], block["release"]
+    commit_text = f" (commit {code['git']})" if code.get("git") else ""
+    rows: Rows = [
+        ("Created", str(block["created_at"])),
+        ("kgbench", f"{code['kgbench']}{commit_text}"),
+        ("Runtime", f"Python {code['python']}, numpy {code['numpy']}, openai {code['openai']}"),
+        *domain_rows(block["domain"]),
+        (
+            "Release",
+            f"{rel.get('version')} ({rel.get('scenarios')} scenarios); digest {rel.get('digest')}"
+            + (f"; pinned {rel['pinned_digest']}" if rel.get("pinned_digest") else "; not pinned")
+            + f"; content sha256 {rel.get('content_sha256')}",
+        ),
+    ]
+    if block.get("study"):
+        study = block["study"]
+        rows.append(("Study file", f"{study.get('path')} (sha256 {study.get('sha256')})"))
+    for m in block["models"]:
+        where = m.get("endpoint") or "in-process"
+        rows.append((f"Model {m['name']}", f"{m['spec']} at {where}; {_parameters(m)}"))
+    s = block["statistics"]
+    rows.append(
+        (
+            "Statistics",
+            ", ".join(f"{k} {v}" for k, v in s.items() if not isinstance(v, (dict, list))),
+        )
+    )
+    return rows

@@ -19,15 +19,27 @@ They are not models and say nothing about any model. They exist so the whole pip
   surrogate chain alone is not a reason to recommend. With no grounded context it behaves like
   `ungrounded`.
 * `ungrounded` picks the first candidate and cites nothing.
+* `noisy-oracle-<rate>` (e.g. `noisy-oracle-0.2`) is the oracle with a declared error rate: each
+  (prompt, seed) draws a number in [0, 1) from a hash of the two, and where it falls below the
+  rate the answer is a wrong one instead (a candidate outside the gold's acceptable list, or
+  abstaining when every candidate is on it; no cited ids; the uncertainty flag inverted). The
+  scorer may still credit such a pick when it is a member of an acceptable homogeneous class,
+  so the scored error rate can fall a little below the declared one. The draw does not
+  depend on the rate, so a higher rate errs on a superset of the items a lower one does; the
+  request's seed (replicate r is sent seed + r) makes replicates differ, as sampling does. A
+  stand-in model for studies with known differences between models (harness.study).
 
-`RESPONDERS` is the one registry of their names: the runner (`--model ref:<name>`), the local
-reference server and the CLI all read it. `respond(name, prompt, gold)` returns a dict in the
+This module is the one registry of their names: `RESPONDERS` (the fixed ones) plus the
+`noisy-oracle-<rate>` family; the runner (`--model ref:<name>`), the local reference server,
+the report's provenance and the CLI ask it through `is_responder`, `needs_gold` and
+`responder_names`, never a list of their own. `respond(name, prompt, gold)` returns a dict in the
 response contract (response.schema.json); `kgbench run --model ref:<name>` (or
 `harness.runner.api.answer_with_reference`) answers a whole run folder with one.
 """
 
 from __future__ import annotations
 
+import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -314,22 +326,89 @@ def oracle(prompt: str, gold: dict[str, Any] | None = None) -> dict[str, Any]:
     )
 
 
+def noise_draw(prompt: str, seed: int | None) -> float:
+    """A number in [0, 1) fixed by the prompt and the seed alone (not by the rate), so the
+    noisy oracle is deterministic and a higher rate errs wherever a lower one does."""
+    digest = hashlib.sha256(f"noisy-oracle|{seed or 0}|{prompt}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64
+
+
+def noisy_oracle(
+    prompt: str, gold: dict[str, Any] | None, rate: float, seed: int | None = None
+) -> dict[str, Any]:
+    """The oracle, except on a `rate` share of (prompt, seed) draws; see the module docstring."""
+    answer = oracle(prompt, gold)
+    draw = noise_draw(prompt, seed)
+    if draw >= rate:
+        return answer
+    g, candidates = _split_gold(gold)
+    acceptable = set(g.get("acceptable_interventions") or [])
+    if g.get("preferred_intervention") is None:
+        acceptable = set()  # the gold abstains: any pick is wrong
+    wrong = [c for c in candidates if c.get("intervention_id") not in acceptable]
+    if wrong:  # which wrong candidate: the same draw, rescaled
+        pick = wrong[min(len(wrong) - 1, int(draw / max(rate, 1e-12) * len(wrong)))]
+        choice = pick.get("label") or pick.get("intervention_id")
+    else:
+        choice = None  # every option is acceptable: abstaining is the wrong answer
+    return _contract(
+        choice,
+        uncertainty_flag=not bool(g.get("expects_uncertainty")),
+        rationale=f"Reference noisy oracle: a wrong answer (error rate {rate:g}).",
+    )
+
+
 RESPONDERS: dict[str, Callable[[str, dict[str, Any] | None], dict[str, Any]]] = {
     "oracle": oracle,
     "context-reader": context_reader,
     "ungrounded": ungrounded,
 }
+NOISY_ORACLE = "noisy-oracle"
+NOISY_FAMILY = f"{NOISY_ORACLE}-<rate>"
+_NOISY_NAME = re.compile(r"^noisy-oracle-(?P<rate>0(?:\.[0-9]{1,6})?|1(?:\.0{1,6})?)$")
 
 
-def respond(name: str, prompt: str, gold: dict[str, Any] | None = None) -> dict[str, Any]:
+def noisy_rate(name: str) -> float | None:
+    """The error rate a `noisy-oracle-<rate>` name declares; None for any other name."""
+    m = _NOISY_NAME.match(name)
+    return float(m["rate"]) if m else None
+
+
+def noisy_name(rate: float) -> str:
+    """The responder name of a noisy oracle at `rate` (what a request's model names)."""
+    return f"{NOISY_ORACLE}-{rate:g}"
+
+
+def is_responder(name: str) -> bool:
+    """A reference responder's name: a fixed one or `noisy-oracle-<rate>`."""
+    return name in RESPONDERS or noisy_rate(name) is not None
+
+
+def responder_names() -> list[str]:
+    """Every responder name as a user may type it: the fixed ones, then the noisy family."""
+    return [*RESPONDERS, NOISY_FAMILY]
+
+
+def needs_gold(name: str) -> bool:
+    """Whether the responder answers from the gold (the oracle and its noisy variant)."""
+    return name == "oracle" or noisy_rate(name) is not None
+
+
+def respond(
+    name: str, prompt: str, gold: dict[str, Any] | None = None, seed: int | None = None
+) -> dict[str, Any]:
     """Answer one prompt with a reference responder, as a dict in the response contract.
 
-    `gold` is needed by the oracle only: the scenario's gold object, or the whole scenario
-    (preferred, since then the oracle can name its choice by the candidate label).
+    `gold` is needed by the oracles only: the scenario's gold object, or the whole scenario
+    (preferred, since then the oracle can name its choice by the candidate label). `seed` (the
+    request's) matters only to the noisy oracle.
     """
+    rate = noisy_rate(name)
+    if rate is not None:
+        return noisy_oracle(prompt, gold, rate, seed)
     try:
         responder = RESPONDERS[name]
     except KeyError:
-        known = ", ".join(sorted(RESPONDERS))
+        known = ", ".join(responder_names())
         raise UserError(f"unknown reference responder '{name}'; choose one of {known}") from None
     return responder(prompt, gold)

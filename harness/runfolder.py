@@ -34,6 +34,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from kgbench import contract
 from kgbench.errors import Location, UserError
 from kgbench.io import atomic_write_json, atomic_write_text, jsonl_text, read_json_object
 
@@ -53,7 +54,9 @@ def open_compiled(domain: str) -> CompiledDomain:
     """A compiled domain by name (generated/<name>/) or by the path of its compiled folder."""
     path = Path(domain)
     if path.is_dir() and (path / "kg.json").exists():
-        return CompiledDomain(path.resolve().name, path)
+        compiled = CompiledDomain(path.resolve().name, path)
+        compiled.check()
+        return compiled
     if os.sep in domain or "/" in domain:
         raise UserError(
             f"{domain} is not a compiled domain folder (no kg.json); run `kgbench compile`"
@@ -331,6 +334,12 @@ class RunFolder:
                 f"run `kgbench extract --domain <domain> --run-dir {self.path}` first"
             )
         data = read_json_object(path, "extracted-context object")
+        contract.parse(
+            contract.Context,
+            data,
+            path,
+            remedy=f"run `kgbench extract --domain <domain> --run-dir {self.path}` again",
+        )
         for key, want in (("scenario_id", scenario_id), ("condition", condition)):
             if key in data and data[key] != want:
                 raise UserError(

@@ -1,9 +1,11 @@
 """The scorer (paper section 3.7): one pass of the metric panel over one parsed response.
 
 `score_response` is the library function over plain dicts. `score_run` is `kgbench score`:
-it scores a run folder's responses logs with the compiled scorer of the run's domain
-(generated/<domain>/scorer.py, loaded with importlib, so a domain's declared metrics are
-scored without code here) and writes per-item scores and the aggregated panel.
+it scores a run folder's responses logs with the compiled panel of the run's domain
+(generated/<domain>/metrics.json, the contract's MetricPanel, so a domain's declared metrics
+are scored without code here) and writes per-item scores and the aggregated panel. The panel,
+the lexicon and the response contract always come from a compiled domain: the harness holds
+no copy of them.
 
 Whatever a model returns is scored, never a crash: text that is not JSON, JSON of the wrong
 shape, fields of the wrong type, unknown ids, very long or hostile strings. A field that does
@@ -11,7 +13,7 @@ not have its contract type counts as absent (nothing is credited for it), and th
 flagged as a parse failure so the panel can report it beside the scores.
 
 Every item gets a parse status (`PARSE_STATUSES`). An answer with no JSON object in it is
-"unparseable": under the declared policy (spec/metrics.yaml, `unparseable_policy`) it either
+"unparseable": under the declared policy (spec/declarations/metrics.yaml, `unparseable_policy`) it either
 counts as a wrong answer (intent-to-treat: scored as an empty answer) or is left out of the
 means (per-protocol); the panel carries both where they differ. Parsing is linear in the
 answer (no backtracking regular expression), and numbers read from the responses log are
@@ -20,9 +22,7 @@ checked before use, so no answer and no log line can make scoring slow or large.
 
 from __future__ import annotations
 
-import hashlib
 import heapq
-import importlib.util
 import json
 import re
 from collections.abc import Iterable, Sequence
@@ -34,14 +34,14 @@ from typing import Any
 from harness.compiled import CompiledDomain
 from harness.metrics import (
     CITED_ASSERTION_FIELDS,
-    DEFAULT_METRICS,
-    DEFAULT_UNPARSEABLE_POLICY,
+    DEFINED_WHEN,
+    KINDS,
     UNPARSEABLE_POLICIES,
     Lexicon,
-    MetricSpec,
     score_panel,
 )
-from kgbench.errors import UserError
+from kgbench.contract import Condition, IncompatibleArtifact, Metric, MetricPanel, ScoredPanel
+from kgbench.errors import Location, UserError
 from kgbench.io import jsonl_text
 
 from .runfolder import Prompt, RunFolder
@@ -166,21 +166,6 @@ class Contract:
         return out, problems
 
 
-_DEFAULT_FIELDS: dict[str, FieldRule] = {
-    "recommended_intervention": FieldRule("string", nullable=True),
-    "causal_path_assertion_ids": FieldRule("string_list"),
-    "adverse_effect_assertion_ids": FieldRule("string_list"),
-    "contraindication_assertion_ids": FieldRule("string_list"),
-    "supporting_evidence_ids": FieldRule("string_list"),
-    "claims": FieldRule("object_list", ("subject", "predicate", "object")),
-    "uncertainty_flag": FieldRule("boolean"),
-    "rationale": FieldRule("string"),
-}
-
-# Without a compiled schema at hand every field of the contract is required (strict mode).
-DEFAULT_CONTRACT = Contract(fields=_DEFAULT_FIELDS, required=tuple(_DEFAULT_FIELDS))
-
-
 def fenced_blocks(text: str, limit: int = MAX_FENCED_BLOCKS) -> list[str]:
     """Bodies of the first `limit` ```-fenced blocks, an optional `json` tag dropped.
 
@@ -242,7 +227,7 @@ class Coerced:
     status: str = "ok"  # one of PARSE_STATUSES
 
 
-def coerce_response(response: Any, contract: Contract = DEFAULT_CONTRACT) -> Coerced:
+def coerce_response(response: Any, contract: Contract) -> Coerced:
     value, how = parse_text(response) if isinstance(response, str) else (response, "whole")
     if how is None:
         return Coerced({}, False, False, ("not JSON",), "unparseable")
@@ -294,7 +279,7 @@ def score_response(
     context: dict[str, Any] | None,
     *,
     lexicon: Lexicon | None = None,
-    metrics: Sequence[MetricSpec] | None = None,
+    metrics: Sequence[Metric] | None = None,
     domain: str | CompiledDomain | None = None,
     policy: str | None = None,
 ) -> ResponseScores:
@@ -308,21 +293,22 @@ def score_response(
     The compiled domain (`domain`, else the `domain` the context names, when it is compiled
     under generated/) supplies the panel, the lexicon (synonyms, intervention classes), the
     response contract and the unparseable-answer policy, exactly as `kgbench score` uses
-    them, so the two agree on every input. `lexicon`, `metrics` and `policy` override it.
-    Without a compiled domain: the panel of spec/metrics.yaml (`DEFAULT_METRICS`), its
-    declared policy, and names matched only by exact id or name found in the gold and the
-    context (no synonyms, no classes), with evidence support read from the context.
+    them, so the two agree on every input. `lexicon`, `metrics` and `policy` override it
+    (`Lexicon.from_context` matches names without a graph: exact ids and names only).
+    Without a compiled domain there is no panel and no contract to score against: a
+    UserError says to name one.
     """
     gold = gold if isinstance(gold, dict) else {}
     scorer = _scorer_for(domain, context)
-    contract = scorer.contract if scorer is not None else DEFAULT_CONTRACT
-    coerced = coerce_response(response, contract)
-    if lexicon is None:
-        lexicon = scorer.lexicon if scorer is not None else Lexicon.from_context(context, gold)
-    if metrics is None:
-        metrics = scorer.metrics if scorer is not None else DEFAULT_METRICS
-    if policy is None:
-        policy = scorer.policy if scorer is not None else DEFAULT_UNPARSEABLE_POLICY
+    if scorer is None:
+        raise UserError(
+            "score_response needs a compiled domain for its panel and response contract: "
+            "pass domain='<name>' (compiled under generated/) or a context that names one"
+        )
+    coerced = coerce_response(response, scorer.contract)
+    lexicon = scorer.lexicon if lexicon is None else lexicon
+    metrics = scorer.metrics if metrics is None else metrics
+    policy = scorer.policy if policy is None else policy
     scores = score_panel(metrics, gold, coerced.response, context, lexicon)
     return ResponseScores(
         apply_policy(scores, coerced.status, policy), coerced.status, coerced.problems
@@ -386,10 +372,10 @@ class CompiledScorer:
     policy for unparseable answers."""
 
     domain: str
-    metrics: tuple[MetricSpec, ...]
+    metrics: tuple[Metric, ...]
     lexicon: Lexicon
-    contract: Contract = field(default=DEFAULT_CONTRACT)
-    policy: str = DEFAULT_UNPARSEABLE_POLICY
+    contract: Contract
+    policy: str
 
     def score(
         self, gold: dict[str, Any], response: Any, context: dict[str, Any] | None
@@ -408,22 +394,32 @@ class CompiledScorer:
 
 
 def load_compiled_scorer(compiled: CompiledDomain) -> CompiledScorer:
-    """Import generated/<domain>/scorer.py by path and bind its panel and lexicon."""
-    path = compiled.root / "scorer.py"
-    if not path.exists():
-        raise UserError(f"{path} is missing; recompile the domain (`kgbench compile`)")
-    digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
-    spec = importlib.util.spec_from_file_location(f"_kgbench_scorer_{compiled.name}_{digest}", path)
-    if spec is None or spec.loader is None:  # pragma: no cover - a .py path always has one
-        raise UserError(f"cannot import {path}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    """The compiled panel of a domain: metrics.json (checked against the contract, every
+    kind and rule one this harness implements), kg.json's lexicon and the response schema."""
+    panel = compiled.metrics
+    where = Location(str(compiled.root / MetricPanel.PATH))
+    for m in panel.metrics:
+        for what, value, known in (
+            ("kind", m.kind, KINDS),
+            ("defined_when rule", m.defined_when, DEFINED_WHEN),
+        ):
+            if value not in known:
+                raise IncompatibleArtifact(
+                    f"metric '{m.name}' has {what} '{value}', which this kgbench does not "
+                    f"implement ({', '.join(known)}); run `make compile DOMAIN={compiled.name}`",
+                    where,
+                )
     schema_path = compiled.root / "schemas" / "response.schema.json"
-    contract = DEFAULT_CONTRACT
-    if schema_path.exists():
-        contract = Contract.from_schema(json.loads(schema_path.read_text(encoding="utf-8")))
-    policy = getattr(module, "UNPARSEABLE_POLICY", DEFAULT_UNPARSEABLE_POLICY)
-    return CompiledScorer(compiled.name, tuple(module.METRICS), module.lexicon(), contract, policy)
+    if not schema_path.exists():
+        raise UserError(f"{schema_path} is missing; run `make compile DOMAIN={compiled.name}`")
+    contract = Contract.from_schema(json.loads(schema_path.read_text(encoding="utf-8")))
+    return CompiledScorer(
+        compiled.name,
+        tuple(panel.metrics),
+        Lexicon.from_graph(compiled.graph),
+        contract,
+        panel.unparseable_policy,
+    )
 
 
 # --- scoring a run folder -----------------------------------------------------------------
@@ -566,12 +562,12 @@ class RunInputs:
         return load_compiled_scorer(self.compiled)
 
     @cached_property
-    def conditions(self) -> list[dict[str, Any]]:
-        return list(self.compiled.graph["conditions"])
+    def conditions(self) -> list[Condition]:
+        return list(self.compiled.conditions)
 
     @cached_property
     def prompts(self) -> list[Prompt]:
-        known = {c["id"] for c in self.conditions}
+        known = {c.id for c in self.conditions}
         out = []
         for p in self.folder.prompts():
             if p.scenario_id not in self.scenarios or p.condition not in known:
@@ -586,7 +582,7 @@ class RunInputs:
         """The extracted context of a grounded condition (read once), None for C1."""
         key = (scenario_id, condition)
         if key not in self._contexts:
-            grounded = any(c["id"] == condition and c.get("sections") for c in self.conditions)
+            grounded = any(c.id == condition and c.grounded for c in self.conditions)
             loaded = self.folder.context(scenario_id, condition) if grounded else None
             self._contexts[key] = loaded
         return self._contexts[key]
@@ -678,7 +674,8 @@ def score_run(
         raise UserError(f"--bootstrap must be at least 100 resamples, got {bootstrap}")
     folder = RunFolder.open(run_dir)
     inputs = RunInputs(folder, domain)
-    known = [c["id"] for c in inputs.conditions]
+    _ = inputs.scorer  # the compiled panel is checked before any log is read
+    known = [c.id for c in inputs.conditions]
     for a, b in pairs:
         for c in (a, b):
             if c not in known:
@@ -715,5 +712,6 @@ def score_run(
                 ),
             },
         )
+        ScoredPanel.model_validate(panel)  # what we write keeps its contract (else a bug)
         written.append(folder.write_scores(path.stem, jsonl_text(items), panel))
     return written

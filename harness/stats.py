@@ -7,7 +7,7 @@ run seed and the metric name, so adding a metric never moves another metric's in
 
 Missing and failed responses are counted beside the scores and never enter a mean as zeros.
 An unparseable answer (no JSON object) enters the means as the declared policy says
-(spec/metrics.yaml `unparseable_policy`): intent-to-treat scores it as an empty answer,
+(spec/declarations/metrics.yaml `unparseable_policy`): intent-to-treat scores it as an empty answer,
 per-protocol leaves it out. The panel is computed under the primary policy; where some answer
 was unparseable, the overall table under the other policy is carried beside it.
 """
@@ -21,9 +21,10 @@ from collections.abc import Iterable, Sequence
 from itertools import product
 from typing import Any
 
-from harness.metrics import DEFAULT_UNPARSEABLE_POLICY, UNPARSEABLE_POLICIES, MetricSpec
+from harness.metrics import DEFAULT_UNPARSEABLE_POLICY, UNPARSEABLE_POLICIES
+from kgbench.contract import Metric, ScoredPanel
 
-PANEL_SCHEMA_VERSION = "1.1.0"  # 1.1: parse status counts and the scoring policy
+PANEL_SCHEMA_VERSION = ScoredPanel.FORMAT  # 1.1: parse status counts and the scoring policy
 EXACT_SIGN_FLIP_MAX_N = 12  # 2**12 sign patterns; above that, seeded Monte Carlo
 
 
@@ -145,7 +146,7 @@ ScenarioValues = dict[str, dict[str, dict[str, float]]]  # condition -> metric -
 
 def scenario_values(
     items: Iterable[dict[str, Any]],
-    metrics: Sequence[MetricSpec],
+    metrics: Sequence[Metric],
     policy: str = DEFAULT_UNPARSEABLE_POLICY,
 ) -> ScenarioValues:
     """Each scenario's value per condition and metric: the mean of its defined replicates
@@ -169,7 +170,7 @@ def scenario_values(
 def panel_table(
     values: ScenarioValues,
     conditions: Sequence[str],
-    metrics: Sequence[MetricSpec],
+    metrics: Sequence[Metric],
     keep: set[str] | None = None,
 ) -> dict[str, dict[str, dict[str, Any]]]:
     """condition -> metric -> {mean, n, se} over scenarios (restricted to `keep` if given)."""
@@ -225,7 +226,7 @@ def paired_contrast(
     values: ScenarioValues,
     a: str,
     b: str,
-    metrics: Sequence[MetricSpec],
+    metrics: Sequence[Metric],
     resamples: int,
     seed: int,
 ) -> dict[str, Any]:
@@ -275,7 +276,7 @@ def paired_contrast(
 
 def build_panel(
     items: Sequence[dict[str, Any]],
-    metrics: Sequence[MetricSpec],
+    metrics: Sequence[Metric],
     conditions: Sequence[str],
     *,
     pairs: Sequence[tuple[str, str]] = (("C4", "C2"),),

@@ -174,13 +174,68 @@ def pilot_cmd(
     console.print(f"[green]report[/]: {escape(md)} and {escape(html)}")
 
 
+@app.command("export")
+def export_cmd(
+    domain: DomainArg,
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format", "-f", help="kgx (KGX nodes/edges, TSV and JSON Lines) or linkml-json."
+        ),
+    ] = "kgx",
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Output folder (default runs/export/<domain>/<format>/)."),
+    ] = None,
+) -> None:
+    """Export a domain's validated graph (KGX for Biolink tools, or LinkML's JSON form)."""
+    from compiler.export import FORMATS, export_domain
+    from compiler.paths import display_path
+    from kgbench.errors import UserError
+
+    if fmt not in FORMATS:
+        raise UserError(f"unknown export format '{fmt}'; expected one of {', '.join(FORMATS)}")
+    result = export_domain(domain, fmt, out)
+    _print_warnings(result.warnings)
+    _stderr().print(
+        f"[green]exported[/] {escape(result.domain)} as {escape(fmt)}: "
+        f"{len(result.files)} files in {escape(display_path(result.out_dir))}"
+    )
+
+
+@app.command("study")
+def study_cmd(
+    domain: DomainArg,
+    config: Annotated[
+        Path, typer.Option("--config", help="The study file (spec/study/study.yaml, StudyConfig).")
+    ],
+    run_dir: Annotated[
+        Path | None,
+        typer.Option("--run-dir", help="The study's run folder (default runs/study-<name>)."),
+    ] = None,
+) -> None:
+    """Run several models on the same release items and compare them (paired, with intervals).
+
+    The study file is validated in full before anything runs: a bad one is one message naming
+    the file, line and field, exit code 2, and no run folder is created. Progress and cost per
+    model go to stderr; the report's path goes to stdout (`report=$(kgbench study ...)`).
+    """
+    from harness.study.run import default_run_dir, run_study
+    from kgbench.study import load_study
+
+    study = load_study(config, domain)
+    console = _stderr(soft_wrap=True)
+    target = run_dir or default_run_dir(study)
+    _, report = run_study(study, target, console)
+    console.print(f"[green]report[/] {escape(report)}")
+    typer.echo(str(report))
+
+
 def _mount_subcommands() -> None:
     """Sub-command modules define plain typer functions; mounting costs only typer objects.
 
     Nothing is wrapped here: errors are the root group's business (KgbenchGroup.invoke).
     """
-    from harness.server.cli import serve_reference_command
-
     from harness.evaluation_cli import evaluation_app
     from harness.graph.cli import extract_command, load_command
     from harness.neo4j.cli import neo4j_app
@@ -188,6 +243,7 @@ def _mount_subcommands() -> None:
     from harness.review.cli import explain_command, review_command
     from harness.runner.cli import run_command
     from harness.scenarios.cli import scenario_app
+    from harness.server.cli import serve_reference_command
 
     app.add_typer(neo4j_app, name="neo4j", help="Start, stop and inspect the embedded Neo4j.")
     app.command("load")(load_command)

@@ -61,6 +61,12 @@ def json_bytes(obj: Any) -> bytes:
     return utf8_bytes(json_text(obj))
 
 
+def ordered_json_bytes(obj: Any) -> bytes:
+    """Pretty JSON whose key order is already decided (e.g. a response schema in the spec's
+    declared order, which strict structured output makes the model follow): no sort_keys."""
+    return utf8_bytes(dumps(obj, indent=2) + "\n")
+
+
 def record_line(record: Any) -> str:
     """One JSON Lines record with sorted keys: the same record always gives the same line."""
     return dumps(record, sort_keys=True) + "\n"

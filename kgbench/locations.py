@@ -31,6 +31,9 @@ IN_CHECKOUT = _is_checkout(CHECKOUT) and (CHECKOUT / "spec").is_dir()
 SHIPPED_ROOT = CHECKOUT if IN_CHECKOUT else PACKAGE_DIR
 SPEC_DIR = SHIPPED_ROOT / "spec"
 TEMPLATES_DIR = SHIPPED_ROOT / "templates"
+DECLARATIONS_DIR = SPEC_DIR / "declarations"
+"""Declarations validated against spec/declarations.yaml (conditions, metrics, probe defaults,
+the CURIE prefix map): data, not schemas, so linkml-lint is given schema files, never this folder."""
 
 PROJECT_ROOT = CHECKOUT if IN_CHECKOUT else Path.cwd().resolve()
 DOMAINS_DIR = PROJECT_ROOT / "domains"

@@ -136,7 +136,7 @@ def _pipeline(
             require_current(driver, compiled, settings.database)
             contexts = []
             for scenario in scenarios:
-                for cond in (c["id"] for c in compiled.conditions if c["query"]):
+                for cond in (c.id for c in compiled.conditions if c.query):
                     ctx = extract(driver, compiled, scenario, cond, settings.database)
                     check_against_compile(ctx, compiled, scenario)
                     contexts.append(ctx)

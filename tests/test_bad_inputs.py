@@ -210,3 +210,30 @@ def test_bad_input(
     assert lines, stderr
     assert lines[0].startswith(case.expect), f"\nexpected: {case.expect}\n     got: {lines[0]}"
     assert not out.exists(), "a failed compile must write nothing"
+
+
+SAME_MESSAGE_CASES = [
+    c
+    for c in ALL_CASES
+    if c.title.startswith(("code review 1.4", "review 38", "causal-chain section", "grounded"))
+]
+
+
+@pytest.mark.parametrize("case", SAME_MESSAGE_CASES, ids=[c.title for c in SAME_MESSAGE_CASES])
+def test_validate_reports_exactly_what_compile_reports(
+    case: Case, request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """One pipeline: a domain `compile` rejects, `validate` rejects with the same messages
+    (every line, not only the first), including what the backends used to find at compile
+    time only (conditions a domain cannot serve) and the scenario rules' cross-checks."""
+    assert len(SAME_MESSAGE_CASES) == 4
+    root: Path = request.getfixturevalue("cardio_copy" if case.domain == "cardio" else "mini_copy")
+    for edit in case.edits:
+        apply(edit, root)
+    monkeypatch.chdir(root)
+    runner = CliRunner()
+    compiled = runner.invoke(app, ["compile", "--domain", str(root), "--out", str(tmp_path)])
+    validated = runner.invoke(app, ["validate", "--domain", str(root)])
+    assert compiled.exit_code == validated.exit_code == 2
+    assert compiled.stderr == validated.stderr
+    assert compiled.stderr.startswith("error: " + case.expect)

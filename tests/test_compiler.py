@@ -121,7 +121,7 @@ def test_manifest_hashes_every_input_and_output(tmp_path: Path) -> None:
     inputs = {e["path"] for e in manifest["inputs"]}
     assert {
         "spec/kg.yaml",
-        "domains/cardio/schema.yaml",
+        "domains/cardio/schema/cardio.yaml",
         "domains/cardio/data/assertions.csv",
     } <= inputs
     assert any(p.startswith("templates/") for p in inputs)
@@ -206,14 +206,33 @@ def test_strictness_checker_rejects_what_openai_rejects() -> None:
 
 
 @pytest.mark.parametrize("domain", DOMAINS)
-def test_generated_scorer_imports_and_lists_the_declared_metrics(domain: str) -> None:
+def test_generated_scorer_is_a_stub_over_the_public_scoring_api(domain: str) -> None:
+    """scorer.py imports nothing internal (only kgbench.scoring), reads its panel from
+    metrics.json, and scores as `kgbench score` does."""
+    from harness.compiled import CompiledDomain
+    from harness.scoring import load_compiled_scorer
+
     path = REPO / "generated" / domain / "scorer.py"
+    imports = [
+        line.split()[1]
+        for line in path.read_text().splitlines()
+        if line.startswith(("import ", "from "))
+    ]
+    assert sorted(imports) == ["__future__", "functools", "kgbench", "pathlib", "typing"]
     spec = importlib.util.spec_from_file_location(f"scorer_{domain}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     declared = [m.name for m in validate_domain(domain).metrics]
-    assert list(module.METRIC_NAMES) == declared
+    assert list(module.panel().metric_names) == declared
     assert "causal_edge_f1" in declared and "unsupported_claim_rate" in declared
+    scenario = json.loads(
+        (REPO / "generated" / domain / "scenarios/scenarios.jsonl").read_text().splitlines()[0]
+    )
+    answer = {"recommended_intervention": scenario["candidates"][0]["label"]}
+    expected = load_compiled_scorer(CompiledDomain.open(domain)).score(
+        scenario["gold"], answer, None
+    )
+    assert module.score(scenario["gold"], answer, None) == expected.scores
 
 
 @pytest.mark.parametrize("domain", DOMAINS)

@@ -75,8 +75,11 @@ def test_the_wheel_ships_the_spec_and_the_templates(installed) -> None:
     assert all(Path(m).is_relative_to(venv) for m in modules), modules
     assert Path(spec) == Path(modules[0]).parent / "spec" and in_checkout == "False"
     assert Path(project_root) == project.resolve()
-    shipped = sorted(p.relative_to(Path(spec)).as_posix() for p in Path(spec).glob("*.yaml"))
-    assert shipped == sorted(p.name for p in (REPO / "spec").glob("*.yaml"))
+    shipped = sorted(p.relative_to(Path(spec)).as_posix() for p in Path(spec).rglob("*.yaml"))
+    assert shipped == sorted(
+        p.relative_to(REPO / "spec").as_posix() for p in (REPO / "spec").rglob("*.yaml")
+    )
+    assert "declarations/conditions.yaml" in shipped and "study/study.yaml" in shipped
     assert {p.relative_to(Path(templates)) for p in Path(templates).rglob("*.j2")} == {
         p.relative_to(REPO / "templates") for p in (REPO / "templates").rglob("*.j2")
     }

@@ -1,112 +1,121 @@
-"""Extraction queries: one parameterised, scenario-conditioned Cypher query per grounded
-condition, compiled from the condition declarations (which roles, which path shapes).
+"""Extraction queries and `conditions.json`: one parameterised, scenario-conditioned Cypher
+query per grounded condition, compiled from the condition declarations, and the one compiled
+description of every condition (sections, relationship types, path shapes, query file).
 
-Relationship types are the domain's predicates whose role a section asks for; they are spec
-identifiers validated by the frontend. Scenario values arrive only as parameters.
+The query is rendered from a typed view-model (`ExtractionView`); its dialect-specific syntax
+comes from the Cypher generator (`cyphergen.Neo4j5`). Relationship types are the domain's
+predicates whose role a section asks for (validated spec identifiers, resolved by the
+frontend); scenario values arrive only as parameters.
 """
 
 from __future__ import annotations
 
-from kgbench.errors import SpecError
-from kgbench.io import json_bytes
+from dataclasses import dataclass
 
-from ..ir import Condition, Domain
-from .base import Artifact, EmitContext, render
+from kgbench.contract import Conditions
 
+from ..ir import Condition, ContextSection, Domain
+from .base import Artifact, Backend, EmitContext, render
+from .cyphergen import CypherGenerator, Neo4j5
 
-def section_types(domain: Domain, roles: tuple[str, ...]) -> list[str]:
-    return [p.name for p in domain.predicates if p.role in roles]
-
-
-def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
-    out: list[Artifact] = []
-    index = []
-    for cond in domain.conditions:
-        if not cond.grounded:
-            index.append({"id": cond.id, "name": cond.name, "query": None, "sections": []})
-            continue
-        sections = _sections(domain, cond)
-        text = render(
-            "neo4j/extraction.cypher.j2",
-            ctx,
-            domain=domain.name,
-            label=domain.neo4j_label,
-            condition=cond,
-            sections=sections,
-        )
-        path = f"cypher/{cond.id}.cypher"
-        out.append(Artifact(path, text))
-        index.append(
-            {
-                "id": cond.id,
-                "name": cond.name,
-                "query": path,
-                "parameters": ["candidate_ids", "target_id", "outcome_ids", "context_ids"],
-                "sections": [
-                    {
-                        "name": s["name"],
-                        "title": s["title"],
-                        "shape": s["shape"],
-                        "predicates": s["types"].split("|"),
-                        "path_shapes": s["path_shapes"],
-                        "validated_only": s["validated_only"],
-                    }
-                    for s in sections
-                ],
-            }
-        )
-    out.append(Artifact("cypher/conditions.json", json_bytes(index)))
-    return out
+PARAMETERS = ("candidate_ids", "target_id", "outcome_ids", "context_ids")
 
 
-def _shape_patterns(domain: Domain, shapes: tuple[tuple[str, ...], ...]) -> list[str]:
-    """Each role sequence as a fixed-length relationship pattern between (c) and (t).
+@dataclass(frozen=True)
+class SectionView:
+    """One section as the template says it: relationship types joined, chain patterns built."""
 
-    Fixed lengths keep expansion bounded on large graphs; a shape whose roles this domain
-    lacks is dropped.
-    """
-    label = domain.neo4j_label
-    patterns = []
-    for shape in shapes:
-        hops = [section_types(domain, (role,)) for role in shape]
-        if not all(hops):
-            continue
+    name: str
+    title: str
+    shape: str
+    types: str  # "A|B": the section's relationship types
+    patterns: tuple[str, ...]  # one fixed-length pattern between (c) and (t) per path shape
+    validated_only: bool
+
+
+@dataclass(frozen=True)
+class ExtractionView:
+    domain: str
+    label: str
+    condition: Condition
+    sections: tuple[SectionView, ...]
+    dialect: CypherGenerator
+
+
+def _patterns(label: str, section: ContextSection) -> tuple[str, ...]:
+    """Each buildable role sequence as a fixed-length relationship pattern between (c) and
+    (t); fixed lengths keep expansion bounded on large graphs."""
+    out = []
+    for hops in section.hops:
         steps = [f"-[:{'|'.join(types)}]->" for types in hops]
-        middle = f"(:{label})".join(steps)
-        patterns.append(f"(c){middle}(t)")
-    return patterns
+        out.append(f"(c){f'(:{label})'.join(steps)}(t)")
+    return tuple(out)
 
 
-def _sections(domain: Domain, cond: Condition) -> list[dict]:
-    sections = []
-    for s in cond.sections:
-        types = section_types(domain, s.roles)
-        if not types:
-            continue  # the domain has no predicate in these roles: nothing to retrieve
-        sections.append(
-            {
-                "name": s.name,
-                "title": s.title,
-                "shape": s.shape,
-                "types": "|".join(types),
-                "shapes": _shape_patterns(domain, s.path_shapes),
-                "path_shapes": [
-                    list(shape)
-                    for shape in s.path_shapes
-                    if all(section_types(domain, (role,)) for role in shape)
-                ],
-                "validated_only": s.validated_only,
-            }
-        )
-    for sec in sections:
-        if sec["shape"] == "causal_chain" and not sec["shapes"]:
-            raise SpecError(
-                f"condition {cond.id} section {sec['name']}: no path shape can be built from the "
-                f"predicates of domain '{domain.name}'"
+def view(domain: Domain, cond: Condition, dialect: CypherGenerator) -> ExtractionView:
+    label = domain.neo4j_label
+    return ExtractionView(
+        domain=domain.name,
+        label=label,
+        condition=cond,
+        sections=tuple(
+            SectionView(
+                name=s.name,
+                title=s.title,
+                shape=s.shape,
+                types="|".join(s.predicates),
+                patterns=_patterns(label, s),
+                validated_only=s.validated_only,
             )
-    if not sections:
-        raise SpecError(
-            f"grounded condition {cond.id} exposes no predicate of domain '{domain.name}' "
-            f"(roles {', '.join(r for s in cond.sections for r in s.roles)})"
+            for s in cond.sections
+        ),
+        dialect=dialect,
+    )
+
+
+class ExtractionBackend(Backend):
+    name = "extraction"
+    format_version = Conditions.FORMAT
+    outputs = ("cypher/*.cypher", Conditions.PATH)
+    dialect: CypherGenerator = Neo4j5()
+
+    def emit(self, domain: Domain, ctx: EmitContext) -> list[Artifact]:
+        out: list[Artifact] = []
+        conditions = []
+        for cond in domain.conditions:
+            query = None
+            if cond.grounded:
+                query = f"cypher/{cond.id}.cypher"
+                v = view(domain, cond, self.dialect)
+                out.append(Artifact(query, render("neo4j/extraction.cypher.j2", ctx, v=v)))
+            conditions.append(
+                {
+                    "id": cond.id,
+                    "name": cond.name,
+                    "title": cond.title,
+                    "description": cond.description,
+                    "annotations": list(cond.annotations),
+                    "query": query,
+                    "parameters": list(PARAMETERS) if query else [],
+                    "sections": [
+                        {
+                            "name": s.name,
+                            "title": s.title,
+                            "shape": s.shape,
+                            "roles": list(s.roles),
+                            "anchor": s.anchor,
+                            "predicates": list(s.predicates),
+                            "path_shapes": [list(shape) for shape in s.path_shapes],
+                            "validated_only": s.validated_only,
+                        }
+                        for s in cond.sections
+                    ],
+                }
+            )
+        out.append(
+            self.document(Conditions, {"domain": domain.name, "conditions": conditions}, ctx)
         )
-    return sections
+        return out
+
+
+BACKEND = ExtractionBackend()

@@ -1,16 +1,18 @@
 """`kg.json`: the validated graph as data, for the harness (scenario generator, scorer lexicon).
 
-The harness never reads the raw spec; whatever it needs about the graph comes from here.
+The harness never reads the raw spec; whatever it needs about the graph comes from here. Its
+shape is `kgbench.contract.KnowledgeGraph`. Conditions and metrics have documents of their
+own (conditions.json, metrics.json).
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict
 
-from kgbench.io import json_bytes
+from kgbench.contract import KnowledgeGraph
 
 from ..ir import Domain
-from .base import Artifact, EmitContext
+from .base import Artifact, Backend, EmitContext
 
 # Fields kg.json adds to each assertion row beyond the assertions table's own columns.
 DERIVED_ASSERTION_FIELDS = ("provenance", "member_ids")
@@ -30,30 +32,36 @@ def _assertions(domain: Domain) -> list[dict]:
     return out
 
 
-def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
-    rules = domain.evidence_rules
-    data = {
-        "domain": domain.name,
-        "domain_version": domain.version,
-        "spec_version": domain.spec_version,
-        "neo4j_label": domain.neo4j_label,
-        "entity_classes": [asdict(c) for c in domain.entity_classes],
-        "predicates": [asdict(p) for p in domain.predicates],
-        "entities": [e._asdict() for e in domain.entities],
-        "assertions": _assertions(domain),
-        "evidence_sources": [e._asdict() for e in domain.evidence_sources],
-        "supports": [s._asdict() for s in domain.supports],
-        "intervention_classes": [asdict(c) for c in domain.intervention_classes],
-        "conditions": [asdict(c) for c in domain.conditions],
-        "metrics": [asdict(m) for m in domain.metrics],
-        "evidence_rules": {
-            "study_scope": rules.study_scope,
-            "homogeneous_classes": list(rules.homogeneous_classes),
-            "composite_outcomes": [
-                {"outcome_id": o, "members": list(m)} for o, m in rules.composites
-            ],
-            "conflicts": [asdict(c) for c in rules.conflicts],
-        },
-        "prompt": {"domain_phrase": domain.domain_phrase, "role": domain.role_sentence},
-    }
-    return [Artifact("kg.json", json_bytes(data))]
+class GraphBackend(Backend):
+    name = "graph"
+    format_version = KnowledgeGraph.FORMAT
+    outputs = (KnowledgeGraph.PATH,)
+
+    def emit(self, domain: Domain, ctx: EmitContext) -> list[Artifact]:
+        rules = domain.evidence_rules
+        data = {
+            "domain": domain.name,
+            "domain_version": domain.version,
+            "spec_version": domain.spec_version,
+            "neo4j_label": domain.neo4j_label,
+            "entity_classes": [asdict(c) for c in domain.entity_classes],
+            "predicates": [asdict(p) for p in domain.predicates],
+            "entities": [e._asdict() for e in domain.entities],
+            "assertions": _assertions(domain),
+            "evidence_sources": [e._asdict() for e in domain.evidence_sources],
+            "supports": [s._asdict() for s in domain.supports],
+            "intervention_classes": [asdict(c) for c in domain.intervention_classes],
+            "evidence_rules": {
+                "study_scope": rules.study_scope,
+                "homogeneous_classes": list(rules.homogeneous_classes),
+                "composite_outcomes": [
+                    {"outcome_id": o, "members": list(m)} for o, m in rules.composites
+                ],
+                "conflicts": [asdict(c) for c in rules.conflicts],
+            },
+            "prompt": {"domain_phrase": domain.domain_phrase, "role": domain.role_sentence},
+        }
+        return [self.document(KnowledgeGraph, data, ctx)]
+
+
+BACKEND = GraphBackend()

@@ -11,16 +11,17 @@ from importlib import metadata
 from pathlib import Path
 
 import kgbench.io as kgbench_io
-from kgbench.io import json_bytes, sha256_bytes
+from kgbench.contract import Manifest
+from kgbench.io import sha256_bytes
 
 from ..ir import Domain
-from .base import Artifact
+from .base import Artifact, Backend, EmitContext
 
 COMPILER_DIR = Path(__file__).resolve().parents[1]
+# The contract's models decide what the compiler writes as much as its own code does.
+CONTRACT_DIR = Path(__file__).resolve().parents[2] / "kgbench" / "contract"
 # Kernel modules whose code shapes the compiled bytes (the canonical serialisers).
 KERNEL_FILES = (Path(kgbench_io.__file__).resolve(),)
-
-MANIFEST_VERSION = "1.0.0"
 
 
 def compiler_versions() -> dict[str, str]:
@@ -34,6 +35,7 @@ def compiler_versions() -> dict[str, str]:
         "kgbench": v("kgbench"),
         "linkml": v("linkml"),
         "linkml-runtime": v("linkml-runtime"),
+        "biolink-model": v("biolink-model"),
         "jinja2": v("jinja2"),
         "source_sha256": compiler_source_digest(),
     }
@@ -43,9 +45,10 @@ def compiler_source_digest() -> str:
     """One hash over the compiler's own code (and the kernel serialisers it writes with), so
     a changed backend invalidates old output."""
     digest = hashlib.sha256()
-    for path in sorted(COMPILER_DIR.rglob("*.py")):
-        digest.update(path.relative_to(COMPILER_DIR).as_posix().encode())
-        digest.update(path.read_bytes())
+    for root in (COMPILER_DIR, CONTRACT_DIR):
+        for path in sorted(root.rglob("*.py")):
+            digest.update(f"{root.name}/{path.relative_to(root).as_posix()}".encode())
+            digest.update(path.read_bytes())
     for path in KERNEL_FILES:
         digest.update(f"kgbench/{path.name}".encode())
         digest.update(path.read_bytes())
@@ -53,15 +56,22 @@ def compiler_source_digest() -> str:
 
 
 def build(
-    domain: Domain, artifacts: list[Artifact], template_inputs: list[tuple[str, str]]
+    domain: Domain,
+    artifacts: list[Artifact],
+    template_inputs: list[tuple[str, str]],
+    backends: tuple[Backend, ...],
+    ctx: EmitContext,
 ) -> Artifact:
     inputs = sorted({(f.path, f.sha256) for f in domain.inputs} | set(template_inputs))
     data = {
-        "manifest_version": MANIFEST_VERSION,
         "domain": domain.name,
         "domain_version": domain.version,
         "spec_version": domain.spec_version,
+        # the Biolink Model every class, predicate and qualifier was checked against
+        "biolink_model_version": domain.biolink_version,
         "compiler": compiler_versions(),
+        "formats": dict(sorted(ctx.formats.items())),
+        "backends": {b.name: b.format_version for b in backends},
         "inputs": [{"path": p, "sha256": h} for p, h in inputs],
         "outputs": [
             {
@@ -72,4 +82,4 @@ def build(
             for a in sorted(artifacts, key=lambda a: a.path)
         ],
     }
-    return Artifact("manifest.json", json_bytes(data))
+    return Backend.document(Manifest, data, ctx)

@@ -10,10 +10,26 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+from kgbench.contract import LoadPlan
 from kgbench.io import json_bytes
 
 from ..ir import Assertion, Domain, Entity, EvidenceSource, Support
-from .base import Artifact, EmitContext, csv_bytes, render
+from .base import Artifact, Backend, EmitContext, csv_bytes, render
+from .cyphergen import (
+    CountNodes,
+    CountRelationships,
+    CypherGenerator,
+    MergeAssertions,
+    MergeMembers,
+    MergeNodes,
+    MergeSupports,
+    Neo4j5,
+    PropertyIndex,
+    UnevidencedAssertions,
+    UniqueId,
+    UnpairedAssertions,
+    UnpairedDirectEdges,
+)
 
 ARRAY_DELIMITER = "|"
 EDGE_FIELDS = ("validated", "causal_status", "evidence_level", "direction", "confidence")
@@ -60,151 +76,120 @@ def support_properties(s: Support) -> dict[str, Any]:
     )
 
 
-def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
-    label = domain.neo4j_label
-    facts = {f.assertion_id: f for f in domain.facts}
-    out: list[Artifact] = []
-    statements = []
+class Neo4jBackend(Backend):
+    """`neo4j/plan.json` (constraints, load statements with their rows files, checks with
+    their expected values) in the dialect's Cypher, the `.cypher` files that render it for
+    people, the rows, and the `neo4j-admin` import files."""
 
-    for cls in domain.entity_classes:
-        rows = [
-            {"id": e.id, "props": entity_properties(e)}
-            for e in domain.entities
-            if e.category == cls.name
+    name = "neo4j"
+    format_version = LoadPlan.FORMAT
+    outputs = ("neo4j/*",)
+    dialect: CypherGenerator = Neo4j5()
+
+    def emit(self, domain: Domain, ctx: EmitContext) -> list[Artifact]:
+        gen = self.dialect
+        label = domain.neo4j_label
+        facts = {f.assertion_id: f for f in domain.facts}
+        out: list[Artifact] = []
+        statements: list[dict[str, str]] = []
+
+        def statement(name: str, path: str, rows: list[dict[str, Any]], construct: Any) -> None:
+            out.append(Artifact(f"neo4j/{path}", json_bytes(rows)))
+            statements.append({"name": name, "rows": path, "cypher": gen.generate(construct)})
+
+        for cls in domain.entity_classes:
+            rows = [
+                {"id": e.id, "props": entity_properties(e)}
+                for e in domain.entities
+                if e.category == cls.name
+            ]
+            statement(
+                f"entity_{cls.name}",
+                f"rows/entities_{cls.name}.json",
+                rows,
+                MergeNodes(label, ("Entity", cls.name)),
+            )
+        statement(
+            "evidence_sources",
+            "rows/evidence_sources.json",
+            [
+                {"id": e.evidence_id, "props": evidence_properties(e)}
+                for e in domain.evidence_sources
+            ],
+            MergeNodes(label, ("EvidenceSource",)),
+        )
+        for pred in domain.predicates:
+            rows = []
+            for a in domain.assertions:
+                if a.predicate != pred.name:
+                    continue
+                fact = facts.get(a.assertion_id)
+                members = fact.member_ids if fact else ()
+                rows.append(
+                    {
+                        "id": a.assertion_id,
+                        "subject_id": a.subject_id,
+                        "object_id": a.object_id,
+                        "props": assertion_properties(a, fact.provenance if fact else "", members),
+                        "edge_props": edge_properties(a, members),
+                    }
+                )
+            statement(
+                f"assertion_{pred.name}",
+                f"rows/assertions_{pred.name}.json",
+                rows,
+                MergeAssertions(label, pred.name),
+            )
+        statement(
+            "supports",
+            "rows/supports.json",
+            [
+                {
+                    "assertion_id": s.assertion_id,
+                    "evidence_id": s.evidence_id,
+                    "props": support_properties(s),
+                }
+                for s in domain.supports
+            ],
+            MergeSupports(label),
+        )
+        statement(
+            "members",
+            "rows/members.json",
+            [
+                {"class_id": c.class_id, "member_id": m}
+                for c in domain.intervention_classes
+                for m in c.member_ids
+            ],
+            MergeMembers(label),
+        )
+
+        prefix = label.lower()
+        constraints = [
+            gen.generate(UniqueId(f"{prefix}_id_unique", label)),
+            gen.generate(PropertyIndex(f"{prefix}_name", label, "name")),
+            gen.generate(PropertyIndex(f"{prefix}_predicate", label, "predicate")),
         ]
-        path = f"rows/entities_{cls.name}.json"
-        out.append(Artifact(f"neo4j/{path}", json_bytes(rows)))
-        statements.append(
-            {
-                "name": f"entity_{cls.name}",
-                "rows": path,
-                "cypher": (
-                    f"UNWIND $rows AS row\nMERGE (n:{label} {{id: row.id}})\n"
-                    f"SET n = row.props\nSET n:Entity:{cls.name};"
-                ),
-            }
-        )
-
-    ev_rows = [
-        {"id": e.evidence_id, "props": evidence_properties(e)} for e in domain.evidence_sources
-    ]
-    out.append(Artifact("neo4j/rows/evidence_sources.json", json_bytes(ev_rows)))
-    statements.append(
-        {
-            "name": "evidence_sources",
-            "rows": "rows/evidence_sources.json",
-            "cypher": (
-                f"UNWIND $rows AS row\nMERGE (n:{label} {{id: row.id}})\n"
-                "SET n = row.props\nSET n:EvidenceSource;"
-            ),
+        plan = {
+            "domain": domain.name,
+            "label": label,
+            "dialect": gen.NAME,
+            "constraints": constraints,
+            "statements": statements,
+            "checks": [
+                {**check, "cypher": gen.generate(construct)} for check, construct in _checks(domain)
+            ],
         }
-    )
+        out.append(self.document(LoadPlan, plan, ctx))
+        view = {"domain": domain.name, "label": label, **plan}
+        for name in ("constraints", "load", "validate"):
+            text = render(f"neo4j/{name}.cypher.j2", ctx, plan=view)
+            out.append(Artifact(f"neo4j/{name}.cypher", text))
+        out.extend(_import_files(domain))
+        return out
 
-    for pred in domain.predicates:
-        rows = [
-            {
-                "id": a.assertion_id,
-                "subject_id": a.subject_id,
-                "object_id": a.object_id,
-                "props": assertion_properties(
-                    a,
-                    facts[a.assertion_id].provenance if a.assertion_id in facts else "",
-                    facts[a.assertion_id].member_ids if a.assertion_id in facts else (),
-                ),
-                "edge_props": edge_properties(
-                    a, facts[a.assertion_id].member_ids if a.assertion_id in facts else ()
-                ),
-            }
-            for a in domain.assertions
-            if a.predicate == pred.name
-        ]
-        path = f"rows/assertions_{pred.name}.json"
-        out.append(Artifact(f"neo4j/{path}", json_bytes(rows)))
-        statements.append(
-            {
-                "name": f"assertion_{pred.name}",
-                "rows": path,
-                "cypher": (
-                    "UNWIND $rows AS row\n"
-                    f"MATCH (s:{label} {{id: row.subject_id}})\n"
-                    f"MATCH (o:{label} {{id: row.object_id}})\n"
-                    f"MERGE (a:{label} {{id: row.id}})\n"
-                    "SET a = row.props\nSET a:Assertion\n"
-                    "MERGE (a)-[:HAS_SUBJECT]->(s)\n"
-                    "MERGE (a)-[:HAS_OBJECT]->(o)\n"
-                    f"MERGE (s)-[r:{pred.name} {{assertion_id: row.id}}]->(o)\n"
-                    "SET r = row.edge_props;"
-                ),
-            }
-        )
 
-    sup_rows = [
-        {
-            "assertion_id": s.assertion_id,
-            "evidence_id": s.evidence_id,
-            "props": support_properties(s),
-        }
-        for s in domain.supports
-    ]
-    out.append(Artifact("neo4j/rows/supports.json", json_bytes(sup_rows)))
-    statements.append(
-        {
-            "name": "supports",
-            "rows": "rows/supports.json",
-            "cypher": (
-                "UNWIND $rows AS row\n"
-                f"MATCH (e:{label} {{id: row.evidence_id}})\n"
-                f"MATCH (a:{label} {{id: row.assertion_id}})\n"
-                "MERGE (e)-[s:SUPPORTS]->(a)\n"
-                "SET s = row.props;"
-            ),
-        }
-    )
-
-    member_rows = [
-        {"class_id": c.class_id, "member_id": m}
-        for c in domain.intervention_classes
-        for m in c.member_ids
-    ]
-    out.append(Artifact("neo4j/rows/members.json", json_bytes(member_rows)))
-    statements.append(
-        {
-            "name": "members",
-            "rows": "rows/members.json",
-            "cypher": (
-                "UNWIND $rows AS row\n"
-                f"MATCH (m:{label} {{id: row.member_id}})\n"
-                f"MATCH (k:{label} {{id: row.class_id}})\n"
-                "MERGE (m)-[:MEMBER_OF]->(k);"
-            ),
-        }
-    )
-
-    prefix = label.lower()
-    out.append(
-        Artifact(
-            "neo4j/constraints.cypher",
-            render(
-                "neo4j/constraints.cypher.j2", ctx, domain=domain.name, label=label, prefix=prefix
-            ),
-        )
-    )
-    out.append(
-        Artifact(
-            "neo4j/load.cypher",
-            render(
-                "neo4j/load.cypher.j2", ctx, domain=domain.name, label=label, statements=statements
-            ),
-        )
-    )
-    out.append(
-        Artifact(
-            "neo4j/validate.cypher",
-            render("neo4j/validate.cypher.j2", ctx, domain=domain.name, checks=_checks(domain)),
-        )
-    )
-    out.extend(_import_files(domain))
-    return out
+BACKEND = Neo4jBackend()
 
 
 def expected_counts(domain: Domain) -> dict[str, int]:
@@ -223,100 +208,97 @@ def expected_counts(domain: Domain) -> dict[str, int]:
     return counts
 
 
-def _checks(domain: Domain) -> list[dict[str, Any]]:
+def _checks(domain: Domain) -> list[tuple[dict[str, Any], Any]]:
+    """Each validation check (name, expected value, description) with the construct that
+    counts it in the loaded graph."""
     label = domain.neo4j_label
-    types = "|".join(p.name for p in domain.predicates)
     counts = expected_counts(domain)
-    checks = [
-        {
-            "name": "direct_edges_paired",
-            "expect": 0,
-            "description": "every direct edge has an assertion with the same subject, predicate and object",
-            "cypher": (
-                f"MATCH (s:{label})-[r:{types}]->(o:{label})\n"
-                "WHERE NOT EXISTS {\n"
-                f"  MATCH (s)<-[:HAS_SUBJECT]-(a:{label}:Assertion)-[:HAS_OBJECT]->(o)\n"
-                "  WHERE a.id = r.assertion_id AND a.predicate = type(r)\n"
-                "}\nRETURN count(r) AS value;"
-            ),
-        },
-        {
-            "name": "assertions_paired",
-            "expect": 0,
-            "description": "every assertion has one subject, one object and its direct edge",
-            "cypher": (
-                f"MATCH (a:{label}:Assertion)\n"
-                "WHERE COUNT { (a)-[:HAS_SUBJECT]->() } <> 1\n"
-                "   OR COUNT { (a)-[:HAS_OBJECT]->() } <> 1\n"
-                "   OR NOT EXISTS {\n"
-                "     MATCH (a)-[:HAS_SUBJECT]->(s)-[r]->(o)<-[:HAS_OBJECT]-(a)\n"
-                "     WHERE r.assertion_id = a.id AND type(r) = a.predicate\n"
-                "   }\nRETURN count(a) AS value;"
-            ),
-        },
-        {
-            "name": "assertions_evidenced",
-            "expect": 0,
-            "description": "every assertion is supported by evidence or states why it is not",
-            "cypher": (
-                f"MATCH (a:{label}:Assertion)\n"
-                "WHERE NOT EXISTS { (:EvidenceSource)-[:SUPPORTS]->(a) } AND a.no_evidence_reason IS NULL\n"
-                "RETURN count(a) AS value;"
-            ),
-        },
-        {
-            "name": "entities",
-            "expect": counts["entities"],
-            "description": "entity count matches the spec",
-            "cypher": f"MATCH (n:{label}:Entity) RETURN count(n) AS value;",
-        },
-        {
-            "name": "assertions",
-            "expect": counts["assertions"],
-            "description": "assertion count matches the spec",
-            "cypher": f"MATCH (n:{label}:Assertion) RETURN count(n) AS value;",
-        },
-        {
-            "name": "evidence_sources",
-            "expect": counts["evidence_sources"],
-            "description": "evidence source count matches the spec",
-            "cypher": f"MATCH (n:{label}:EvidenceSource) RETURN count(n) AS value;",
-        },
-        {
-            "name": "supports",
-            "expect": counts["supports"],
-            "description": "SUPPORTS link count matches the spec",
-            "cypher": f"MATCH (:{label}:EvidenceSource)-[r:SUPPORTS]->(:{label}:Assertion) RETURN count(r) AS value;",
-        },
+    checks: list[tuple[dict[str, Any], Any]] = [
+        (
+            {
+                "name": "direct_edges_paired",
+                "expect": 0,
+                "description": "every direct edge has an assertion with the same subject, predicate and object",
+            },
+            UnpairedDirectEdges(label, tuple(p.name for p in domain.predicates)),
+        ),
+        (
+            {
+                "name": "assertions_paired",
+                "expect": 0,
+                "description": "every assertion has one subject, one object and its direct edge",
+            },
+            UnpairedAssertions(label),
+        ),
+        (
+            {
+                "name": "assertions_evidenced",
+                "expect": 0,
+                "description": "every assertion is supported by evidence or states why it is not",
+            },
+            UnevidencedAssertions(label),
+        ),
     ]
+    for name, kind in (
+        ("entities", "Entity"),
+        ("assertions", "Assertion"),
+        ("evidence_sources", "EvidenceSource"),
+    ):
+        what = name.replace("_", " ")[:-1] if name != "entities" else "entity"
+        checks.append(
+            (
+                {
+                    "name": name,
+                    "expect": counts[name],
+                    "description": f"{what} count matches the spec",
+                },
+                CountNodes(label, kind),
+            )
+        )
     checks.append(
-        {
-            "name": "members",
-            "expect": counts["members"],
-            "description": "MEMBER_OF link count matches the spec",
-            "cypher": f"MATCH (:{label}:Entity)-[r:MEMBER_OF]->(:{label}:Entity) RETURN count(r) AS value;",
-        }
+        (
+            {
+                "name": "supports",
+                "expect": counts["supports"],
+                "description": "SUPPORTS link count matches the spec",
+            },
+            CountRelationships(label, "SUPPORTS", "EvidenceSource", "Assertion"),
+        )
+    )
+    checks.append(
+        (
+            {
+                "name": "members",
+                "expect": counts["members"],
+                "description": "MEMBER_OF link count matches the spec",
+            },
+            CountRelationships(label, "MEMBER_OF", "Entity", "Entity"),
+        )
     )
     for key, n in counts.items():
         if key.startswith("entities."):
             cls = key.split(".", 1)[1]
             checks.append(
-                {
-                    "name": f"entities_{cls}",
-                    "expect": n,
-                    "description": f"{cls} count matches the spec",
-                    "cypher": f"MATCH (n:{label}:{cls}) RETURN count(n) AS value;",
-                }
+                (
+                    {
+                        "name": f"entities_{cls}",
+                        "expect": n,
+                        "description": f"{cls} count matches the spec",
+                    },
+                    CountNodes(label, cls),
+                )
             )
         elif key.startswith("edges."):
             pred = key.split(".", 1)[1]
             checks.append(
-                {
-                    "name": f"edges_{pred}",
-                    "expect": n,
-                    "description": f"{pred} direct edge count matches the spec",
-                    "cypher": f"MATCH (:{label})-[r:{pred}]->(:{label}) RETURN count(r) AS value;",
-                }
+                (
+                    {
+                        "name": f"edges_{pred}",
+                        "expect": n,
+                        "description": f"{pred} direct edge count matches the spec",
+                    },
+                    CountRelationships(label, pred),
+                )
             )
     return checks
 
@@ -362,6 +344,7 @@ def _import_files(domain: Domain) -> list[Artifact]:
         ("relation_class", ""), ("direction", ""), ("causal_status", ""), ("evidence_level", ""),
         ("confidence", ":double"), ("validated", ":boolean"), ("context", ""), ("population_id", ""),
         ("temporality", ""), ("source_databases", ":string[]"), ("no_evidence_reason", ""),
+        ("knowledge_level", ""), ("agent_type", ""),
     ]  # fmt: skip
     facts = {f.assertion_id: f for f in domain.facts}
     asr_header = [f"id:ID({space})", ":LABEL"] + [f"{n}{t}" for n, t in asr_fields]

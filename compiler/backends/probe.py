@@ -14,17 +14,15 @@ A domain without a probe declaration gets no `probe/` folder.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from kgbench.io import json_bytes
+from kgbench.contract import Probe
+from kgbench.io import ordered_json_bytes
 
 from ..ir import Domain, ProbeSpec
 from ..jsonschemas import class_schema, strict_openai_schema, strict_violations
 from ..paths import SPEC_DIR
-from .base import Artifact, EmitContext
-
-PROBE_FORMAT_VERSION = "1.0.0"
+from .base import Artifact, Backend, EmitContext, declared_order
 
 # step -> (answer class in spec/probe_response.yaml, schema file stem)
 STEP_ANSWERS = {
@@ -35,24 +33,6 @@ STEP_ANSWERS = {
 }
 
 
-def _ordered(schema: dict[str, Any]) -> dict[str, Any]:
-    """Properties in `required` (declared) order, recursively; other keys sorted."""
-    out: dict[str, Any] = {}
-    for key in sorted(schema):
-        value = schema[key]
-        if key == "properties":
-            order = schema.get("required", []) + sorted(
-                set(value) - set(schema.get("required", []))
-            )
-            value = {name: _ordered(value[name]) for name in order}
-        elif key == "$defs":
-            value = {name: _ordered(value[name]) for name in sorted(value)}
-        elif isinstance(value, dict):
-            value = _ordered(value)
-        out[key] = value
-    return out
-
-
 def answer_schema(class_name: str, probe: ProbeSpec) -> dict[str, Any]:
     """The strict schema of one answer kind (a broken invariant if it is not strict)."""
     schema = strict_openai_schema(class_schema(SPEC_DIR / "probe_response.yaml", class_name))
@@ -61,14 +41,22 @@ def answer_schema(class_name: str, probe: ProbeSpec) -> dict[str, Any]:
     problems = strict_violations(schema)
     if problems:
         raise AssertionError(f"{class_name} schema is not OpenAI-strict: " + "; ".join(problems))
-    return _ordered(schema)
+    return declared_order(schema)
 
 
-def _schema_bytes(schema: dict[str, Any]) -> bytes:
-    return (json.dumps(schema, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+class ProbeBackend(Backend):
+    name = "probe"
+    format_version = Probe.FORMAT
+    outputs = ("probe/*",)
+
+    def emit(self, domain: Domain, ctx: EmitContext) -> list[Artifact]:
+        return _emit(domain, ctx)
 
 
-def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
+BACKEND = ProbeBackend()
+
+
+def _emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
     probe = domain.probe
     if probe is None:
         return []
@@ -86,11 +74,10 @@ def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
             if stem not in schemas_done:
                 schemas_done.add(stem)
                 schema = answer_schema(cls, probe)
-                out.append(Artifact(f"probe/{entry['schema']}", _schema_bytes(schema)))
+                out.append(Artifact(f"probe/{entry['schema']}", ordered_json_bytes(schema)))
         steps[step] = entry
     s = probe.settings
     data = {
-        "format_version": PROBE_FORMAT_VERSION,
         "domain": domain.name,
         "domain_phrase": domain.domain_phrase,
         "source": probe.source,
@@ -113,5 +100,5 @@ def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
         "noise": {"rate": probe.noise_rate, "seed": probe.noise_seed},
         "steps": steps,
     }
-    out.append(Artifact("probe/probe.json", json_bytes(data)))
+    out.append(Backend.document(Probe, data, ctx))
     return out

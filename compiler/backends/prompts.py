@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 
 from ..ir import Domain
-from .base import Artifact, EmitContext, render
+from .base import Artifact, Backend, EmitContext, render
 from .schemas import response_schema
 
 # Runtime Jinja for each annotation a condition may show beside an assertion (one line each).
@@ -44,7 +44,21 @@ ANNOTATION_SNIPPETS = {
 }
 
 
-def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
+class PromptsBackend(Backend):
+    """The shared frame and one grounded-context block per condition (runtime Jinja2)."""
+
+    name = "prompts"
+    format_version = "1.0.0"
+    outputs = ("prompts/*.j2",)
+
+    def emit(self, domain: Domain, ctx: EmitContext) -> list[Artifact]:
+        return _emit(domain, ctx)
+
+
+BACKEND = PromptsBackend()
+
+
+def _emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
     schema = response_schema()
     fields = [
         {"name": name, "description": prop.get("description", "")}
@@ -56,7 +70,7 @@ def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
         domain=domain.name,
         role=domain.role_sentence,
         fields=fields,
-        schema_json=json.dumps(schema, indent=2, sort_keys=True),
+        schema_json=json.dumps(schema, indent=2, ensure_ascii=False),  # declared order
     )
     out = [Artifact("prompts/frame.j2", frame)]
     for cond in domain.conditions:

@@ -9,23 +9,28 @@ from __future__ import annotations
 
 import json
 
-from kgbench.io import json_bytes
+from kgbench.contract import ScenarioRules
 
 from ..ir import Domain
-from .base import Artifact, EmitContext
-
-RULES_FORMAT_VERSION = "1.0.0"
+from .base import Artifact, Backend, EmitContext
 
 
-def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
-    rules = domain.scenario_rules
-    if rules is None:
-        return []
-    data = {
-        "format_version": RULES_FORMAT_VERSION,
-        "domain": domain.name,
-        "source": rules.source,
-        "scenario_schema_version": rules.scenario_schema_version,
-        "rules": json.loads(rules.document),
-    }
-    return [Artifact("scenario_rules.json", json_bytes(data))]
+class ScenarioRulesBackend(Backend):
+    name = "scenario_rules"
+    format_version = ScenarioRules.FORMAT
+    outputs = (ScenarioRules.PATH,)
+
+    def emit(self, domain: Domain, ctx: EmitContext) -> list[Artifact]:
+        rules = domain.scenario_rules
+        if rules is None:
+            return []
+        data = {
+            "domain": domain.name,
+            "source": rules.source,
+            "scenario_schema_version": rules.scenario_schema_version,
+            "rules": json.loads(rules.document),
+        }
+        return [self.document(ScenarioRules, data, ctx)]
+
+
+BACKEND = ScenarioRulesBackend()

@@ -1,18 +1,27 @@
-"""`scorer.py`: the declared metric panel bound to the harness's metric kinds."""
+"""`scorer.py`: a thin stub over kgbench's public scoring API, for people who score in Python.
+
+The panel is data (metrics.json beside it); the stub imports only `kgbench.scoring`, a small
+versioned API, so it does not break when the harness's internals change. The harness itself
+reads metrics.json and never runs this file.
+"""
 
 from __future__ import annotations
 
 from ..ir import Domain
-from .base import Artifact, EmitContext, render
+from .base import Artifact, Backend, EmitContext, render
+
+# The version of kgbench.scoring the stub is written against (kgbench.scoring checks it).
+SCORING_API = "1"
 
 
-def emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
-    text = render(
-        "python/scorer.py.j2",
-        ctx,
-        domain=domain.name,
-        spec_version=domain.spec_version,
-        metrics=domain.metrics,
-        unparseable_policy=domain.unparseable_policy,
-    )
-    return [Artifact("scorer.py", text)]
+class ScorerBackend(Backend):
+    name = "scorer"
+    format_version = "2.0.0"  # 2: a stub over kgbench.scoring reading metrics.json
+    outputs = ("scorer.py",)
+
+    def emit(self, domain: Domain, ctx: EmitContext) -> list[Artifact]:
+        text = render("python/scorer.py.j2", ctx, domain=domain.name, api=SCORING_API)
+        return [Artifact("scorer.py", text)]
+
+
+BACKEND = ScorerBackend()

@@ -55,13 +55,3 @@ class ChainIndex:
             if not paths:
                 return []
         return [ids for at, ids in paths if at == target]
-
-
-def chain_section(conditions: list[dict[str, Any]], condition_id: str) -> dict[str, Any]:
-    """The causal_chain section of a condition in cypher/conditions.json."""
-    for cond in conditions:
-        if cond["id"] == condition_id:
-            for section in cond["sections"]:
-                if section["shape"] == "causal_chain":
-                    return section
-    raise KeyError(f"condition {condition_id} has no causal_chain section")

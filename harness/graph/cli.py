@@ -93,7 +93,7 @@ def extract_command(
             else generated_set(compiled)
         )
     items = read_scenarios(scenarios)
-    conditions = [condition] if condition else [c["id"] for c in compiled.conditions if c["query"]]
+    conditions = [condition] if condition else [c.id for c in compiled.conditions if c.query]
     for c in conditions:
         compiled.condition(c)
     settings = connection_settings()

@@ -11,11 +11,12 @@ from typing import Any
 
 import neo4j
 
+from kgbench.contract import Context
 from kgbench.errors import UserError
 
 from ..compiled import CompiledDomain
 
-CONTEXT_SCHEMA_VERSION = "1.0.0"
+CONTEXT_SCHEMA_VERSION = Context.FORMAT
 
 
 def expected_assertions(
@@ -33,19 +34,19 @@ def expected_assertions(
     params = parameters(scenario, domain)
     candidates, context_ids = set(params["candidate_ids"]), set(params["context_ids"])
     out: set[str] = set()
-    for sec in cond["sections"]:
-        wanted = set(sec["predicates"])  # the relationship types its query matches
-        if sec["shape"] not in ("candidate_edges", "context_modifiers"):
+    for sec in cond.sections:
+        wanted = set(sec.predicates)  # the relationship types its query matches
+        if sec.shape not in ("candidate_edges", "context_modifiers"):
             continue
         for a in domain.graph["assertions"]:
             if a["predicate"] not in wanted:
                 continue
-            from_candidate = sec["shape"] == "candidate_edges" and (
+            from_candidate = sec.shape == "candidate_edges" and (
                 a["subject_id"] in candidates
                 or bool(candidates & set(a.get("member_ids") or ()))  # a class-level claim
             )
             modifies = (
-                sec["shape"] == "context_modifiers"
+                sec.shape == "context_modifiers"
                 and a["subject_id"] in context_ids
                 and a["object_id"] in candidates
             )
@@ -112,7 +113,7 @@ def extract(
 ) -> dict[str, Any] | None:
     """The context of one (scenario, condition); None for an ungrounded condition."""
     cond = domain.condition(condition_id)
-    if not cond["query"]:
+    if not cond.query:
         return None
     params = parameters(scenario, domain)
     unknown = [
@@ -123,7 +124,7 @@ def extract(
             f"scenario {scenario.get('scenario_id')}: unknown entity id(s) {', '.join(unknown)} in domain '{domain.name}'"
         )
     records, _, _ = driver.execute_query(
-        domain.read(cond["query"]),
+        domain.read(cond.query),
         parameters_=params,
         database_=database,
         routing_=neo4j.RoutingControl.READ,
@@ -131,18 +132,18 @@ def extract(
     row = records[0] if records else {"paths": [], "assertions": []}
     order = {cid: i for i, cid in enumerate(params["candidate_ids"])}
     sections = []
-    for sec in cond["sections"]:
+    for sec in cond.sections:
         paths = {
             (p["candidate_id"], tuple(p["assertion_ids"]))
             for p in row["paths"]
-            if p["section"] == sec["name"]
+            if p["section"] == sec.name
         }
         ordered = sorted(paths, key=lambda p: (order.get(p[0], len(order)), len(p[1]), p[1]))
         sections.append(
             {
-                "name": sec["name"],
-                "title": sec["title"],
-                "shape": sec["shape"],
+                "name": sec.name,
+                "title": sec.title,
+                "shape": sec.shape,
                 "paths": [{"candidate_id": c, "assertion_ids": list(ids)} for c, ids in ordered],
             }
         )

@@ -1,6 +1,7 @@
 """`kgbench load`: constraints, batched idempotent MERGE statements, pruning, validation.
 
-Every statement and its rows come from generated/<domain>/neo4j/; values reach Cypher only as
+Every statement and its rows come from generated/<domain>/neo4j/ (plan.json, the contract's
+LoadPlan); values reach Cypher only as
 parameters. Batches run in managed write transactions of up to `batch_size` rows (retried by
 the driver on transient errors), so an interrupted load leaves whole batches behind, and
 because every statement MERGEs on (:<label> {id}) and overwrites properties, running the load
@@ -22,7 +23,7 @@ import neo4j
 
 from kgbench.errors import UserError
 
-from ..compiled import CompiledDomain, plain_statements, split_marked
+from ..compiled import CompiledDomain
 from .stamp import STAMP_CONSTRAINT, manifest_digest, mark
 
 DEFAULT_BATCH = 2000
@@ -48,7 +49,7 @@ class LoadReport:
 def apply_constraints(driver: neo4j.Driver, domain: CompiledDomain, database: str | None) -> None:
     """Schema statements run in auto-commit transactions (they cannot share one with writes)."""
     with driver.session(database=database) as session:
-        for stmt in [*plain_statements(domain.read("neo4j/constraints.cypher")), STAMP_CONSTRAINT]:
+        for stmt in [*domain.plan.constraints, STAMP_CONSTRAINT]:
             session.run(stmt).consume()
         session.run("CALL db.awaitIndexes(300)").consume()
 
@@ -69,7 +70,7 @@ def load(
         session.execute_write(mark, domain, digest, "loading")
     units: list[tuple[str, str, list, int, int]] = []  # statement, cypher, rows, done, total
     written = Written()
-    for stmt in split_marked(domain.read("neo4j/load.cypher")):
+    for stmt in domain.plan.statements:
         rows = json.loads(domain.read(f"neo4j/{stmt.rows}"))
         written.add(rows)
         for i in range(0, len(rows), batch_size):
@@ -189,7 +190,7 @@ def run_checks(
     driver: neo4j.Driver, domain: CompiledDomain, database: str | None = None
 ) -> list[tuple[str, int, int]]:
     out = []
-    for check in split_marked(domain.read("neo4j/validate.cypher")):
+    for check in domain.plan.checks:
         records, _, _ = driver.execute_query(
             check.cypher, database_=database, routing_=neo4j.RoutingControl.READ
         )

@@ -12,6 +12,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from kgbench.contract import Probe
 from kgbench.errors import UserError
 
 from ..compiled import CompiledDomain
@@ -39,7 +40,8 @@ class CompiledProbe:
 
     @cached_property
     def data(self) -> dict[str, Any]:
-        return self.domain.json("probe/probe.json")
+        """probe/probe.json, checked against `kgbench.contract.Probe`."""
+        return self.domain.document(Probe).model_dump(by_alias=True, exclude_none=True)
 
     @property
     def settings(self) -> dict[str, Any]:

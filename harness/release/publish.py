@@ -21,6 +21,7 @@ from typing import Any
 from harness.compiled import CompiledDomain
 from harness.scenarios.files import generated_set
 from harness.scenarios.validation import check_file
+from kgbench.contract import ScenarioRules
 from kgbench.errors import UserError
 from kgbench.io import json_bytes, jsonl_bytes, replace_folder, sha256_bytes
 
@@ -59,7 +60,7 @@ def _schema_version(domain: CompiledDomain, records: list[dict[str, Any]], sourc
     """The scenario schema version every record must carry (the compiled one when known)."""
     compiled = None
     if (domain.root / "scenario_rules.json").exists():
-        compiled = domain.json("scenario_rules.json")["scenario_schema_version"]
+        compiled = domain.document(ScenarioRules).scenario_schema_version
     versions = sorted({r["schema_version"] for r in records})
     expected = compiled or versions[0]
     stray = [r["scenario_id"] for r in records if r["schema_version"] != expected]

@@ -24,6 +24,7 @@ from kgbench.errors import UserError
 from kgbench.io import atomic_write_json
 from kgbench.locations import cache_dir
 
+from ..responders import needs_gold
 from ..runfolder import RunFolder
 from .batch import BatchOptions, BatchRunner
 from .client import Completion, OpenAITransport, ReferenceTransport, RequestFailure
@@ -144,7 +145,7 @@ async def _run(config: RunConfig, console: Console) -> RunResult:
     folder = RunFolder.open(config.run_dir)
     prompts = folder.prompts()
     _, schema = folder.response_schema()
-    gold = folder.scenarios_by_id() if spec.name == "oracle" and spec.is_reference else {}
+    gold = folder.scenarios_by_id() if spec.is_reference and needs_gold(spec.name) else {}
     plan = plan_requests(prompts, spec, config.settings)
     lookup = {item.key: item for item in plan}
     if config.limit is not None:

@@ -276,15 +276,18 @@ class ReferenceTransport:
         return scrub(text)
 
     async def complete(self, item: RequestItem) -> Completion:
+        from harness.responders import needs_gold
+
         from .messages import estimate_tokens, last_user_text, message_text
 
         messages, scenario_id = item.messages, item.scenario_id
         prompt = last_user_text(messages)
-        gold = self.gold.get(scenario_id) if self.spec.name == "oracle" else None
-        if self.spec.name == "oracle" and gold is None:
+        oracle = needs_gold(self.spec.name)
+        gold = self.gold.get(scenario_id) if oracle else None
+        if oracle and gold is None:
             raise RequestFailure("permanent", f"no gold answer for scenario '{scenario_id}'")
         try:
-            obj = self._respond(self.spec.name, prompt, gold)
+            obj = self._respond(self.spec.name, prompt, gold, item.params.get("seed"))
         except Exception as exc:
             message = scrub(f"responder failed: {type(exc).__name__}: {exc}")
             raise RequestFailure("permanent", message) from None

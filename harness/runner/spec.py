@@ -7,9 +7,7 @@ from dataclasses import dataclass
 
 from kgbench.errors import UserError
 
-from ..responders import RESPONDERS
-
-REFERENCE_RESPONDERS = tuple(RESPONDERS)
+from ..responders import is_responder, responder_names
 
 
 def model_slug(spec: str) -> str:
@@ -47,12 +45,16 @@ class ModelSpec:
 
 
 def parse_model_spec(
-    text: str, base_url: str | None = None, responders: tuple[str, ...] = REFERENCE_RESPONDERS
+    text: str, base_url: str | None = None, responders: tuple[str, ...] | None = None
 ) -> ModelSpec:
     """Parse `--model`; a malformed spec is a UserError listing the accepted forms.
 
-    `responders` are the reference responders the caller can run (the QA panel's by default;
-    the graph-generation probe has its own)."""
+    `responders` are the reference responders the caller can run: None means the QA panel's
+    registry (harness.responders, noisy oracles included); the graph-generation probe passes
+    its own."""
+    known = is_responder if responders is None else responders.__contains__
+    if responders is None:
+        responders = tuple(responder_names())
     provider, sep, name = text.partition(":")
     forms = "openai:<model> (with --base-url for other servers) or ref:" + "|ref:".join(responders)
     if not sep or not name.strip():
@@ -61,7 +63,7 @@ def parse_model_spec(
     if provider == "openai":
         return ModelSpec("openai", name, base_url.rstrip("/") if base_url else None)
     if provider == "ref":
-        if name not in responders:
+        if not known(name):
             raise UserError(f"unknown reference responder '{name}'; known: {', '.join(responders)}")
         if base_url:
             raise UserError("--base-url applies to openai: models, not to ref: responders")

@@ -15,6 +15,7 @@ from functools import cached_property
 from typing import Any
 
 from harness.compiled import CompiledDomain
+from kgbench.contract import Section
 from kgbench.scope import study_covers
 
 
@@ -176,11 +177,9 @@ class KnowledgeGraph:
             return self.entities[entity_id]["name"]
         return self.classes[entity_id]["class_name"]
 
-    def condition_section(self, condition_id: str) -> dict[str, Any] | None:
+    def condition_section(self, condition_id: str) -> Section | None:
         """The causal_chain section of a condition (its path shapes and validated_only)."""
-        for cond in self.graph["conditions"]:
-            if cond["id"] == condition_id:
-                for section in cond["sections"]:
-                    if section["shape"] == "causal_chain":
-                        return section
+        for cond in self.domain.conditions:
+            if cond.id == condition_id:
+                return cond.section("causal_chain")
         return None

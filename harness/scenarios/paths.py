@@ -67,9 +67,7 @@ class ChainFinder:
             if rule.condition:
                 section = self.kg.condition_section(rule.condition)
                 found = (
-                    self._index.chains(
-                        start, end, section["path_shapes"], bool(section["validated_only"])
-                    )
+                    self._index.chains(start, end, section.path_shapes, section.validated_only)
                     if section
                     else []
                 )

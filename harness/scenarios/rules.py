@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.compiled import CompiledDomain
+from kgbench.contract import ScenarioRules
 from kgbench.errors import UserError
 
 
@@ -183,7 +184,7 @@ def load_rules(domain: CompiledDomain) -> Rules:
             f"domain '{domain.name}' declares no scenario rules: add `scenarios: scenarios.yaml` "
             f"to domains/{domain.name}/domain.yaml and run `kgbench compile -d {domain.name}`"
         )
-    doc = domain.json("scenario_rules.json")
+    doc = domain.document(ScenarioRules).model_dump()
     r = doc["rules"]
     weak = r["weak_evidence"]
     return Rules(

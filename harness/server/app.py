@@ -25,7 +25,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from ..responders import RESPONDERS
+from ..responders import RESPONDERS, is_responder, responder_names
 from .completions import Answerer, load_gold
 from .faults import FaultPlan
 from .store import Store
@@ -158,9 +158,9 @@ class ReferenceServer:
     def __init__(
         self, config: ServerConfig, respond: Callable[..., dict[str, Any]] | None = None
     ) -> None:
-        if config.responder not in RESPONDERS:
+        if not is_responder(config.responder):
             raise ValueError(
-                f"unknown responder {config.responder!r}; known: {', '.join(RESPONDERS)}"
+                f"unknown responder {config.responder!r}; known: {', '.join(responder_names())}"
             )
         self.config = config
         self.stats = Stats()

@@ -1,8 +1,9 @@
 """Build OpenAI chat-completion objects from the in-process reference responders.
 
 Shared by the online endpoint and the batch processor, so both answer identically. The
-responder reads only the last user message (plus, for the oracle, the gold of the scenario
-named in the prompt's `# Scenario <id>` line).
+responder reads only the last user message (plus, for the oracles, the gold of the scenario
+named in the prompt's `# Scenario <id>` line, and for the noisy oracle the request's seed).
+A request's model may name any responder, `noisy-oracle-<rate>` included.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from itertools import count
 from pathlib import Path
 from typing import Any
 
-from ..responders import RESPONDERS
+from ..responders import is_responder, needs_gold, noisy_rate, respond
 from ..runfolder import RunFolder
 from ..runner.messages import estimate_tokens, last_user_text, message_text
 
@@ -48,8 +49,6 @@ class Answerer:
 
     def _respond_fn(self) -> Callable[..., dict[str, Any]]:
         if self._respond is None:
-            from harness.responders import respond
-
             self._respond = respond
         return self._respond
 
@@ -62,12 +61,16 @@ class Answerer:
         if obj is not None:
             name = model if self._is_probe_name(model) else self.probe_responder
         else:
-            name = model if model in RESPONDERS else self.responder
+            name = model if is_responder(model) else self.responder
             gold = None
-            if name == "oracle":
+            if needs_gold(name):
                 found = _SCENARIO.search(prompt)
                 gold = self.gold.get(found.group(1)) if found else None
-            obj = self._respond_fn()(name, prompt, gold)
+            if noisy_rate(name) is not None:  # its draws follow the request's seed
+                seed = body.get("seed") if type(body.get("seed")) is int else None
+                obj = self._respond_fn()(name, prompt, gold, seed=seed)
+            else:
+                obj = self._respond_fn()(name, prompt, gold)
         text = json.dumps(obj, ensure_ascii=False)
         finish = "stop"
         if fault == "malformed":

@@ -214,7 +214,9 @@ def test_score_refuses_a_log_mixing_two_request_identities(prompted: Path, mini_
 
 
 def test_the_default_policy_is_the_declared_one(mini_scorer):
-    declared = yaml.safe_load((REPO / "spec/metrics.yaml").read_text())["unparseable_policy"]
+    declared = yaml.safe_load((REPO / "spec/declarations/metrics.yaml").read_text())[
+        "unparseable_policy"
+    ]
     assert DEFAULT_UNPARSEABLE_POLICY == declared == mini_scorer.policy
     assert "intent-to-treat" in (REPO / "README.md").read_text()
 
@@ -231,9 +233,9 @@ def test_the_default_policy_is_the_declared_one(mini_scorer):
 )
 def test_score_response_returns_the_parse_status(raw, status):
     gold = {"preferred_intervention": "DRG_0001", "acceptable_interventions": ["DRG_0001"]}
-    scores = score_response(gold, raw, None)
+    scores = score_response(gold, raw, None, domain="cardio")
     assert scores.parse_status == status
-    per_protocol = score_response(gold, raw, None, policy="per_protocol")
+    per_protocol = score_response(gold, raw, None, domain="cardio", policy="per_protocol")
     if status == "unparseable":
         assert scores["intervention_accuracy"] == 0.0  # intent-to-treat: a wrong answer
         assert all(v is None for v in per_protocol.values())  # per-protocol: left out
@@ -252,8 +254,8 @@ def test_a_complete_answer_parses_ok():
         "uncertainty_flag": False,
         "rationale": "",
     }
-    assert score_response({}, full, None).parse_status == "ok"
-    assert score_response({}, json.dumps(full), None).parse_status == "ok"
+    assert score_response({}, full, None, domain="cardio").parse_status == "ok"
+    assert score_response({}, json.dumps(full), None, domain="cardio").parse_status == "ok"
 
 
 # --- score_response and kgbench score agree -----------------------------------------------

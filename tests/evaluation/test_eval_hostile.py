@@ -150,7 +150,8 @@ def test_any_raw_text_is_scored(mini_scorer, load_context, mini_scenarios, raw, 
 
 @SETTINGS
 @given(response=st.one_of(contract_like(), raw_text(), json_value))
-def test_library_scorer_without_a_lexicon(load_context, mini_scenarios, response):
+def test_library_scorer(mini_domain, load_context, mini_scenarios, response):
     scenario = mini_scenarios[0]
-    _check(score_response(scenario["gold"], response, load_context(scenario["scenario_id"], "C4")))
-    _check(score_response(scenario["gold"], response, None))
+    context = load_context(scenario["scenario_id"], "C4")
+    _check(score_response(scenario["gold"], response, context, domain=mini_domain))
+    _check(score_response(scenario["gold"], response, None, domain=mini_domain))

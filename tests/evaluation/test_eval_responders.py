@@ -22,11 +22,11 @@ def prompts(mini_domain, mini_scenarios, load_context) -> dict[tuple[str, str], 
     }
 
 
-def test_every_answer_follows_the_contract(prompts, mini_scenarios):
+def test_every_answer_follows_the_contract(prompts, mini_scenarios, mini_scorer):
     by_id = {s["scenario_id"]: s for s in mini_scenarios}
     for (sid, _), text in prompts.items():
         for name in ("oracle", "context-reader", "ungrounded"):
-            coerced = coerce_response(respond(name, text, by_id[sid]))
+            coerced = coerce_response(respond(name, text, by_id[sid]), mini_scorer.contract)
             assert coerced.parse_ok and coerced.schema_ok, (name, sid, coerced.problems)
 
 

@@ -10,16 +10,19 @@ import pytest
 import yaml
 
 from harness.compiled import CompiledDomain
-from harness.metrics import DEFAULT_METRICS, DEFINED_WHEN, KINDS, Lexicon
+from harness.metrics import DEFINED_WHEN, KINDS, Lexicon
 from harness.scoring import (
-    DEFAULT_CONTRACT,
     Contract,
+    FieldRule,
     coerce_response,
     load_compiled_scorer,
     score_response,
 )
+from kgbench.errors import UserError
 
 REPO = Path(__file__).resolve().parents[2]
+# The compiled panel of cardio (generated/cardio/metrics.json): the harness holds no copy.
+PANEL = CompiledDomain.open("cardio").metrics.metrics
 
 # --- the Table 1 fixture: a small graph, its C4-like context, the gold and the parsed answer ---
 
@@ -158,7 +161,7 @@ def test_table1_worked_example_with_the_domain_lexicon():
     graph = table1_graph()
     ctx = context_from_graph(graph, TABLE1_IDS, ["DRG_0001", "DRG_0002"], "OUT_0002")
     scores = score_response(
-        GOLD, TABLE1_RESPONSE, ctx, lexicon=Lexicon.from_graph(graph), metrics=DEFAULT_METRICS
+        GOLD, TABLE1_RESPONSE, ctx, lexicon=Lexicon.from_graph(graph), domain="cardio"
     )
     assert_table1(scores)
 
@@ -166,8 +169,17 @@ def test_table1_worked_example_with_the_domain_lexicon():
 def test_table1_worked_example_without_a_lexicon():
     """Exact ids and names from gold and context are enough for the worked example."""
     ctx = context_from_graph(table1_graph(), TABLE1_IDS, ["DRG_0001", "DRG_0002"], "OUT_0002")
-    assert_table1(score_response(GOLD, TABLE1_RESPONSE, ctx))
-    assert_table1(score_response(GOLD, json.dumps(TABLE1_RESPONSE), ctx))
+    lex = Lexicon.from_context(ctx, GOLD)
+    assert_table1(score_response(GOLD, TABLE1_RESPONSE, ctx, lexicon=lex, domain="cardio"))
+    raw = json.dumps(TABLE1_RESPONSE)
+    assert_table1(score_response(GOLD, raw, ctx, lexicon=lex, domain="cardio"))
+
+
+def test_scoring_without_a_compiled_domain_is_a_clear_error():
+    """No copy of the panel or the contract lives in the harness: without a compiled domain
+    there is nothing to score against, and the message says what to pass."""
+    with pytest.raises(UserError, match="needs a compiled domain"):
+        score_response(GOLD, TABLE1_RESPONSE, None)
 
 
 @pytest.fixture(scope="module")
@@ -191,7 +203,9 @@ def test_table1_worked_example_against_the_cardio_graph(cardio):
     assert scores["evidence_accuracy"] == 0.0
     assert_table1({**scores, "evidence_accuracy": TABLE1_EXPECTED["evidence_accuracy"]})
     cited = {**TABLE1_RESPONSE, "supporting_evidence_ids": ["EV_0007", "EV_0011"]}
-    assert scorer.score(GOLD, cited, ctx).scores["evidence_accuracy"] == 0.5  # JNC 7 -> ASR_0013
+    assert (
+        scorer.score(GOLD, cited, ctx).scores["evidence_accuracy"] == 0.5
+    )  # JNC 8 supports ASR_0013
 
 
 # --- metric semantics ---------------------------------------------------------------------
@@ -199,9 +213,14 @@ def test_table1_worked_example_against_the_cardio_graph(cardio):
 
 def _intervention(name: str, gold_field: str, value: Any) -> float | None:
     lex = Lexicon.from_graph(table1_graph())
-    metric = next(m for m in DEFAULT_METRICS if m.gold_field == gold_field)
+    metric = next(m for m in PANEL if m.gold_field == gold_field)
     return score_response(
-        {gold_field: value}, {"recommended_intervention": name}, None, lexicon=lex, metrics=[metric]
+        {gold_field: value},
+        {"recommended_intervention": name},
+        None,
+        lexicon=lex,
+        metrics=[metric],
+        domain="cardio",
     )[metric.name]
 
 
@@ -236,9 +255,13 @@ def test_a_class_member_counts_only_where_the_gold_lists_it():
         "preferred_intervention": "DRG_0001",
         "acceptable_interventions": ["DRG_0001", "CLS_001"],
     }
-    sibling = score_response(gold, {"recommended_intervention": "Atenolol"}, None, lexicon=lex)
+    sibling = score_response(
+        gold, {"recommended_intervention": "Atenolol"}, None, lexicon=lex, domain="cardio"
+    )
     assert sibling["intervention_accuracy"] == 0.0 == sibling["preferred_intervention_accuracy"]
-    named = score_response(gold, {"recommended_intervention": "ACE inhibitor"}, None, lexicon=lex)
+    named = score_response(
+        gold, {"recommended_intervention": "ACE inhibitor"}, None, lexicon=lex, domain="cardio"
+    )
     assert named["intervention_accuracy"] == 1.0
     assert named["preferred_intervention_accuracy"] == 0.0
 
@@ -250,7 +273,9 @@ def test_claims_match_by_predicate_or_direction_and_never_by_chain():
 
     def rate(*claims: tuple[str, str, str]) -> float | None:
         resp = {"claims": [{"subject": s, "predicate": p, "object": o} for s, p, o in claims]}
-        return score_response(GOLD, resp, ctx, lexicon=lex)["unsupported_claim_rate"]
+        return score_response(GOLD, resp, ctx, lexicon=lex, domain="cardio")[
+            "unsupported_claim_rate"
+        ]
 
     assert rate(("Lisinopril", "TARGETS", "Angiotensin-converting enzyme")) == 0.0
     assert rate(("lisinopril", "inhibits", "ACE")) == 0.0  # direction: decrease
@@ -260,7 +285,11 @@ def test_claims_match_by_predicate_or_direction_and_never_by_chain():
     assert rate(("Zestril", "may cause", "Dry cough"), ("Aspirin", "causes", "Dry cough")) == 0.5
     assert (
         score_response(
-            GOLD, {"claims": [{"subject": "x", "predicate": "y", "object": "z"}]}, None, lexicon=lex
+            GOLD,
+            {"claims": [{"subject": "x", "predicate": "y", "object": "z"}]},
+            None,
+            lexicon=lex,
+            domain="cardio",
         )["unsupported_claim_rate"]
         is None
     )
@@ -270,7 +299,7 @@ def test_cited_causal_ids_outside_the_context_are_unsupported():
     graph = table1_graph()
     ctx = context_from_graph(graph, ["ASR_0019", "ASR_0010"], ["DRG_0001"], "OUT_0002")
     resp = {"causal_path_assertion_ids": ["ASR_0019", "ASR_0010", "ASR_0011", "ASR_9999"]}
-    scores = score_response(GOLD, resp, ctx, lexicon=Lexicon.from_graph(graph))
+    scores = score_response(GOLD, resp, ctx, lexicon=Lexicon.from_graph(graph), domain="cardio")
     assert scores["unsupported_claim_rate"] == 0.5
     assert scores["causal_edge_precision"] == 0.75
 
@@ -281,9 +310,9 @@ def test_evidence_must_support_a_cited_assertion():
         "causal_path_assertion_ids": ["ASR_0011"],
         "supporting_evidence_ids": ["EV_0011", "EV_0007", "EV_0003"],
     }
-    assert score_response(GOLD, resp, None, lexicon=lex)["evidence_accuracy"] == pytest.approx(
-        1 / 3
-    )
+    assert score_response(GOLD, resp, None, lexicon=lex, domain="cardio")[
+        "evidence_accuracy"
+    ] == pytest.approx(1 / 3)
 
 
 # --- malformed responses ------------------------------------------------------------------
@@ -328,9 +357,9 @@ def test_wrong_types_count_as_absent_and_unknown_ids_are_listed(mini_scorer):
     assert "not in the contract" in problems
 
 
-def test_json_in_a_code_fence_is_read():
+def test_json_in_a_code_fence_is_read(mini_scorer):
     text = "Here is my answer:\n```json\n" + json.dumps(TABLE1_RESPONSE) + "\n```\nThanks."
-    coerced = coerce_response(text)
+    coerced = coerce_response(text, mini_scorer.contract)
     assert coerced.parse_ok and coerced.schema_ok
     assert coerced.response["recommended_intervention"] == "lisinopril"
 
@@ -338,21 +367,21 @@ def test_json_in_a_code_fence_is_read():
 # --- the declared panel -------------------------------------------------------------------
 
 
-def test_default_panel_is_the_spec_panel_and_the_compiled_panel(mini_scorer):
-    spec = yaml.safe_load((REPO / "spec" / "metrics.yaml").read_text())["metrics"]
-    fields = (
-        "name",
-        "title",
-        "kind",
-        "response_field",
-        "gold_field",
-        "defined_when",
-        "higher_is_better",
-    )
-    declared = [(*tuple(m[f] for f in fields), m.get("binary", False)) for m in spec]
-    default = [(*tuple(getattr(m, f) for f in fields), m.binary) for m in DEFAULT_METRICS]
-    assert default == declared
-    assert mini_scorer.metrics == DEFAULT_METRICS
+def test_compiled_panel_is_the_declared_panel(mini_scorer):
+    """metrics.json carries spec/declarations/metrics.yaml's panel (read here as YAML, independently of the
+    compiler), and the scorer uses exactly it: no second copy to keep in step."""
+    spec = yaml.safe_load((REPO / "spec" / "declarations" / "metrics.yaml").read_text())
+    fields = ("name", "title", "kind", "response_field", "gold_field", "defined_when")
+    declared = [
+        (*(m[f] for f in fields), m["higher_is_better"], m.get("binary", False))
+        for m in spec["metrics"]
+    ]
+    compiled = [(*(getattr(m, f) for f in fields), m.higher_is_better, m.binary) for m in PANEL]
+    assert compiled == declared
+    assert [(*(getattr(m, f) for f in fields),) for m in mini_scorer.metrics] == [
+        d[: len(fields)] for d in declared
+    ]
+    assert mini_scorer.policy == spec["unparseable_policy"]
 
 
 def test_metric_kinds_and_rules_cover_the_declared_enums():
@@ -363,5 +392,18 @@ def test_metric_kinds_and_rules_cover_the_declared_enums():
 
 
 def test_contract_is_read_from_the_compiled_response_schema(mini_domain):
-    schema = mini_domain.json("schemas/response.schema.json")
-    assert Contract.from_schema(schema) == DEFAULT_CONTRACT
+    """The response contract comes from the compiled schema: every spec field, in its order,
+    with its type (a null recommendation is an abstention)."""
+    contract = Contract.from_schema(mini_domain.json("schemas/response.schema.json"))
+    ids = FieldRule("string_list")
+    assert contract.fields == {
+        "recommended_intervention": FieldRule("string", nullable=True),
+        "causal_path_assertion_ids": ids,
+        "adverse_effect_assertion_ids": ids,
+        "contraindication_assertion_ids": ids,
+        "supporting_evidence_ids": ids,
+        "claims": FieldRule("object_list", ("subject", "predicate", "object")),
+        "uncertainty_flag": FieldRule("boolean"),
+        "rationale": FieldRule("string"),
+    }
+    assert contract.required == tuple(contract.fields) and contract.closed

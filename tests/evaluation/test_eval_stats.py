@@ -7,7 +7,6 @@ import random
 
 import pytest
 
-from harness.metrics import MetricSpec
 from harness.stats import (
     bootstrap_ci,
     build_panel,
@@ -17,10 +16,38 @@ from harness.stats import (
     sign_flip_test,
     summary,
 )
+from kgbench.contract import Metric
 
-ACC = MetricSpec("acc", "Accuracy", "boolean_match", "x", "y", "always", True, True)
-F1 = MetricSpec("f1", "F1", "set_f1", "x", "y", "both_nonempty", True, False)
-RATE = MetricSpec("rate", "Rate", "unsupported_claims", "x", "y", "always", False, False)
+ACC = Metric(
+    name="acc",
+    title="Accuracy",
+    kind="boolean_match",
+    response_field="x",
+    gold_field="y",
+    defined_when="always",
+    higher_is_better=True,
+    binary=True,
+)
+F1 = Metric(
+    name="f1",
+    title="F1",
+    kind="set_f1",
+    response_field="x",
+    gold_field="y",
+    defined_when="both_nonempty",
+    higher_is_better=True,
+    binary=False,
+)
+RATE = Metric(
+    name="rate",
+    title="Rate",
+    kind="unsupported_claims",
+    response_field="x",
+    gold_field="y",
+    defined_when="always",
+    higher_is_better=False,
+    binary=False,
+)
 
 
 def test_mcnemar_exact_matches_the_binomial_test():

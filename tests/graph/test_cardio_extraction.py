@@ -10,7 +10,7 @@ import neo4j
 import pytest
 
 from harness.compiled import CompiledDomain
-from harness.graph.chains import ChainIndex, chain_section
+from harness.graph.chains import ChainIndex
 from harness.graph.extract import extract
 from harness.graph.load import load
 from harness.scenarios.files import generated_set, read_scenarios
@@ -96,7 +96,7 @@ def test_python_chains_agree_with_cypher(
 ) -> None:
     """Gold paths come from ChainIndex; contexts from Cypher. They must be the same chains."""
     index = ChainIndex(cardio.graph)
-    section = chain_section(cardio.conditions, condition)
+    section = cardio.condition(condition).section("causal_chain")
     interventions = [
         e["id"] for e in cardio.graph["entities"] if e["category"] in ("Drug", "Intervention")
     ]
@@ -111,12 +111,10 @@ def test_python_chains_agree_with_cypher(
             "candidates": [{"intervention_id": i, "label": i} for i in interventions],
         }
         ctx = extract(neo4j_driver, cardio, scenario, condition)
-        paths = next(s for s in ctx["sections"] if s["name"] == section["name"])["paths"]
+        paths = next(s for s in ctx["sections"] if s["name"] == section.name)["paths"]
         for candidate in interventions:
             cypher = sorted(p["assertion_ids"] for p in paths if p["candidate_id"] == candidate)
-            python = index.chains(
-                candidate, target, section["path_shapes"], section["validated_only"]
-            )
+            python = index.chains(candidate, target, section.path_shapes, section.validated_only)
             assert cypher == python, (candidate, target)
             compared += bool(python)
     assert compared > 50
@@ -131,7 +129,7 @@ def test_cardio_plans_start_from_index_seeks(
     from .test_load_extract import plan_operators
 
     scenario = read_scenarios(SCN_0001)[0]
-    query = cardio.read(cardio.condition(condition)["query"])
+    query = cardio.read(cardio.condition(condition).query)
     _, summary, _ = neo4j_driver.execute_query(
         "EXPLAIN " + query, parameters_=parameters(scenario, cardio)
     )

@@ -186,7 +186,7 @@ def test_every_extraction_plan_starts_from_an_index_seek(
 ) -> None:
     from harness.graph.extract import parameters
 
-    query = loaded_mini.read(loaded_mini.condition(condition)["query"])
+    query = loaded_mini.read(loaded_mini.condition(condition).query)
     _, summary, _ = neo4j_driver.execute_query(
         "EXPLAIN " + query, parameters_=parameters(MINI_SCENARIO, loaded_mini)
     )

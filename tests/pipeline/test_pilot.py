@@ -12,8 +12,10 @@ from rich.console import Console
 
 from harness.neo4j import connection_settings
 from kgbench.pilot import panel_table, run_pilot
+from tests.response_grammar import StrictGrammar
 
 pytestmark = pytest.mark.neo4j
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_pilot_runs_the_cardio_matrix(
@@ -30,6 +32,10 @@ def test_pilot_runs_the_cardio_matrix(
     log = [json.loads(line) for line in (run_dir / "responses/openai-context-reader.jsonl").open()]
     assert len(log) == 320 and len({r["key"] for r in log}) == 320
     assert all(r["status"] == "ok" and r["parse_ok"] and r["schema_ok"] for r in log)
+    # every answer as sent is one a strictly decoding model could have written (key order too)
+    schema = json.loads((REPO / "generated/cardio/schemas/response.schema.json").read_text())
+    grammar = StrictGrammar(schema)
+    assert [grammar.problem(r["raw"]) for r in log] == [None] * len(log)
     # every scenario: the four prompts are byte-identical outside the grounded-context block
     prompts = [json.loads(line) for line in (run_dir / "prompts/prompts.jsonl").open()]
     by_scenario: dict[str, dict[str, str]] = {}

@@ -304,20 +304,30 @@ def test_a_correct_abstention_scores_one_and_a_pick_zero(generated) -> None:
     item = next(r for r in records if r["gold"]["preferred_intervention"] is None)
     label = item["candidates"][0]["label"]
     gold = item["gold"]
-    abstain = score_response(gold, _response(), None, lexicon=lex)
+    abstain = score_response(gold, _response(), None, lexicon=lex, domain=gen.kg.domain)
     assert abstain["intervention_accuracy"] == 1.0 == abstain["preferred_intervention_accuracy"]
     assert abstain["uncertainty_correctness"] == 1.0
     confident = score_response(
-        gold, _response(recommended_intervention=label, uncertainty_flag=False), None, lexicon=lex
+        gold,
+        _response(recommended_intervention=label, uncertainty_flag=False),
+        None,
+        lexicon=lex,
+        domain=gen.kg.domain,
     )
     assert confident["intervention_accuracy"] == 0.0
-    hedged = score_response(gold, _response(recommended_intervention=label), None, lexicon=lex)
+    hedged = score_response(
+        gold, _response(recommended_intervention=label), None, lexicon=lex, domain=gen.kg.domain
+    )
     assert hedged["intervention_accuracy"] == 0.0  # a pick is a pick, flagged or not
-    silent = score_response(gold, _response(uncertainty_flag=False), None, lexicon=lex)
+    silent = score_response(
+        gold, _response(uncertainty_flag=False), None, lexicon=lex, domain=gen.kg.domain
+    )
     assert silent["intervention_accuracy"] == 0.0  # null without the flag is not an abstention
     normal = next(r for r in records if r["gold"]["preferred_intervention"])
     assert (
-        score_response(normal["gold"], _response(), None, lexicon=lex)["intervention_accuracy"]
+        score_response(normal["gold"], _response(), None, lexicon=lex, domain=gen.kg.domain)[
+            "intervention_accuracy"
+        ]
         == 0.0
     )
     chosen = next(
@@ -330,6 +340,7 @@ def test_a_correct_abstention_scores_one_and_a_pick_zero(generated) -> None:
         _response(recommended_intervention=chosen, uncertainty_flag=False),
         None,
         lexicon=lex,
+        domain=gen.kg.domain,
     )
     assert right["intervention_accuracy"] == 1.0 == right["preferred_intervention_accuracy"]
 
@@ -416,7 +427,7 @@ def test_provenance_labels_never_contradict_the_assertion(toy: CompiledDomain) -
 
 def test_a_label_that_lies_about_validation_is_refused(toy_copy: Path, tmp_path: Path) -> None:
     conditions = toy_copy / "conditions.yaml"
-    text = (REPO / "spec" / "conditions.yaml").read_text(encoding="utf-8")
+    text = (REPO / "spec" / "declarations" / "conditions.yaml").read_text(encoding="utf-8")
     conditions.write_text(
         text.replace(
             "  - label: validated claim\n    validated: true\n",

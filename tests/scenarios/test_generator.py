@@ -112,8 +112,8 @@ def test_gold_paths_are_the_chains_the_grounded_context_shows(cardio_scenarios, 
         shown = index.chains(
             s["gold"]["preferred_intervention"],
             s["target_outcome_id"],
-            section["path_shapes"],
-            section["validated_only"],
+            section.path_shapes,
+            section.validated_only,
         )
         assert s["gold"]["causal_path_assertion_ids"] in shown, s["scenario_id"]
 

@@ -1,0 +1,270 @@
+"""Cypher generation: typed constructs, one emitter per construct, dialects as subclasses.
+
+The way sqlglot generates SQL: each construct is a small frozen dataclass (a typed view of
+what to say, never Cypher text), `CypherGenerator.TRANSFORMS` maps its type to the method
+that says it, and a dialect subclass overrides only what its server spells differently. All
+Neo4j-5-specific syntax (`COUNT { }` and `EXISTS { }` subqueries, scoped `CALL (x) { }`,
+`USING INDEX SEEK` hints) lives in `Neo4j5`, so a second graph store is one subclass.
+
+Labels, relationship types and property keys in constructs are validated spec identifiers;
+every value reaches the server as a parameter (`$rows`, `$candidate_ids`, ...).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+# --- constructs (typed view-models) ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class UniqueId:
+    """A uniqueness constraint on the namespace label's `id`."""
+
+    name: str
+    label: str
+
+
+@dataclass(frozen=True)
+class PropertyIndex:
+    name: str
+    label: str
+    key: str
+
+
+@dataclass(frozen=True)
+class MergeNodes:
+    """Nodes of one kind from `$rows` ({id, props}): namespaced, properties replaced."""
+
+    label: str
+    extra_labels: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class MergeAssertions:
+    """Reified assertions of one predicate and their direct typed edges, from `$rows`."""
+
+    label: str
+    predicate: str
+
+
+@dataclass(frozen=True)
+class MergeSupports:
+    label: str
+
+
+@dataclass(frozen=True)
+class MergeMembers:
+    label: str
+
+
+@dataclass(frozen=True)
+class UnpairedDirectEdges:
+    """Direct edges without the assertion that names them (must be 0)."""
+
+    label: str
+    predicates: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class UnpairedAssertions:
+    """Assertions without exactly one subject, one object and their direct edge (must be 0)."""
+
+    label: str
+
+
+@dataclass(frozen=True)
+class UnevidencedAssertions:
+    """Assertions with neither a SUPPORTS link nor a stated reason (must be 0)."""
+
+    label: str
+
+
+@dataclass(frozen=True)
+class CountNodes:
+    label: str
+    kind: str  # the second label: Entity, Assertion, EvidenceSource or an entity class
+
+
+@dataclass(frozen=True)
+class CountRelationships:
+    label: str
+    type: str
+    start: str | None = None  # second label of the start node, if any
+    end: str | None = None
+
+
+Construct = (
+    UniqueId
+    | PropertyIndex
+    | MergeNodes
+    | MergeAssertions
+    | MergeSupports
+    | MergeMembers
+    | UnpairedDirectEdges
+    | UnpairedAssertions
+    | UnevidencedAssertions
+    | CountNodes
+    | CountRelationships
+)
+
+
+def _method(kind: type) -> str:
+    """MergeNodes -> merge_nodes: the emitter's name for a construct type."""
+    name = kind.__name__
+    return "".join(f"_{ch.lower()}" if ch.isupper() else ch for ch in name).lstrip("_")
+
+
+CONSTRUCTS: tuple[type, ...] = (
+    UniqueId,
+    PropertyIndex,
+    MergeNodes,
+    MergeAssertions,
+    MergeSupports,
+    MergeMembers,
+    UnpairedDirectEdges,
+    UnpairedAssertions,
+    UnevidencedAssertions,
+    CountNodes,
+    CountRelationships,
+)
+
+# --- the generator --------------------------------------------------------------------------
+
+
+class CypherGenerator:
+    """Says each construct in openCypher; `TRANSFORMS` is resolved once per class."""
+
+    NAME: ClassVar[str] = "opencypher"
+    TRANSFORMS: ClassVar[dict[type, Callable[[Any, Any], str]]] = {}
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Each dialect gets its own table: the base table, then its own `<construct>_sql`
+        style methods (`merge_nodes` for MergeNodes, ...) override by name."""
+        super().__init_subclass__(**kwargs)
+        cls.TRANSFORMS = {kind: getattr(cls, _method(kind)) for kind in CONSTRUCTS}
+
+    def generate(self, construct: Construct) -> str:
+        try:
+            emitter = self.TRANSFORMS[type(construct)]
+        except KeyError:  # a broken invariant: a construct without an emitter
+            raise AssertionError(f"{self.NAME} cannot say {type(construct).__name__}") from None
+        return emitter(self, construct)
+
+    # -- schema --
+    def unique_id(self, c: UniqueId) -> str:
+        return f"CREATE CONSTRAINT {c.name} IF NOT EXISTS FOR (n:{c.label}) REQUIRE n.id IS UNIQUE"
+
+    def property_index(self, c: PropertyIndex) -> str:
+        return f"CREATE INDEX {c.name} IF NOT EXISTS FOR (n:{c.label}) ON (n.{c.key})"
+
+    # -- load --
+    def merge_nodes(self, c: MergeNodes) -> str:
+        return (
+            f"UNWIND $rows AS row\nMERGE (n:{c.label} {{id: row.id}})\n"
+            f"SET n = row.props\nSET n:{':'.join(c.extra_labels)}"
+        )
+
+    def merge_assertions(self, c: MergeAssertions) -> str:
+        return (
+            "UNWIND $rows AS row\n"
+            f"MATCH (s:{c.label} {{id: row.subject_id}})\n"
+            f"MATCH (o:{c.label} {{id: row.object_id}})\n"
+            f"MERGE (a:{c.label} {{id: row.id}})\n"
+            "SET a = row.props\nSET a:Assertion\n"
+            "MERGE (a)-[:HAS_SUBJECT]->(s)\n"
+            "MERGE (a)-[:HAS_OBJECT]->(o)\n"
+            f"MERGE (s)-[r:{c.predicate} {{assertion_id: row.id}}]->(o)\n"
+            "SET r = row.edge_props"
+        )
+
+    def merge_supports(self, c: MergeSupports) -> str:
+        return (
+            "UNWIND $rows AS row\n"
+            f"MATCH (e:{c.label} {{id: row.evidence_id}})\n"
+            f"MATCH (a:{c.label} {{id: row.assertion_id}})\n"
+            "MERGE (e)-[s:SUPPORTS]->(a)\n"
+            "SET s = row.props"
+        )
+
+    def merge_members(self, c: MergeMembers) -> str:
+        return (
+            "UNWIND $rows AS row\n"
+            f"MATCH (m:{c.label} {{id: row.member_id}})\n"
+            f"MATCH (k:{c.label} {{id: row.class_id}})\n"
+            "MERGE (m)-[:MEMBER_OF]->(k)"
+        )
+
+    # -- checks --
+    def count_nodes(self, c: CountNodes) -> str:
+        return f"MATCH (n:{c.label}:{c.kind}) RETURN count(n) AS value"
+
+    def count_relationships(self, c: CountRelationships) -> str:
+        start = f":{c.label}" + (f":{c.start}" if c.start else "")
+        end = f":{c.label}" + (f":{c.end}" if c.end else "")
+        return f"MATCH ({start})-[r:{c.type}]->({end}) RETURN count(r) AS value"
+
+    def unpaired_direct_edges(self, c: UnpairedDirectEdges) -> str:
+        raise NotImplementedError  # needs existential subqueries: a dialect's
+
+    def unpaired_assertions(self, c: UnpairedAssertions) -> str:
+        raise NotImplementedError
+
+    def unevidenced_assertions(self, c: UnevidencedAssertions) -> str:
+        raise NotImplementedError
+
+    # -- extraction (used by the template) --
+    def scoped_call(self, *variables: str) -> str:
+        """Opening of a subquery that sees `variables` of the outer query."""
+        return f"CALL {{\n  WITH {', '.join(variables)}" if variables else "CALL {"
+
+    def index_seek(self, variable: str, label: str) -> str:
+        """A hint pinning a lookup to the id index ('' where the dialect has none)."""
+        return ""
+
+
+CypherGenerator.TRANSFORMS = {kind: getattr(CypherGenerator, _method(kind)) for kind in CONSTRUCTS}
+
+
+class Neo4j5(CypherGenerator):
+    """Neo4j 5 (Community and Enterprise, 5.26 LTS tested): the dialect kgbench runs on."""
+
+    NAME: ClassVar[str] = "neo4j-5"
+
+    def unpaired_direct_edges(self, c: UnpairedDirectEdges) -> str:
+        return (
+            f"MATCH (s:{c.label})-[r:{'|'.join(c.predicates)}]->(o:{c.label})\n"
+            "WHERE NOT EXISTS {\n"
+            f"  MATCH (s)<-[:HAS_SUBJECT]-(a:{c.label}:Assertion)-[:HAS_OBJECT]->(o)\n"
+            "  WHERE a.id = r.assertion_id AND a.predicate = type(r)\n"
+            "}\nRETURN count(r) AS value"
+        )
+
+    def unpaired_assertions(self, c: UnpairedAssertions) -> str:
+        return (
+            f"MATCH (a:{c.label}:Assertion)\n"
+            "WHERE COUNT { (a)-[:HAS_SUBJECT]->() } <> 1\n"
+            "   OR COUNT { (a)-[:HAS_OBJECT]->() } <> 1\n"
+            "   OR NOT EXISTS {\n"
+            "     MATCH (a)-[:HAS_SUBJECT]->(s)-[r]->(o)<-[:HAS_OBJECT]-(a)\n"
+            "     WHERE r.assertion_id = a.id AND type(r) = a.predicate\n"
+            "   }\nRETURN count(a) AS value"
+        )
+
+    def unevidenced_assertions(self, c: UnevidencedAssertions) -> str:
+        return (
+            f"MATCH (a:{c.label}:Assertion)\n"
+            "WHERE NOT EXISTS { (:EvidenceSource)-[:SUPPORTS]->(a) } AND a.no_evidence_reason IS NULL\n"
+            "RETURN count(a) AS value"
+        )
+
+    def scoped_call(self, *variables: str) -> str:
+        return f"CALL ({', '.join(variables)}) {{"
+
+    def index_seek(self, variable: str, label: str) -> str:
+        return f" USING INDEX SEEK {variable}:{label}(id)"
+
+
+DIALECTS: dict[str, type[CypherGenerator]] = {Neo4j5.NAME: Neo4j5}

@@ -1,0 +1,170 @@
+"""The compiled contract: typed, versioned documents between `kgbench compile` and the harness.
+
+The compiler validates what it writes against these models (a mismatch is a bug, raised as
+such); the harness reads through `read` / `parse`, which check the format version first and
+the shape second, so a compiled domain from another kgbench, or a hand-edited file, is one
+message naming the file and what to run (exit code 2), never a KeyError deep in a command.
+
+`python -m kgbench.contract` regenerates the committed JSON Schemas (`--check` compares).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+
+from kgbench.errors import Location, UserError
+
+from .models import (
+    DOCUMENTS,
+    Condition,
+    Conditions,
+    Context,
+    Document,
+    KnowledgeGraph,
+    LoadPlan,
+    Manifest,
+    Metric,
+    MetricPanel,
+    Probe,
+    ScenarioRules,
+    ScoredPanel,
+    Section,
+)
+
+SCHEMAS_DIR = Path(__file__).resolve().parent / "schemas"
+
+D = TypeVar("D", bound=Document)
+
+
+class IncompatibleArtifact(UserError):
+    """A compiled artifact of another format version, or one that breaks its model."""
+
+
+def compatible(found: str, reads: str) -> bool:
+    """A reader of version `reads` reads `found` of the same major and a minor up to its own."""
+    try:
+        f_major, f_minor = (int(x) for x in found.split(".")[:2])
+        r_major, r_minor = (int(x) for x in reads.split(".")[:2])
+    except (ValueError, AttributeError):
+        return False
+    return f_major == r_major and f_minor <= r_minor
+
+
+def _shown(path: Path) -> str:
+    try:
+        rel = os.path.relpath(path)
+    except ValueError:  # pragma: no cover - another drive on Windows
+        return str(path)
+    return rel if not rel.startswith("..") else str(path)
+
+
+def _remedy(domain: str | None) -> str:
+    if domain:
+        return f"run `make compile DOMAIN={domain}` (or `kgbench compile --domain {domain}`)"
+    return "compile the domain again (`kgbench compile --domain <domain>`)"
+
+
+def parse(
+    model: type[D], data: Any, path: Path, domain: str | None = None, remedy: str | None = None
+) -> D:
+    """A document from its JSON value: version first (so another kgbench's output is named as
+    such), then the model (so a hand edit that breaks it is named with the field). `remedy`
+    replaces "compile again" for documents another command writes (e.g. contexts)."""
+    field = model.VERSION_FIELD
+    found = data.get(field) if isinstance(data, dict) else None
+    if not isinstance(found, str) or not compatible(found, model.FORMAT):
+        was = f"format {found}" if isinstance(found, str) else f"no {field}"
+        raise IncompatibleArtifact(
+            f"{'written' if remedy else 'compiled'} by an incompatible kgbench ({was}; this "
+            f"kgbench reads {model.FORMAT.rsplit('.', 1)[0]}.x); {remedy or _remedy(domain)}",
+            Location(_shown(path)),
+        )
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"]) or "(the document)"
+        more = f" (and {exc.error_count() - 1} more)" if exc.error_count() > 1 else ""
+        raise IncompatibleArtifact(
+            f"does not match its contract ({model.__name__} {model.FORMAT}): {where}: "
+            f"{first['msg']}{more}; the file was edited or damaged: {remedy or _remedy(domain)}",
+            Location(_shown(path)),
+        ) from None
+
+
+def read(model: type[D], path: Path, domain: str | None = None) -> D:
+    """Read and check one document (see `parse`); a missing or non-JSON file is one message."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise IncompatibleArtifact(f"missing; {_remedy(domain)}", Location(_shown(path))) from None
+    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        raise IncompatibleArtifact(
+            f"not readable JSON ({type(exc).__name__}); {_remedy(domain)}", Location(_shown(path))
+        ) from None
+    return parse(model, data, path, domain)
+
+
+def check_formats(manifest: Manifest, root: Path) -> None:
+    """Every artifact the manifest lists must be in a format this kgbench reads (checked at
+    open, before any artifact is read, so the message comes first and names the file)."""
+    known = {m.PATH: m for m in DOCUMENTS}
+    for path, version in sorted(manifest.formats.items()):
+        model = known.get(path)
+        if model is not None and not compatible(version, model.FORMAT):
+            raise IncompatibleArtifact(
+                f"compiled by an incompatible kgbench (format {version}; this kgbench reads "
+                f"{model.FORMAT.rsplit('.', 1)[0]}.x); {_remedy(manifest.domain)}",
+                Location(_shown(root / path)),
+            )
+
+
+def json_schema(model: type[Document]) -> dict[str, Any]:
+    """The committed JSON Schema of one document (draft 2020-12, generated by pydantic)."""
+    schema = model.model_json_schema(by_alias=True)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["$id"] = f"https://w3id.org/kgbench/contract/{schema_file(model)}"
+    schema.setdefault("description", (model.__doc__ or "").strip())
+    schema["x-format-version"] = model.FORMAT
+    return schema
+
+
+def schema_file(model: type[Document]) -> str:
+    return f"{model.__name__}.schema.json"
+
+
+def schema_bytes(model: type[Document]) -> bytes:
+    return (json.dumps(json_schema(model), indent=2, sort_keys=True) + "\n").encode("utf-8")
+
+
+__all__ = [
+    "DOCUMENTS",
+    "SCHEMAS_DIR",
+    "Condition",
+    "Conditions",
+    "Context",
+    "D",
+    "Document",
+    "IncompatibleArtifact",
+    "KnowledgeGraph",
+    "LoadPlan",
+    "Manifest",
+    "Metric",
+    "MetricPanel",
+    "Probe",
+    "ScenarioRules",
+    "ScoredPanel",
+    "Section",
+    "check_formats",
+    "compatible",
+    "json_schema",
+    "parse",
+    "read",
+    "schema_bytes",
+    "schema_file",
+]

@@ -1,0 +1,475 @@
+"""Typed models of every artifact the harness reads: the contract between compile and run.
+
+`generated/<domain>/` is written by the compiler and read by the harness, and neither imports
+the other; these models are the one place both meet (dbt's `artifacts` habit). Each document
+carries its format version (`FORMAT`, written as `format_version`, or `schema_version` for
+the two documents the harness writes itself); a JSON Schema of each is generated from these
+models and committed under `kgbench/contract/schemas/` (a test fails when they drift).
+
+Rules for changing a model: a new optional field is a minor bump of its `FORMAT`; anything a
+reader of the previous version could not read (a removed or renamed field, a new required
+one, a changed meaning) is a major bump. Readers accept their own major version and any minor
+version up to their own (`compatible`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Model(BaseModel):
+    """Strict and immutable: an unknown key is an error, not a silently ignored typo."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Document(Model):
+    """A top-level artifact: its path under generated/<domain>/ and its format version."""
+
+    FORMAT: ClassVar[str]
+    PATH: ClassVar[str]
+    VERSION_FIELD: ClassVar[str] = "format_version"
+
+
+# --- manifest.json ------------------------------------------------------------------------
+
+
+class FileHash(Model):
+    path: str
+    sha256: str
+
+
+class OutputFile(FileHash):
+    bytes: int
+
+
+class Manifest(Document):
+    """Versions and hashes of a compile; `formats` names the format version of each artifact
+    the harness reads, so opening a compiled domain can refuse an incompatible one at once."""
+
+    FORMAT: ClassVar[str] = "2.1.0"  # 2.1: biolink_model_version
+    PATH: ClassVar[str] = "manifest.json"
+    VERSION_FIELD: ClassVar[str] = "manifest_version"
+
+    manifest_version: str
+    domain: str
+    domain_version: str
+    spec_version: str
+    biolink_model_version: str | None = Field(
+        default=None, description="the Biolink Model the domain's terms were checked against"
+    )
+    compiler: dict[str, str]
+    formats: dict[str, str] = Field(description="artifact path -> its format version")
+    backends: dict[str, str] = Field(description="backend name -> its format version")
+    inputs: list[FileHash]
+    outputs: list[OutputFile]
+
+
+# --- kg.json ------------------------------------------------------------------------------
+
+
+class EntityClass(Model):
+    name: str
+    biolink: str
+    id_prefix: str
+    is_intervention: bool
+    description: str
+    is_group: bool = False
+    is_population: bool = False
+
+
+class Predicate(Model):
+    name: str
+    biolink: str
+    subject_classes: list[str]
+    object_classes: list[str]
+    relation_class: str
+    role: str
+    direction: str | None
+    biolink_qualifier: str | None
+    description: str
+    members_inherit: str = "homogeneous"
+    biolink_inverse: bool = False  # the Biolink edge runs object -> subject
+    biolink_negated: bool = False  # the Biolink edge is negated (a null result)
+
+
+class Entity(Model):
+    id: str
+    category: str
+    name: str
+    synonyms: list[str]
+    description: str | None
+    xrefs: list[str]
+
+
+class Assertion(Model):
+    """One reified assertion, with what the compiler derived for it (`provenance`, and for a
+    class-level claim the members it applies to)."""
+
+    assertion_id: str
+    subject_id: str
+    predicate: str
+    object_id: str
+    relation_class: str
+    direction: str
+    causal_status: str
+    evidence_level: str
+    confidence: float
+    validated: bool
+    context: str | None
+    population_id: str | None
+    temporality: str
+    source_databases: list[str]
+    no_evidence_reason: str | None
+    knowledge_level: str | None = None  # Biolink's, resolved by the compiler (2.1)
+    agent_type: str | None = None  # Biolink's, resolved by the compiler (2.1)
+    provenance: str
+    member_ids: list[str]
+
+
+class EvidenceSource(Model):
+    evidence_id: str
+    source_type: str
+    title: str
+    citation: str
+    year: int
+    evidence_tier: str
+    study_level: bool
+    studied_interventions: list[str] = []
+    studied_populations: list[str] = []
+
+
+class Support(Model):
+    assertion_id: str
+    evidence_id: str
+    recommendation_class: str | None = None
+    level_of_evidence: str | None = None
+
+
+class InterventionClass(Model):
+    class_id: str
+    class_name: str
+    member_ids: list[str]
+
+
+class CompositeOutcome(Model):
+    outcome_id: str
+    members: list[str]
+
+
+class Conflict(Model):
+    assertions: list[str]
+    resolution: str
+    note: str
+
+
+class EvidenceRules(Model):
+    study_scope: str
+    homogeneous_classes: list[str]
+    composite_outcomes: list[CompositeOutcome]
+    conflicts: list[Conflict]
+
+
+class PromptText(Model):
+    domain_phrase: str
+    role: str
+
+
+class KnowledgeGraph(Document):
+    """kg.json: the validated graph as data (the harness never reads the raw spec)."""
+
+    FORMAT: ClassVar[str] = "2.1.0"  # 2.1: knowledge_level, agent_type, biolink_inverse/negated
+    PATH: ClassVar[str] = "kg.json"
+
+    format_version: str
+    domain: str
+    domain_version: str
+    spec_version: str
+    neo4j_label: str
+    entity_classes: list[EntityClass]
+    predicates: list[Predicate]
+    entities: list[Entity]
+    assertions: list[Assertion]
+    evidence_sources: list[EvidenceSource]
+    supports: list[Support]
+    intervention_classes: list[InterventionClass]
+    evidence_rules: EvidenceRules
+    prompt: PromptText
+
+
+# --- neo4j/plan.json ----------------------------------------------------------------------
+
+
+class LoadStatement(Model):
+    """One parameterised MERGE statement; its rows (the `$rows` parameter) are in `rows`."""
+
+    name: str
+    rows: str = Field(description="path of the rows file, relative to neo4j/")
+    cypher: str
+
+
+class Check(Model):
+    """One validation query: returns one row whose `value` must equal `expect`."""
+
+    name: str
+    description: str
+    expect: int
+    cypher: str
+
+
+class LoadPlan(Document):
+    """neo4j/plan.json: what `kgbench load` runs, in order (the .cypher files render it)."""
+
+    FORMAT: ClassVar[str] = "1.0.0"
+    PATH: ClassVar[str] = "neo4j/plan.json"
+
+    format_version: str
+    domain: str
+    label: str
+    dialect: str
+    constraints: list[str]
+    statements: list[LoadStatement]
+    checks: list[Check]
+
+
+# --- conditions.json ----------------------------------------------------------------------
+
+SectionShape = Literal["candidate_edges", "causal_chain", "target_edges", "context_modifiers"]
+
+
+class Section(Model):
+    """A section of a grounded context, resolved against the domain: `predicates` are the
+    relationship types its query matches, `path_shapes` the role sequences it can build."""
+
+    name: str
+    title: str
+    shape: SectionShape
+    roles: list[str]
+    anchor: str
+    predicates: list[str]
+    path_shapes: list[list[str]]
+    validated_only: bool
+
+
+class Condition(Model):
+    id: str
+    name: str
+    title: str
+    description: str
+    annotations: list[str]
+    query: str | None = Field(description="extraction query file; null when ungrounded")
+    parameters: list[str]
+    sections: list[Section]
+
+    @property
+    def grounded(self) -> bool:
+        return bool(self.sections)
+
+    def section(self, shape: str) -> Section | None:
+        return next((s for s in self.sections if s.shape == shape), None)
+
+
+class Conditions(Document):
+    """conditions.json: the grounding conditions, in declaration order (the one source)."""
+
+    FORMAT: ClassVar[str] = "1.0.0"
+    PATH: ClassVar[str] = "conditions.json"
+
+    format_version: str
+    domain: str
+    conditions: list[Condition]
+
+
+# --- metrics.json -------------------------------------------------------------------------
+
+UnparseablePolicy = Literal["intent_to_treat", "per_protocol"]
+
+
+class Metric(Model):
+    """One declared metric: which response field meets which gold field, under which kind."""
+
+    name: str
+    title: str
+    kind: str
+    response_field: str
+    gold_field: str
+    defined_when: str
+    higher_is_better: bool
+    binary: bool = False
+    description: str = ""
+
+
+class MetricPanel(Document):
+    """metrics.json: the declared panel as data (spec/declarations/metrics.yaml, validated)."""
+
+    FORMAT: ClassVar[str] = "1.0.0"
+    PATH: ClassVar[str] = "metrics.json"
+
+    format_version: str
+    domain: str
+    unparseable_policy: UnparseablePolicy
+    metrics: list[Metric] = Field(min_length=1)
+
+
+# --- scenario_rules.json ------------------------------------------------------------------
+
+
+class ScenarioRules(Document):
+    """scenario_rules.json: the domain's validated scenarios.yaml. `rules` has the shape of
+    ScenarioRules in spec/declarations.yaml (its one owner), checked by the compiler."""
+
+    FORMAT: ClassVar[str] = "1.0.0"
+    PATH: ClassVar[str] = "scenario_rules.json"
+
+    format_version: str
+    domain: str
+    source: str
+    scenario_schema_version: str
+    rules: dict[str, Any]
+
+
+# --- probe/probe.json ---------------------------------------------------------------------
+
+
+class ProbeSettings(Model):
+    max_depth: int
+    concepts_per_answer: int
+    path_bound: int
+    curve_max_k: int
+    path_mode: str
+    edge_checks_per_root: int
+    fuzzy_threshold: float
+    embedding_threshold: float
+    max_name_length: int
+
+
+class ProbeRoot(Model):
+    id: str
+    name: str
+    category: str
+
+
+class ProbeReference(Model):
+    graph: str
+    predicates: list[str]
+
+
+class ProbeNoise(Model):
+    rate: float
+    seed: int
+
+
+class ProbeStep(Model):
+    template: str
+    schema_: str | None = Field(default=None, alias="schema")
+    schema_name: str | None = None
+
+
+class Probe(Document):
+    """probe/probe.json: the graph-generation probe as the harness runs it."""
+
+    FORMAT: ClassVar[str] = "1.0.0"
+    PATH: ClassVar[str] = "probe/probe.json"
+
+    format_version: str
+    domain: str
+    domain_phrase: str
+    source: str
+    settings: ProbeSettings
+    roots: list[ProbeRoot]
+    reference: ProbeReference
+    noise: ProbeNoise
+    steps: dict[str, ProbeStep]
+
+
+# --- documents the harness writes for itself: contexts and scored panels ------------------
+
+
+class ContextEntity(Model):
+    id: str
+    name: str
+    category: str
+
+
+class ContextPath(Model):
+    candidate_id: str
+    assertion_ids: list[str]
+
+
+class ContextSection(Model):
+    name: str
+    title: str
+    shape: SectionShape
+    paths: list[ContextPath]
+
+
+class Context(Document):
+    """contexts/<scenario>/<condition>.json: one extracted subgraph (`kgbench extract`).
+    Assertions are Neo4j's property maps (subject, object and evidence attached)."""
+
+    FORMAT: ClassVar[str] = "1.0.0"
+    PATH: ClassVar[str] = "contexts/<scenario>/<condition>.json"
+    VERSION_FIELD: ClassVar[str] = "schema_version"
+
+    schema_version: str
+    domain: str
+    scenario_id: str
+    condition: str
+    parameters: dict[str, Any]
+    entities: dict[str, ContextEntity]
+    sections: list[ContextSection]
+    assertions: dict[str, dict[str, Any]]
+
+
+class Cell(Model):
+    mean: float | None
+    n: int
+    se: float | None
+
+
+PanelTable = dict[str, dict[str, Cell]]  # condition -> metric -> cell
+
+
+class PanelMetric(Model):
+    name: str
+    title: str
+    higher_is_better: bool
+    binary: bool
+
+
+class ScoredPanel(Document):
+    """scores/<model>/panel.json: one model's scored panel (`kgbench score`). Paired
+    contrasts and counts are kept as written by harness.stats (documented there)."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)  # score_run adds its own fields
+
+    FORMAT: ClassVar[str] = "1.1.0"
+    PATH: ClassVar[str] = "scores/<model>/panel.json"
+    VERSION_FIELD: ClassVar[str] = "schema_version"
+
+    schema_version: str
+    conditions: list[str]
+    metrics: list[PanelMetric]
+    scenarios: int
+    counts: dict[str, dict[str, int]]
+    overall: PanelTable
+    by_category: dict[str, PanelTable]
+    paired: list[dict[str, Any]]
+    settings: dict[str, Any]
+    scoring_policy: dict[str, Any]
+
+
+# Every document of the contract, in the order the schemas are listed.
+DOCUMENTS: tuple[type[Document], ...] = (
+    Manifest,
+    KnowledgeGraph,
+    LoadPlan,
+    Conditions,
+    MetricPanel,
+    ScenarioRules,
+    Probe,
+    Context,
+    ScoredPanel,
+)
