@@ -122,6 +122,8 @@ BAD_INPUTS: dict[str, tuple[list[str], str]] = {
     "review": (["--domain", "no_such_domain"], "is not compiled"),
     "probe": (["--domain", "cardio", "--model", "gpt-4o"], "not a model spec"),
     "probe-review": (["--run-dir", "{tmp}"], "no probe results"),
+    "export": (["--domain", "no_such_domain"], "unknown domain"),
+    "study": (["--domain", "cardio", "--config", "{tmp}/absent.yaml"], "file not found"),
     "neo4j start": (["--state-dir", "{tmp}/s", "--heap", "12x"], "heap must be a size"),
     "neo4j stop": (["--state-dir", "{file}/state"], "cannot use"),
 }

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.runner.plan import Settings
-from kgbench.errors import SpecError
+from kgbench.errors import SpecError, UserErrors
 from kgbench.io import sha256_file
 
 DEFAULT_BOOTSTRAP = 10_000
@@ -278,7 +278,7 @@ def _release(
 ) -> tuple[Path, dict[str, Any]]:
     """The release folder, verified (hashes, records, index, pinned digest)."""
     from harness.release.layout import Version
-    from harness.release.verify import ReleaseError, verify_or_raise
+    from harness.release.verify import verify_or_raise
 
     ref = data["release"]
     version, folder = ref.get("version"), ref.get("path")
@@ -309,7 +309,7 @@ def _release(
         where = doc.location(["release", "path"], "path")
     try:
         manifest = verify_or_raise(path, ref.get("digest"))
-    except ReleaseError as exc:
+    except UserErrors as exc:
         shown = exc.problems[:5]
         more = f" (and {len(exc.problems) - 5} more)" if len(exc.problems) > 5 else ""
         raise SpecError(
