@@ -50,7 +50,7 @@ def test_the_report_opens_with_its_provenance(reported: Path, mini_domain) -> No
         f"| kgbench | {__version__}",
         f"| Run | {reported.name} |",
         "| Domain | mini 0.1.0 |",
-        "| Compiled | by kgbench 0.1.0, spec 1.0.0; manifest sha256:",
+        "| Compiled | by kgbench 0.1.0, spec 2.0.0; manifest sha256:",
         "| Scenarios | 8 (sha256:",
         "| Gold release | none: the scenario set is not a published release |",
         f"| Answered | {min(meta['started_at'], _started(reported, 'openai-context-reader'))}",
