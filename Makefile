@@ -24,11 +24,12 @@ help:
 	@echo "make neo4j                   build and start the embedded Neo4j"
 	@echo "make pilot DOMAIN=cardio     the whole pipeline end to end with the context-reader baseline"
 	@echo "  WITH_C5=1 ORDER_VARIANTS=1  ... also C5 (verify-and-revise) and the option presentations"
+	@echo "                             (stops the Neo4j it started; PILOT_ARGS=--keep-neo4j keeps it)"
 	@echo "make export DOMAIN=cardio    KGX and LinkML JSON exports under runs/export/<domain>/"
 	@echo "make kgx-validate DOMAIN=cardio  kgx validate (offline) on the domain's KGX export"
 
 # The virtual environment is rebuilt whenever the pinned dependencies change.
-$(STAMP): pyproject.toml requirements.lock
+$(STAMP): pyproject.toml setup.py requirements.lock
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip==26.3
 	$(BIN)/python -m pip install -q -c requirements.lock -e '.[dev]'
@@ -88,7 +89,7 @@ neo4j: $(STAMP)
 
 # WITH_C5=1 adds C5 (verify-and-revise); ORDER_VARIANTS=1 adds the option presentations.
 pilot: $(STAMP)
-	$(KG) pilot --domain $(DOMAIN) $(if $(WITH_C5),--with-c5) $(if $(ORDER_VARIANTS),--order-variants)
+	$(KG) pilot --domain $(DOMAIN) $(if $(WITH_C5),--with-c5) $(if $(ORDER_VARIANTS),--order-variants) $(PILOT_ARGS)
 
 neo4j-stop: $(STAMP)
 	$(KG) neo4j stop

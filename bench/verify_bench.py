@@ -23,7 +23,7 @@ from harness.compiled import CompiledDomain
 from harness.graph.load import load
 from harness.neo4j import connection_settings, open_driver, start, stop
 from harness.prompts import PromptRenderer
-from harness.scenario_io import default_scenarios_path, read_scenarios
+from harness.scenarios.files import generated_set, read_scenarios
 from harness.verify import steps
 from harness.verify.responders import VerifyResponder
 from harness.verify.review import Reviewer, VerifySettings
@@ -41,7 +41,7 @@ def sample(compiled: CompiledDomain, settings: VerifySettings, limit: int | None
     responder = VerifyResponder(compiled)
     renderer = PromptRenderer(compiled)
     predicates = {p["name"]: p for p in compiled.graph["predicates"]}
-    scenarios = read_scenarios(default_scenarios_path("cardio"))[:limit]
+    scenarios = read_scenarios(generated_set(compiled))[:limit]
     out = []
     for s in scenarios:
         text = steps.generate_prompt(settings.verify, s, renderer.target_outcome(s), predicates)

@@ -22,10 +22,11 @@ declared vocabularies), for consumers and for the offline `kgx validate` (tools/
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from ..backends.base import Artifact, json_bytes
+from kgbench.io import json_bytes, jsonl_bytes
+
+from ..backends.base import Artifact
 from ..biolink import parse_qualifiers
 from ..ir import Domain
 
@@ -178,12 +179,6 @@ def tsv_bytes(columns: tuple[str, ...], rows: list[dict[str, Any]]) -> bytes:
     lines = ["\t".join(columns)]
     lines += ["\t".join(_cell(c, r.get(c)) for c in columns) for r in rows]
     return ("\n".join(lines) + "\n").encode("utf-8")
-
-
-def jsonl_bytes(rows: list[dict[str, Any]]) -> bytes:
-    return "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in rows).encode(
-        "utf-8"
-    )
 
 
 def prefix_context(domain: Domain) -> dict[str, str]:

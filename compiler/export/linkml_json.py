@@ -27,7 +27,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..backends.base import Artifact, json_bytes
+from kgbench.io import json_bytes
+
+from ..backends.base import Artifact
 from ..ir import Domain
 
 SHACL_PLUGIN = "linkml.validator.plugins.shacl_validation_plugin.ShaclValidationPlugin"

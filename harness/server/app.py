@@ -25,7 +25,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from .completions import RESPONDERS, Answerer, load_gold
+from ..responders import RESPONDERS, is_responder, responder_names
+from .completions import Answerer, load_gold
 from .faults import FaultPlan
 from .store import Store
 
@@ -50,8 +51,9 @@ class ServerConfig:
     probe's reference responders, harness.probe.responders)."""
     probe_responder: str = "oracle"
     verify_domain: str | None = None
-    """A compiled domain whose verify-and-revise (C5) step prompts the server answers (with
-    harness.verify.responders; answer prompts by the named reference responder)."""
+    """A compiled domain (name or folder) whose verify-and-revise (C5) step prompts the server
+    answers with the `verifier` step responder (harness.verify.responders); answer prompts go
+    to the named reference responder."""
 
 
 class Stats:
@@ -160,9 +162,9 @@ class ReferenceServer:
     def __init__(
         self, config: ServerConfig, respond: Callable[..., dict[str, Any]] | None = None
     ) -> None:
-        if config.responder not in RESPONDERS:
+        if not is_responder(config.responder):
             raise ValueError(
-                f"unknown responder {config.responder!r}; known: {', '.join(RESPONDERS)}"
+                f"unknown responder {config.responder!r}; known: {', '.join(responder_names())}"
             )
         self.config = config
         self.stats = Stats()
@@ -177,10 +179,10 @@ class ReferenceServer:
             config.probe_responder,
         )
         if config.verify_domain is not None:
-            from harness.compiled import CompiledDomain
+            from harness.runfolder import open_compiled
             from harness.verify.responders import VerifyResponder
 
-            self.answerer.verify = VerifyResponder(CompiledDomain.open(config.verify_domain))
+            self.answerer.verify = VerifyResponder(open_compiled(config.verify_domain))
         self.store = Store(
             self._batch_answer, config.batch_step_ms / 1000, config.expire_batches, self._stop
         )
@@ -251,6 +253,11 @@ class ReferenceServer:
         self.stats.bump("chat_requests")
         if (h.headers.get("Authorization") or "").startswith("Bearer "):
             self.stats.bump("chat_with_bearer")  # counted, never stored: it holds the key
+        organization = h.headers.get("OpenAI-Organization")
+        if organization:
+            # Per client identity (OPENAI_ORG_ID): a test tells a restarted runner's requests
+            # from those a killed one had already put on the wire, without waiting for them.
+            self.stats.bump(f"chat_requests_org:{organization[:64]}")
         try:
             body = json.loads(raw)
         except ValueError:

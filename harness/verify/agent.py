@@ -1,24 +1,27 @@
 """The verify-and-revise driver (`kgbench verify`): every model step through the runner.
 
-Stages (logs under `<run>/verify/<model-slug>/stages/`): `generate` (one request per
+Stages (logs under `<run>/verify/<log>/stages/`): `generate` (one request per
 scenario), `revise-1` .. `revise-<r>` (one request per scenario with refuted triplets left),
 `answer` (one per scenario, the usual frame and JSON contract with the verified triplets as
 its grounded block). Review runs between them on Neo4j, through the compiled queries.
 
 Each stage is derived from the logged answers of the previous ones, so the same command after
 a crash resends nothing a log holds (the runner's exactly-once resume), and `--batch` and the
-cache work per stage. What it writes, each file atomically:
+cache work per stage. What it writes, each file atomically and through harness.runfolder
+(the one owner of the run folder's layout):
 
-    verify/<slug>/chains/<scenario>.json   every triplet: proposal, links, verdict, revisions
-    verify/<slug>/summary.json              counts (proposed, verified, refuted, ...)
+    verify/<log>/chains/<scenario>.json    every triplet: proposal, links, verdict, revisions
+    verify/<log>/summary.json               counts (proposed, verified, refuted, ...)
     contexts/<scenario>/C5.json             the verified assertions (what the scorer reads)
     prompts/verify.jsonl                    the answer prompts (scored like prompts.jsonl)
-    responses/<slug>.jsonl                  the answers, appended as `<scenario>/C5` records
+    responses/<log>.jsonl                   the answers, appended as `<scenario>/C5` records
+
+`<log>` is the model's slug, as `kgbench run` names its responses log, so C5 pairs with the
+same model's C1-C4 answers.
 """
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from contextlib import closing
 from dataclasses import dataclass, replace
@@ -28,16 +31,16 @@ from typing import Any
 import neo4j
 from rich.console import Console
 
-from harness.jsonio import atomic_write_json, atomic_write_text, jsonl_text
-from harness.prompts import PromptRenderer, load_scenarios, open_domain, prompt_record, run_domain
+from harness.prompts import PromptRenderer, prompt_record
+from harness.runfolder import Prompt, RunFolder
 from harness.runner.log import JsonlLog, RunLock
-from harness.runner.runfolder import schema_path_for
 from harness.runner.stage import Stage, StageConfig, StageRequest, run_stage, stage_spec
+from kgbench.errors import UserError
+from kgbench.io import read_json_object
 
 from . import steps
 from .review import Reviewer, Verdict, VerifySettings, correction_text
 
-VERIFY_PROMPTS = Path("prompts") / "verify.jsonl"
 SUMMARY_FORMAT = "1.0.0"
 MAX_PROPOSALS = 1000  # triplets reviewed per generate answer; the rest are counted, not reviewed
 
@@ -75,18 +78,14 @@ class Triplet:
         }
 
 
-def verify_dir(run_dir: Path, slug: str) -> Path:
-    return Path(run_dir) / "verify" / slug
-
-
 def run_verify(
     config: VerifyConfig, driver: neo4j.Driver, console: Console | None = None
 ) -> dict[str, Any]:
     """Run C5 over every scenario of a run folder; returns the summary (also written)."""
     console = console or Console(stderr=True, highlight=False)
-    run_dir = Path(config.run_dir)
-    scenarios = load_scenarios(run_dir)
-    compiled = open_domain(run_domain(run_dir, scenarios))
+    folder = RunFolder.open(config.run_dir)
+    scenarios = folder.scenarios()
+    compiled = folder.compiled()
     settings = VerifySettings.open(compiled, config.condition)
     v = settings.verify
     runner = config.runner
@@ -103,7 +102,7 @@ def run_verify(
             respond(name, "")  # raises the unknown-responder message
         runner = replace(runner, responders=(name,), respond=stage_respond(compiled, scenarios))
     slug = stage_spec(runner).slug
-    out = verify_dir(run_dir, slug)
+    out = folder.verify_dir(slug)
     runner = replace(runner, out_dir=out / "stages")
     reviewer = Reviewer(driver, compiled, settings, config.database)
     renderer = PromptRenderer(compiled)
@@ -180,37 +179,40 @@ def run_verify(
                     seen.add(i)
                     by_index[i].verdicts.append(reviewer.review(r))
 
-        schema = json.loads(schema_path_for(run_dir, _run_json(run_dir)).read_text("utf-8"))
-        answer_prompts = []
+        schema = _response_schema(folder, compiled)
+        answer_prompts: list[Prompt] = []
         requests = []
         for s in scenarios:
             sid = s["scenario_id"]
             context = _context(compiled, s, chains[sid], config.condition)
-            atomic_write_json(run_dir / "contexts" / sid / f"{config.condition}.json", context)
+            folder.write_contexts([context])
             block = _answer_block(v, compiled, s, chains[sid], context)
             content = renderer.env.get_template("frame.j2").render(
                 scenario=s, target_outcome=targets[sid], context_block=block
             )
             record = prompt_record(sid, config.condition, content)
             answer_prompts.append(record)
-            requests.append(StageRequest(record["prompt_id"], record["messages"], schema))
+            requests.append(StageRequest(record.prompt_id, record.messages, schema))
         answers = _stage(runner, "answer", requests, console)
-        atomic_write_text(run_dir / VERIFY_PROMPTS, jsonl_text(answer_prompts))
-        _append_answers(run_dir, slug, answers, config.condition)
+        folder.write_verify_prompts(answer_prompts)
+        _append_answers(folder, slug, answers, config.condition)
         for sid, ts in chains.items():
-            atomic_write_json(
-                out / "chains" / f"{sid}.json",
-                {"scenario_id": sid, "triplets": [t.to_json() for t in ts]},
+            folder.write_chain(
+                slug, sid, {"scenario_id": sid, "triplets": [t.to_json() for t in ts]}
             )
         summary = summarize(chains, rejected_answers)
         summary.update(format_version=SUMMARY_FORMAT, condition=config.condition, model=slug)
-        atomic_write_json(out / "summary.json", summary)
+        folder.write_verify_summary(slug, summary)
     return summary
 
 
-def _run_json(run_dir: Path) -> dict[str, Any]:
-    path = run_dir / "run.json"
-    return json.loads(path.read_text("utf-8")) if path.exists() else {}
+def _response_schema(folder: RunFolder, compiled: Any) -> dict[str, Any]:
+    """The response schema the run's prompts ask for (run.json's, after `kgbench prompts`),
+    else the compiled domain's: the C5 answer uses the same JSON contract as C1-C4."""
+    if folder.run_json.exists():
+        return folder.response_schema()[1]
+    path = compiled.root / "schemas" / "response.schema.json"
+    return read_json_object(path, "JSON Schema")
 
 
 def _stage(
@@ -218,8 +220,6 @@ def _stage(
 ) -> dict[str, dict[str, Any]]:
     result = run_stage(runner, Stage(name, requests), console)
     if not result.complete:
-        from kgbench.errors import UserError
-
         raise UserError(
             f"stage {name} is not finished (batches submitted); run the same command again"
         )
@@ -367,14 +367,13 @@ def _answer_block(
 
 
 def _append_answers(
-    run_dir: Path, slug: str, answers: dict[str, dict[str, Any]], condition: str
+    folder: RunFolder, slug: str, answers: dict[str, dict[str, Any]], condition: str
 ) -> None:
     """The answer records into the model's responses log (under the runner's lock), as
     `<scenario>/<condition>` prompts: scored and paired with C1-C4 like any other."""
-    folder = run_dir / "responses"
-    folder.mkdir(parents=True, exist_ok=True)
-    with RunLock(folder / f".{slug}.lock"):
-        log = JsonlLog(folder / f"{slug}.jsonl")
+    folder.responses_dir.mkdir(parents=True, exist_ok=True)
+    with RunLock(folder.response_lock(slug)):
+        log = JsonlLog(folder.response_log(slug))
         existing, _ = log.load()
         rows = []
         for prompt_id, record in answers.items():
@@ -420,20 +419,17 @@ def summarize(chains: dict[str, list[Triplet]], rejected_answers: Counter[str]) 
 def explain_chain(run_dir: Path, scenario_id: str, slug: str | None = None) -> str:
     """`kgbench explain-run`: one item's chain, proposal -> links -> verdict -> revision ->
     final, then the answer the model gave from the verified triplets."""
-    from kgbench.errors import UserError
-
-    root = Path(run_dir) / "verify"
-    slugs = sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
+    folder = RunFolder.open(run_dir)
+    slugs = folder.verify_runs()
     if slug is None and len(slugs) == 1:
         slug = slugs[0]
-    if slug not in slugs:
+    if slug is None or slug not in slugs:
+        what = f"for '{slug}' " if slug else ""
         raise UserError(
-            f"no verify-and-revise run '{slug}' under {root} (available: {', '.join(slugs) or 'none'})"
+            f"no verify-and-revise run {what}under {folder.verify_root} (runs: "
+            f"{', '.join(slugs) or 'none'}); name one with --model, or run `kgbench verify`"
         )
-    path = root / str(slug) / "chains" / f"{scenario_id}.json"
-    if not path.exists():
-        raise UserError(f"{path} does not exist; is {scenario_id} a scenario of this run?")
-    chain = json.loads(path.read_text("utf-8"))
+    chain = folder.chain(slug, scenario_id)
     out = [f"{scenario_id} ({slug}): {len(chain['triplets'])} triplets proposed"]
     for t in chain["triplets"]:
         out.append(f"{t['index']}. for {t['candidate'] or '(no candidate)'}")
@@ -451,15 +447,15 @@ def explain_chain(run_dir: Path, scenario_id: str, slug: str | None = None) -> s
                 out.append(f"     linked: {links}")
             out.append(f"     review: {what}")
         out.append(f"   final: {t['final']}")
-    log = Path(run_dir) / "responses" / f"{slug}.jsonl"
+    log = folder.response_log(slug)
     if log.exists():
-        for line in log.read_text("utf-8").splitlines():
-            rec = json.loads(line) if line.strip() else {}
+        records, _ = JsonlLog(log).load()
+        for rec in sorted(records.values(), key=lambda r: str(r.get("prompt_id", ""))):
             cond = rec.get("condition")
             mine = str(rec.get("prompt_id", "")).startswith(f"{scenario_id}/")
             if not (mine and str(rec.get("key", "")).startswith(f"{cond}:")):
                 continue
-            parsed = rec.get("parsed") or {}
+            parsed = rec.get("parsed") if isinstance(rec.get("parsed"), dict) else {}
             out.append(
                 f"answer ({cond}): {parsed.get('recommended_intervention')!r}; "
                 f"path {parsed.get('causal_path_assertion_ids')}"

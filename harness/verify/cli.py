@@ -1,5 +1,10 @@
 """`kgbench verify` (run condition C5 over a run folder) and `kgbench explain-run` (one
-item's chain of triplets, verdicts and revisions)."""
+item's chain of triplets, verdicts and revisions).
+
+Plain typer functions, mounted at top level by kgbench/cli.py, whose root group is the one
+error boundary (a UserError is one message and exit code 2). The summary goes to stdout as
+JSON, progress to stderr.
+"""
 
 from __future__ import annotations
 
@@ -14,40 +19,59 @@ RunDir = Annotated[Path, typer.Option("--run-dir", help="The run folder (scenari
 def verify_command(
     run_dir: RunDir,
     model: Annotated[
-        str, typer.Option(help="openai:<model> or ref:<name> (C5 reference responders).")
+        str,
+        typer.Option(
+            "--model",
+            help="openai:<model> (--base-url for any OpenAI-compatible server) or "
+            "ref:<responder>: the reference generator and reviser propose and revise "
+            "triplets, the named responder answers.",
+        ),
     ],
     base_url: Annotated[
         str | None, typer.Option("--base-url", help="OpenAI-compatible URL.")
     ] = None,
     condition: Annotated[str, typer.Option(help="The verify-and-revise condition.")] = "C5",
-    batch: Annotated[bool, typer.Option("--batch", help="Use the Batch API per stage.")] = False,
+    batch: Annotated[
+        bool, typer.Option("--batch/--no-batch", help="Use the Batch API per stage.")
+    ] = False,
     concurrency: Annotated[int, typer.Option(help="Most requests in flight.")] = 16,
 ) -> None:
     """Generate, review against Neo4j, revise and answer: condition C5 for every scenario."""
-    import json
-
     from harness.neo4j import connection_settings, open_driver
+    from harness.runfolder import RunFolder
     from harness.runner.stage import StageConfig
+    from kgbench.io import json_text
 
     from .agent import VerifyConfig, run_verify
 
+    RunFolder.open(run_dir).scenarios()  # a missing run folder is named before Neo4j is
     settings = connection_settings()
     stage = StageConfig(
         out_dir=run_dir, model=model, base_url=base_url, batch=batch, concurrency=concurrency
     )
     with open_driver(settings) as driver:
         summary = run_verify(VerifyConfig(run_dir, stage, condition, settings.database), driver)
-    print(json.dumps(summary, indent=2, sort_keys=True))
+    typer.echo(json_text(summary), nl=False)
 
 
 def explain_run_command(
     scenario_id: Annotated[str, typer.Argument(help="Scenario id, e.g. SCN_0001.")],
     run_dir: RunDir,
     model: Annotated[
-        str | None, typer.Option(help="The model's slug (default: the only one).")
+        str | None,
+        typer.Option(
+            "--model",
+            help="The model as `kgbench verify` named it (openai:<model>, ref:<responder>); "
+            "default: the only one that ran.",
+        ),
+    ] = None,
+    log_name: Annotated[
+        str | None, typer.Option("--log-name", help="The run's log name instead of --model.")
     ] = None,
 ) -> None:
     """Print one item's verify-and-revise chain: proposals, links, verdicts, revisions."""
+    from harness.runner.spec import log_name_for
+
     from .agent import explain_chain
 
-    print(explain_chain(run_dir, scenario_id, model), end="")
+    typer.echo(explain_chain(run_dir, scenario_id, log_name_for(model, log_name)), nl=False)

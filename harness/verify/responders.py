@@ -1,7 +1,9 @@
 """Reference responders for C5, so every branch of verify-and-revise runs offline.
 
-Baselines, not models; they read only the prompt text, in process (`ref:verifier` through
-`StageConfig.respond`) or behind the loopback OpenAI-compatible server alike.
+Baselines, not models; they read only the prompt text, in process (through
+`StageConfig.respond`) or behind the loopback OpenAI-compatible server alike. Their name,
+`verifier`, is registered with the other reference responders in harness.responders (the one
+registry, `STEP_RESPONDERS`); this module holds the behaviour, which needs the compiled graph.
 
 * generate: per candidate, a declared mix (`MIX`) of triplets: `true` ones (the candidate's
   own assertions, by entity names), `false` ones (a true signed assertion with the opposite
@@ -25,6 +27,10 @@ from typing import Any
 
 from harness.compiled import CompiledDomain
 from harness.probe.names import name_key
+from harness.responders import VERIFIER, is_responder, needs_gold
+from harness.responders import respond as reference
+from harness.runner.messages import last_user_text
+from kgbench.errors import UserError
 
 from .steps import STEP_MARK
 
@@ -42,6 +48,10 @@ def _share(*parts: str) -> float:
 
 
 class VerifyResponder:
+    """The `verifier` step responder of harness.responders: generate and revise answers."""
+
+    name_in_registry = VERIFIER
+
     def __init__(self, compiled: CompiledDomain) -> None:
         self.compiled = compiled
         self.by_name = {name_key(e["name"]): e["id"] for e in compiled.graph["entities"]}
@@ -148,16 +158,10 @@ def stage_respond(
 ) -> Callable[[str, Any], dict[str, Any]]:
     """`StageConfig.respond` for `ref:<name>`: generate and revise by the reference verifier,
     the answer step by the named reference responder (the oracles get the scenario's gold)."""
-    from harness.responders import is_responder, needs_gold
-    from harness.responders import respond as reference
-    from kgbench.errors import UserError
-
     responder = VerifyResponder(compiled)
     by_id = {s["scenario_id"]: s for s in scenarios}
 
     def respond(name: str, request: Any) -> dict[str, Any]:
-        from harness.server.completions import last_user_text
-
         prompt = last_user_text(request.messages)
         answer = responder.answer_text(prompt)
         if answer is not None:

@@ -22,10 +22,11 @@ from harness.order import (
     first_position,
     flip_rate,
 )
-from harness.prompts import build_prompts, read_prompts
+from harness.prompts import build_prompts
 from harness.report import write_report
+from harness.runfolder import RunFolder
 from harness.runner.api import RunConfig, run_model
-from harness.scenario_io import default_scenarios_path
+from harness.scenarios.files import generated_set
 from harness.scoring import score_run
 from harness.server.app import start_server_in_thread
 from kgbench.contract import Presentation
@@ -108,7 +109,7 @@ def quiet() -> Console:
 
 @pytest.fixture
 def run_dir(tmp_path: Path) -> Path:
-    lines = default_scenarios_path("cardio").read_text("utf-8").splitlines()[:N]
+    lines = generated_set(CompiledDomain.open("cardio")).read_text("utf-8").splitlines()[:N]
     run = tmp_path / "run"
     run.mkdir()
     (run / "scenarios.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
@@ -122,13 +123,13 @@ def order_of(run: Path, slug: str) -> dict:
 
 def test_order_protocol_end_to_end_with_reference_responders(run_dir: Path) -> None:
     compiled = CompiledDomain.open("cardio")
-    prompts = read_prompts(run_dir)
+    prompts = RunFolder(run_dir).prompts()
     scenarios = [json.loads(x) for x in (run_dir / "scenarios.jsonl").read_text().splitlines()]
     distinct = sum(
         len({a.answered_by for a in arrangements(s, compiled.presentations).values()})
         for s in scenarios
     )
-    assert len(prompts) == distinct and any("@" in p["prompt_id"] for p in prompts)
+    assert len(prompts) == distinct and any("@" in p.prompt_id for p in prompts)
     for name in ("first-option", "oracle", "ungrounded"):
         run_model(RunConfig(run_dir=run_dir, model=f"ref:{name}", use_cache=False), quiet())
     [*_] = score_run(run_dir, pairs=(), bootstrap=200)

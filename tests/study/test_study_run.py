@@ -85,9 +85,11 @@ def test_identical_responders_include_zero(stand_in_study) -> None:
             same = pair(stats, cond, metric, "oracle", "oracle-2")  # the same answers
             assert same["delta"] == 0 and same["ci_low"] == 0 == same["ci_high"]
             assert same["p"] == 1.0
-            twins = pair(stats, cond, metric, "noisy-a", "noisy-b")  # same rate, other draws
-            assert twins["ci_low"] <= 0 <= twins["ci_high"], twins
-            assert twins["p_holm"] >= 0.05
+            # Same error rate, other draws: no difference survives the study's multiplicity
+            # correction. Their unadjusted 95% intervals are not asserted: across these six
+            # comparisons one excludes zero by chance in about one study in four.
+            twins = pair(stats, cond, metric, "noisy-a", "noisy-b")
+            assert twins["p_holm"] >= 0.05, twins
     ranking = {r["model"]: r for r in stats["ranking"]["C4"]["intervention_accuracy"]}
     assert "noisy-b" in ranking["noisy-a"]["indistinguishable_from"]
 
@@ -118,7 +120,7 @@ def test_usage_counts_and_provenance(stand_in_study) -> None:
 
 
 def test_a_run_folder_belongs_to_one_study(stand_in_study, tmp_path, write_study) -> None:
-    from harness.study.config import load_study
+    from kgbench.study import load_study
 
     _, paths, _ = stand_in_study
     other = load_study(write_study(replicates=3), "cardio")  # another design

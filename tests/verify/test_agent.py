@@ -15,15 +15,17 @@ from rich.console import Console
 from harness.compiled import CompiledDomain
 from harness.graph.extract import extract
 from harness.graph.load import load
-from harness.jsonio import atomic_write_json
 from harness.prompts import build_prompts
 from harness.report import write_report
+from harness.runfolder import RunFolder
 from harness.runner.api import RunConfig, run_model
 from harness.runner.stage import StageConfig
-from harness.scenario_io import default_scenarios_path
+from harness.scenarios.files import generated_set
 from harness.scoring import score_run
 from harness.server.app import start_server_in_thread
-from harness.verify.agent import VerifyConfig, explain_chain, run_verify, verify_dir
+from harness.verify.agent import VerifyConfig, explain_chain, run_verify
+
+pytestmark = pytest.mark.neo4j
 
 N_SCENARIOS = 6
 
@@ -40,14 +42,13 @@ def cardio(neo4j_driver: neo4j.Driver) -> CompiledDomain:
 
 
 def prepare(run_dir: Path, driver: neo4j.Driver, compiled: CompiledDomain) -> None:
-    lines = default_scenarios_path("cardio").read_text("utf-8").splitlines()[:N_SCENARIOS]
+    lines = generated_set(compiled).read_text("utf-8").splitlines()[:N_SCENARIOS]
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "scenarios.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
     for line in lines:
         scenario = json.loads(line)
         for cond in (c.id for c in compiled.conditions if c.query):
-            ctx = extract(driver, compiled, scenario, cond)
-            atomic_write_json(run_dir / "contexts" / scenario["scenario_id"] / f"{cond}.json", ctx)
+            RunFolder(run_dir).write_contexts([extract(driver, compiled, scenario, cond)])
     build_prompts(run_dir, "cardio")
 
 
@@ -58,7 +59,7 @@ def check_run(run_dir: Path, slug: str, summary: dict) -> None:
     assert summary["first_review"]["unverifiable"] > 0
     assert summary["revised"] == summary["first_review"]["refuted"]  # r = 1: each once
     assert 0 < summary["fixed_by_revision"] < summary["revised"]  # a declared share fixed
-    chains = sorted((verify_dir(run_dir, slug) / "chains").glob("*.json"))
+    chains = sorted((RunFolder(run_dir).verify_dir(slug) / "chains").glob("*.json"))
     assert len(chains) == N_SCENARIOS
     chain = json.loads(chains[0].read_text())
     assert all(len(t["rounds"]) <= 2 for t in chain["triplets"])  # the revision bound

@@ -13,6 +13,8 @@ from harness.compiled import CompiledDomain
 from harness.graph.load import graph_counts
 from harness.verify.review import Reviewer, VerifySettings, correction_text, tally
 
+pytestmark = pytest.mark.neo4j
+
 
 @pytest.fixture(scope="module")
 def reviewer(neo4j_driver: neo4j.Driver, loaded_mini: CompiledDomain) -> Reviewer:
