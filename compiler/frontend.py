@@ -434,17 +434,28 @@ def _presentations(doc: YamlDoc) -> tuple[ir.Presentation, ...]:
     seen: set[str] = set()
     for i, p in enumerate(doc.data.get("presentations") or ()):
         if p["id"] in seen or p["id"] == "original":
-            what = "duplicate" if p["id"] in seen else "reserved (the original order)"
+            what = (
+                "declared twice; expected a unique id"
+                if p["id"] in seen
+                else "reserved for the original order; expected another id"
+            )
             raise SpecError(
                 f"presentation id '{p['id']}' is {what}",
                 doc.location(["presentations", i, "id"], "id"),
             )
         seen.add(p["id"])
         shift = p.get("shift")
-        if (shift is None) == (p["order"] == "cyclic_shift"):
+        if shift is not None and p["order"] != "cyclic_shift":
             raise SpecError(
-                "a cyclic_shift needs `shift`, and only a cyclic_shift has one",
-                doc.location(["presentations", i, "shift" if shift else "order"]),
+                f"presentation '{p['id']}': `shift` applies to order cyclic_shift only, the "
+                f"order here is {p['order']}; expected no shift (or order: cyclic_shift)",
+                doc.location(["presentations", i, "shift"], "shift"),
+            )
+        if shift is None and p["order"] == "cyclic_shift":
+            raise SpecError(
+                f"presentation '{p['id']}': order cyclic_shift needs `shift`; expected the "
+                "number of places the options move down (at least 1)",
+                doc.location(["presentations", i, "order"], "order"),
             )
         out.append(
             ir.Presentation(
