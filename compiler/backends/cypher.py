@@ -16,10 +16,11 @@ from kgbench.contract import Conditions
 
 from ..ir import Condition, ContextSection, Domain
 from .base import Artifact, Backend, EmitContext, render
-from .cyphergen import CypherGenerator, Neo4j5, VerifyExact, VerifyPath
+from .cyphergen import CypherGenerator, Neo4j5, VerifyExact, VerifyPath, VerifyReview
 
 PARAMETERS = ("candidate_ids", "target_id", "outcome_ids", "context_ids")
-VERIFY_PARAMETERS = ("subject_id", "object_id")
+VERIFY_PARAMETERS = ("subject_id", "object_id", "predicate", "sign")
+"""The review query's parameters (the exact and path renderings take the first two)."""
 SIGNS = {"increase": 1, "decrease": -1}
 
 
@@ -169,6 +170,18 @@ class ExtractionBackend(Backend):
                 f"cypher/{cond.id}.verify_path.cypher",
                 head + f"// Directed paths of at most {v.max_path_length} assertions, shortest "
                 "first.\n" + self.dialect.generate(path) + "\n",
+            ),
+            "review": (
+                f"cypher/{cond.id}.verify.cypher",
+                head.replace(
+                    "to).\n",
+                    "to),\n// $predicate (the claimed predicate), $sign (its sign: +1, -1, or 0 "
+                    "when unsigned).\n",
+                )
+                + f"// One round trip: the checks of {cond.id}.verify_exact.cypher and "
+                f"{cond.id}.verify_path.cypher;\n// the path search runs only when no assertion "
+                "states the claim, and returns the shortest\n// path whose composed sign is "
+                "the claimed one.\n" + self.dialect.generate(VerifyReview(exact, path)) + "\n",
             ),
         }
         signs = {p.name: SIGNS.get(p.direction or "", 0) for p in domain.predicates}

@@ -116,6 +116,18 @@ class VerifyPath:
     limit: int = 16
 
 
+@dataclass(frozen=True)
+class VerifyReview:
+    """One round trip for a triplet: the `exact` rows (what the graph holds between the two
+    entities, the correction for a refuted triplet) and, only when none of them states the
+    claimed predicate forward and the predicate is signed, the shortest `path` whose composed
+    sign is the claimed one (at most one). Parameters: $subject_id, $object_id, $predicate,
+    $sign (+1, -1, or 0 for an unsigned predicate, which no path can support)."""
+
+    exact: VerifyExact
+    path: VerifyPath
+
+
 Construct = (
     UniqueId
     | PropertyIndex
@@ -130,6 +142,7 @@ Construct = (
     | CountRelationships
     | VerifyExact
     | VerifyPath
+    | VerifyReview
 )
 
 
@@ -153,6 +166,7 @@ CONSTRUCTS: tuple[type, ...] = (
     CountRelationships,
     VerifyExact,
     VerifyPath,
+    VerifyReview,
 )
 
 # --- the generator --------------------------------------------------------------------------
@@ -281,6 +295,53 @@ class CypherGenerator:
             "     via_class\n"
             "RETURN chain, directions, via_class\n"
             f"ORDER BY size(chain), chain\nLIMIT {c.limit}"
+        )
+
+    def verify_review(self, c: VerifyReview) -> str:
+        types = "|".join(c.exact.predicates)
+        hops = f"[:{'|'.join(c.path.predicates)}*1..{c.path.max_length}]"
+        label = c.exact.label
+        return (
+            self._endpoints(label) + f"{self.scoped_call('s', 'o')}\n"
+            f"  {self.scoped_call('s', 'o')}\n"
+            f"    MATCH (s)-[r:{types}]->(o)\n"
+            "    RETURN r, 'forward' AS orientation, false AS via_class\n"
+            "    UNION\n"
+            f"    MATCH (o)-[r:{types}]->(s)\n"
+            "    RETURN r, 'reverse' AS orientation, false AS via_class\n"
+            "    UNION\n"
+            f"    MATCH (s)-[:MEMBER_OF]->(:{label})-[r:{types}]->(o)\n"
+            "    WHERE s.id IN coalesce(r.member_ids, [])\n"
+            "    RETURN r, 'forward' AS orientation, true AS via_class\n"
+            "  }\n"
+            "  WITH r, orientation, via_class ORDER BY r.assertion_id, orientation\n"
+            "  RETURN collect({assertion_id: r.assertion_id, predicate: type(r), "
+            "orientation: orientation,\n"
+            "                  via_class: via_class, direction: r.direction, "
+            "validated: r.validated}) AS found\n"
+            "}\n"
+            f"{self.scoped_call('s', 'o', 'found')}\n"
+            "  WITH s, o, found\n"
+            "  WHERE $sign <> 0\n"
+            "    AND none(x IN found WHERE x.orientation = 'forward' AND x.predicate = $predicate)\n"
+            f"  {self.scoped_call('s', 'o')}\n"
+            f"    MATCH p = (s)-{hops}->(o)\n"
+            "    RETURN relationships(p) AS rels\n"
+            "    UNION\n"
+            f"    MATCH (s)-[:MEMBER_OF]->(k:{label})\n"
+            f"    MATCH p = (k)-{hops}->(o)\n"
+            "    WHERE s.id IN coalesce(relationships(p)[0].member_ids, [])\n"
+            "    RETURN relationships(p) AS rels\n"
+            "  }\n"
+            "  WITH rels\n"
+            "  WHERE reduce(sign = 1, r IN rels |\n"
+            "               sign * CASE r.direction WHEN 'decrease' THEN -1 ELSE 1 END) = $sign\n"
+            "  WITH [r IN rels | r.assertion_id] AS chain\n"
+            "  ORDER BY size(chain), chain\n"
+            "  LIMIT 1\n"
+            "  RETURN collect(chain) AS paths\n"
+            "}\n"
+            "RETURN found, paths"
         )
 
     # -- extraction (used by the template) --

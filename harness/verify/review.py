@@ -41,6 +41,7 @@ class VerifySettings:
     verify: contract.Verify
     exact_query: str
     path_query: str
+    review_query: str | None = None  # one round trip (conditions.json 1.3); None before
 
     @classmethod
     def open(cls, compiled: CompiledDomain, condition: str) -> VerifySettings:
@@ -50,7 +51,14 @@ class VerifySettings:
 
             raise UserError(f"condition {condition} is not a verify-and-revise condition")
         v = cond.verify
-        return cls(condition, v, compiled.read(v.queries.exact), compiled.read(v.queries.path))
+        review = compiled.read(v.queries.review) if v.queries.review else None
+        return cls(
+            condition,
+            v,
+            compiled.read(v.queries.exact),
+            compiled.read(v.queries.path),
+            review,
+        )
 
 
 @dataclass
@@ -104,15 +112,17 @@ class Reviewer:
         compiled: CompiledDomain,
         settings: VerifySettings,
         database: str | None = None,
-        per_query_sessions: bool = False,
+        one_round_trip: bool = True,
     ) -> None:
         self.driver = driver
         self.settings = settings
         self.database = database
-        # One long-lived read session, auto-commit queries: a review is one or two short
-        # reads, and a session plus an explicit transaction per query (execute_query) costs
-        # more than the query (bench/verify_bench.py keeps that as its baseline).
-        self.per_query_sessions = per_query_sessions
+        # One long-lived read session, auto-commit queries: a review is one short read, and a
+        # session plus an explicit transaction per query (execute_query) costs more than the
+        # query. One round trip (the compiled review query) where the domain has it: a
+        # refuted triplet used to cost two, the exact check and then the path search, and a
+        # round trip is most of a review's time (bench/verify_bench.py measures both).
+        self.one_round_trip = one_round_trip and settings.review_query is not None
         self._session: neo4j.Session | None = None
         self.linker = Linker(compiled, settings.verify.fuzzy_threshold)
         self.vocabulary = set(settings.verify.predicates)
@@ -162,13 +172,8 @@ class Reviewer:
         self._verify(verdict)
         return verdict
 
-    def _run(self, query: str, verdict: Verdict) -> list[dict[str, Any]]:
-        params = {"subject_id": verdict.subject_id, "object_id": verdict.object_id}
-        if self.per_query_sessions:
-            records, _, _ = self.driver.execute_query(
-                query, params, database_=self.database, routing_=neo4j.RoutingControl.READ
-            )
-            return [r.data() for r in records]
+    def _run(self, query: str, verdict: Verdict, **extra: Any) -> list[dict[str, Any]]:
+        params = {"subject_id": verdict.subject_id, "object_id": verdict.object_id, **extra}
         if self._session is None:
             self._session = self.driver.session(
                 database=self.database, default_access_mode=neo4j.READ_ACCESS
@@ -185,7 +190,11 @@ class Reviewer:
         import time
 
         started = time.perf_counter()
-        rows = self._run(self.settings.exact_query, verdict)
+        sign = self.signs.get(str(verdict.predicate), 0)
+        if self.one_round_trip:
+            rows, paths = self._review(verdict, sign)
+        else:
+            rows, paths = self._run(self.settings.exact_query, verdict), None
         exact = sorted(
             {
                 r["assertion_id"]
@@ -196,8 +205,10 @@ class Reviewer:
         if exact:
             verdict.status, verdict.method, verdict.assertion_ids = "verified", "exact", exact
         else:
-            sign = self.signs.get(str(verdict.predicate), 0)
-            chain = self._path(verdict, sign) if sign else None
+            if paths is not None:  # the review query searched already (or had no need to)
+                chain = paths[0] if paths else None
+            else:
+                chain = self._path(verdict, sign) if sign else None
             if chain is not None:
                 verdict.status, verdict.method, verdict.assertion_ids = "verified", "path", chain
             else:
@@ -213,6 +224,18 @@ class Reviewer:
                     for r in rows
                 ]
         verdict.query_ms = round((time.perf_counter() - started) * 1000, 3)
+
+    def _review(self, verdict: Verdict, sign: int) -> tuple[list[dict[str, Any]], list[list[str]]]:
+        """The exact rows and (when needed) the one shortest path of the claimed sign, from
+        the compiled review query: one round trip whatever the verdict."""
+        assert self.settings.review_query is not None
+        rows = self._run(
+            self.settings.review_query, verdict, predicate=str(verdict.predicate), sign=sign
+        )
+        if not rows:  # an end is not in the loaded graph: nothing between them
+            return [], []
+        found = sorted(rows[0]["found"], key=lambda r: (r["assertion_id"], r["orientation"]))
+        return found, [list(c) for c in rows[0]["paths"]]
 
     def _path(self, verdict: Verdict, sign: int) -> list[str] | None:
         """The shortest path (then lowest ids) whose composed sign is the claimed one."""

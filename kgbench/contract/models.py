@@ -256,6 +256,11 @@ class Section(Model):
 class VerifyQueries(Model):
     exact: str = Field(description="query file: the assertions between two linked entities")
     path: str = Field(description="query file: signed paths of at most max_path_length")
+    review: str | None = Field(
+        default=None,
+        description="query file (1.3): both checks in one round trip, the path search only "
+        "when no assertion states the claim; absent in 1.2, where review sends the two",
+    )
 
 
 class Verify(Model):
@@ -311,7 +316,7 @@ class Presentation(Model):
 class Conditions(Document):
     """conditions.json: the grounding conditions, in declaration order (the one source)."""
 
-    FORMAT: ClassVar[str] = "1.2.0"  # 1.1: verify; 1.2: presentations (order sensitivity)
+    FORMAT: ClassVar[str] = "1.3.0"  # 1.1: verify; 1.2: presentations; 1.3: verify review query
     PATH: ClassVar[str] = "conditions.json"
 
     format_version: str

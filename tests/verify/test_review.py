@@ -8,7 +8,7 @@ import dataclasses
 import neo4j
 import pytest
 
-from compiler.backends.cyphergen import Neo4j5, VerifyPath
+from compiler.backends.cyphergen import Neo4j5, VerifyExact, VerifyPath, VerifyReview
 from harness.compiled import CompiledDomain
 from harness.graph.load import graph_counts
 from harness.verify.review import Reviewer, VerifySettings, correction_text, tally
@@ -98,13 +98,55 @@ def test_path_longer_than_m_is_not_followed(
     neo4j_driver: neo4j.Driver, loaded_mini: CompiledDomain
 ) -> None:
     settings = VerifySettings.open(loaded_mini, "C5")
-    short = Neo4j5().generate(
-        VerifyPath(loaded_mini.label, tuple(settings.verify.path_predicates), 2)
+    path = VerifyPath(loaded_mini.label, tuple(settings.verify.path_predicates), 2)
+    exact = VerifyExact(loaded_mini.label, tuple(settings.verify.predicates))
+    short = dataclasses.replace(
+        settings,
+        path_query=Neo4j5().generate(path),
+        review_query=Neo4j5().generate(VerifyReview(exact, path)),
     )
-    reviewer = Reviewer(neo4j_driver, loaded_mini, dataclasses.replace(settings, path_query=short))
-    v = reviewer.review(t("ACE", "CAUSES_INCREASE_IN", "MACE"))  # needs 3 assertions
-    assert v.status == "refuted"
-    assert reviewer.review(t("ACE", "CAUSES_INCREASE_IN", "Blood pressure")).status == "verified"
+    for one_round_trip in (True, False):
+        reviewer = Reviewer(neo4j_driver, loaded_mini, short, one_round_trip=one_round_trip)
+        v = reviewer.review(t("ACE", "CAUSES_INCREASE_IN", "MACE"))  # needs 3 assertions
+        assert v.status == "refuted"
+        v = reviewer.review(t("ACE", "CAUSES_INCREASE_IN", "Blood pressure"))
+        assert v.status == "verified"
+        reviewer.close()
+
+
+AGREEMENT = [
+    t("Zestril", "TARGETS", "ACE"),
+    t("Lisinopril", "CAUSES_DECREASE_IN", "MACE"),
+    t("Smoking cessation", "CAUSES_INCREASE_IN", "Tobacco smoking"),
+    t("Blood pressure", "CAUSES_INCREASE_IN", "RAAS activity"),
+    t("ACE", "CAUSES_INCREASE_IN", "MACE"),
+    t("ACE", "CAUSES_DECREASE_IN", "MACE"),
+    t("Amlodipine", "CAUSES_DECREASE_IN", "Vasoconstriction"),
+    t("Lisinopril", "INDICATED_FOR", "Hypertension"),
+    t("Amlodipine", "INDICATED_FOR", "Hypertension"),
+    t("Unobtainium", "TARGETS", "ACE"),
+]
+
+
+def test_one_round_trip_gives_the_verdicts_of_the_two_queries(
+    reviewer: Reviewer, neo4j_driver: neo4j.Driver, loaded_mini: CompiledDomain
+) -> None:
+    """The compiled review query (exact rows, then the path search only when no assertion
+    states the claim) decides exactly as the exact query followed by the path query."""
+    assert reviewer.one_round_trip and reviewer.settings.review_query is not None
+    two = Reviewer(neo4j_driver, loaded_mini, reviewer.settings, one_round_trip=False)
+    for triplet in AGREEMENT:
+        a, b = reviewer.review(triplet), two.review(triplet)
+        assert (a.status, a.reason, a.method, a.assertion_ids, a.correction) == (
+            b.status,
+            b.reason,
+            b.method,
+            b.assertion_ids,
+            b.correction,
+        ), triplet
+    two.close()
+    statuses = {reviewer.review(x).status for x in AGREEMENT}
+    assert statuses == {"verified", "refuted", "unverifiable"}
 
 
 def test_unsigned_predicate_needs_an_exact_assertion(reviewer: Reviewer) -> None:
@@ -159,10 +201,15 @@ def test_hostile_triplets_are_recorded_never_raised(
 
 
 def test_queries_take_user_text_only_as_parameters(reviewer: Reviewer) -> None:
-    for query in (reviewer.settings.exact_query, reviewer.settings.path_query):
+    settings = reviewer.settings
+    assert settings.review_query is not None
+    for query in (settings.exact_query, settings.path_query, settings.review_query):
         assert "$subject_id" in query and "$object_id" in query
         body = "\n".join(line for line in query.splitlines() if not line.startswith("//"))
-        assert "'" not in body.replace("'forward'", "").replace("'reverse'", "")
+        for literal in ("'forward'", "'reverse'", "'decrease'"):
+            body = body.replace(literal, "")
+        assert "'" not in body
+    assert "$predicate" in settings.review_query and "$sign" in settings.review_query
 
 
 def test_tally_counts_by_status_and_reason(reviewer: Reviewer) -> None:
