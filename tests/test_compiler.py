@@ -264,8 +264,8 @@ def test_every_prompt_template_parses(domain: str) -> None:
     paths = sorted((REPO / "generated" / domain / "prompts").glob("*.j2"))
     for path in paths:
         env.parse(path.read_text())
-    graph = json.loads((REPO / "generated" / domain / "kg.json").read_text())
-    expected = {f"context_{c['id']}.j2" for c in graph["conditions"]}
+    conditions = json.loads((REPO / "generated" / domain / "conditions.json").read_text())
+    expected = {f"context_{c['id']}.j2" for c in conditions["conditions"]}
     assert {p.name for p in paths} == {"frame.j2", *expected}
 
 

@@ -4,7 +4,7 @@ Nodes are the entities and the evidence sources; edges are the reified assertion
 with its assertion id as the edge id) and the MEMBER_OF links. Everything is written as
 Biolink and KGX expect it:
 
-- ids are CURIEs: the domain's own under its declared prefix (kgbench.cardio:DRG_0001), with
+- ids are CURIEs: the domain's own under its declared prefix (kgbench.<domain>:DRG_0001), with
   the entity's standard-vocabulary CURIEs in `xref`;
 - `category` is the class's Biolink class (evidence sources: their source type's category);
 - `predicate` is the predicate's Biolink `meaning`; a predicate declared `biolink_inverse`

@@ -26,7 +26,7 @@ def test_an_answer_with_a_lone_surrogate_is_logged_and_never_resent(
     def respond(name: str, prompt: str, gold: Any = None) -> dict[str, Any]:
         return {"recommended_intervention": "Apixaban", "rationale": "cut off " + SURROGATE}
 
-    # the server answers through the registry's `respond`, bound where it is used
+    # the reference server answers through the registry's `respond`, bound at import
     monkeypatch.setattr(harness.server.completions, "respond", respond)
     url, _ = server()
     first = run(run_folder, "openai:context-reader", tmp_path / "cache", base_url=url, limit=4)
