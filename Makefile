@@ -23,11 +23,12 @@ help:
 	@echo "make fuzz                    the fuzz targets, long and random (FUZZ_EXAMPLES=$(FUZZ_EXAMPLES))"
 	@echo "make neo4j                   build and start the embedded Neo4j"
 	@echo "make pilot DOMAIN=cardio     the whole pipeline end to end with the context-reader baseline"
+	@echo "                             (stops the Neo4j it started; PILOT_ARGS=--keep-neo4j keeps it)"
 	@echo "make export DOMAIN=cardio    KGX and LinkML JSON exports under runs/export/<domain>/"
 	@echo "make kgx-validate DOMAIN=cardio  kgx validate (offline) on the domain's KGX export"
 
 # The virtual environment is rebuilt whenever the pinned dependencies change.
-$(STAMP): pyproject.toml requirements.lock
+$(STAMP): pyproject.toml setup.py requirements.lock
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip==26.3
 	$(BIN)/python -m pip install -q -c requirements.lock -e '.[dev]'
@@ -86,7 +87,7 @@ neo4j: $(STAMP)
 	$(KG) neo4j start
 
 pilot: $(STAMP)
-	$(KG) pilot --domain $(DOMAIN)
+	$(KG) pilot --domain $(DOMAIN) $(PILOT_ARGS)
 
 neo4j-stop: $(STAMP)
 	$(KG) neo4j stop

@@ -18,7 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from compiler.paths import REPO_ROOT
+from kgbench.locations import CHECKOUT as REPO_ROOT
 
 from .synth import make_domain
 from .timing import paired, run_once

@@ -31,9 +31,10 @@ from pathlib import Path
 from typing import Any
 
 from harness.compiled import GENERATED, CompiledDomain
-from harness.jsonio import json_line_bytes
+from harness.runfolder import RunFolder
 from harness.runner.parse import ResponseJudge
 from harness.scoring import load_compiled_scorer
+from kgbench.io import json_line_bytes
 
 REPLICATES = 32
 TARGET_S = 5.0
@@ -159,7 +160,7 @@ def build_run(root: Path, hostile: bool, seed: int = 11) -> Path:
     (run / "prompts").mkdir(parents=True)
     (run / "responses").mkdir()
     (run / "scenarios.jsonl").write_text("".join(json.dumps(s) + "\n" for s in scenarios))
-    (run / "run.json").write_text(json.dumps({"domain": domain.name, "replicates": REPLICATES}))
+    RunFolder(run).describe(domain, replicates=REPLICATES)
     conditions = [c.id for c in domain.conditions]
     grounded = {c.id for c in domain.conditions if c.grounded}
     prompts = []

@@ -19,12 +19,12 @@ import time
 from pathlib import Path
 
 from compiler.api import compile_domain
-from compiler.paths import REPO_ROOT
 from harness.compiled import CompiledDomain
 from harness.graph.extract import extract
 from harness.graph.load import apply_constraints, load
 from harness.neo4j import connection_settings, open_driver, start, stop
-from harness.scenario_io import default_scenarios_path, read_scenarios
+from harness.scenarios.files import generated_set, read_scenarios
+from kgbench.locations import CHECKOUT as REPO_ROOT
 
 from .synth import make_domain
 
@@ -108,7 +108,7 @@ def _cardio(driver, quick: bool) -> list[str]:
         wipe(driver, cardio.label)
         naive.append(naive_load(driver, cardio)[1])
     load(driver, cardio)
-    path = default_scenarios_path("cardio")
+    path = generated_set(cardio)
     scenarios = read_scenarios(
         path if path.exists() else REPO_ROOT / "tests/fixtures/scenarios/cardio_scn_0001.jsonl"
     )

@@ -22,6 +22,8 @@ from pathlib import Path
 
 from rich.console import Console
 
+from harness.compiled import CompiledDomain
+from harness.runfolder import RunFolder
 from harness.runner.api import RunConfig, run_model
 from harness.runner.plan import Settings
 
@@ -32,7 +34,7 @@ LATENCY_S = 0.2
 
 def _run_folder(root: Path, n: int) -> Path:
     (root / "prompts").mkdir(parents=True)
-    (root / "run.json").write_text(json.dumps({"domain": "cardio"}))
+    RunFolder(root).describe(CompiledDomain.open("cardio"))
     rows = []
     for i in range(n):
         text = (
@@ -81,7 +83,8 @@ def main(quick: bool = False) -> list[str]:
         [
             sys.executable,
             "-m",
-            "harness.server",
+            "kgbench",
+            "serve-reference",
             "--port",
             "0",
             "--latency-ms",

@@ -97,8 +97,8 @@ def synthetic_contexts(config, compiled: CompiledDomain, run_dir: Path) -> None:
     """Contexts shaped as `kgbench extract` writes them, from the compiled graph (no Neo4j),
     and the fingerprint that tells the study they are the ones for this release."""
     from bench.hostile_bench import _context
-    from harness.jsonio import atomic_write_json
     from harness.study.run import StudyPaths, contexts_fingerprint, grounded_conditions
+    from kgbench.io import atomic_write_json
 
     rng = random.Random(5)
     scenarios = [
@@ -123,8 +123,8 @@ def stage(
     release: Path | None = None,
 ):
     """A study folder with every answer logged: (config, paths, compiled)."""
-    from harness.study.config import load_study
     from harness.study.run import StudyPaths, claim, prepare, run_models
+    from kgbench.study import load_study
 
     release = release or publish_release(root)
     path = root / "study.yaml"
@@ -185,8 +185,8 @@ def main(quick: bool = False) -> list[str]:
         ]
 
         # the statistics alone, beside the single-model contrast code on one condition
-        from harness.jsonio import read_jsonl
         from harness.scoring import load_compiled_scorer
+        from kgbench.io import read_jsonl
 
         scorer = load_compiled_scorer(compiled)
         names = [m.name for m in config.models]

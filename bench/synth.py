@@ -14,7 +14,7 @@ import random
 import shutil
 from pathlib import Path
 
-from compiler.paths import REPO_ROOT
+from kgbench.locations import CHECKOUT as REPO_ROOT
 
 CLASSES = [
     ("Drug", "DRG"), ("ProteinTarget", "PRT"), ("BiologicalProcess", "BPR"),

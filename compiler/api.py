@@ -7,12 +7,20 @@ the existing manifest is a no-op (checked with hashes only, without importing Li
 
 from __future__ import annotations
 
-import hashlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .paths import DECLARATIONS_DIR, GENERATED_DIR, REPO_ROOT, SPEC_DIR, TEMPLATES_DIR
+from kgbench.io import sha256_file
+
+from .paths import (
+    DECLARATIONS_DIR,
+    GENERATED_DIR,
+    SPEC_DIR,
+    TEMPLATES_DIR,
+    recorded_path,
+    repo_relative,
+)
 
 # Subfolders of generated/<domain>/ written by other commands, preserved across compiles.
 PRESERVED = ("gold", "scenarios")
@@ -72,7 +80,7 @@ def build_artifacts(domain_ir) -> list:
     if len(paths) != len(set(paths)):  # a broken invariant between backends
         raise AssertionError("two backends wrote the same path")
     template_inputs = [
-        (f"templates/{name}", hashlib.sha256((TEMPLATES_DIR / name).read_bytes()).hexdigest())
+        (f"templates/{name}", sha256_file(TEMPLATES_DIR / name))
         for name in sorted(ctx.template_files)
     ]
     artifacts.append(manifest.build(domain_ir, artifacts, template_inputs, BACKENDS, ctx))
@@ -108,12 +116,12 @@ def _up_to_date(out_dir: Path) -> bool:
         if manifest.get("compiler") != compiler_versions():
             return False
         for entry in manifest["inputs"]:
-            path = REPO_ROOT / entry["path"]
-            if not path.exists() or _sha(path) != entry["sha256"]:
+            path = recorded_path(entry["path"])
+            if not path.exists() or sha256_file(path) != entry["sha256"]:
                 return False
         for entry in manifest["outputs"]:
             path = out_dir / entry["path"]
-            if not path.exists() or _sha(path) != entry["sha256"]:
+            if not path.exists() or sha256_file(path) != entry["sha256"]:
                 return False
     except (OSError, ValueError, KeyError, TypeError):
         return False
@@ -124,13 +132,7 @@ def _input_set_unchanged(manifest: dict) -> bool:
     """A new file (a template, a spec schema, a shared declaration) must also trigger a rebuild."""
     recorded = {e["path"] for e in manifest["inputs"]}
     current = {
-        p.relative_to(REPO_ROOT).as_posix()
-        for folder in (SPEC_DIR, DECLARATIONS_DIR)
-        for p in folder.glob("*.yaml")
+        repo_relative(p) for folder in (SPEC_DIR, DECLARATIONS_DIR) for p in folder.glob("*.yaml")
     }
-    current |= {p.relative_to(REPO_ROOT).as_posix() for p in TEMPLATES_DIR.rglob("*.j2")}
+    current |= {repo_relative(p) for p in TEMPLATES_DIR.rglob("*.j2")}
     return current <= recorded
-
-
-def _sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()

@@ -9,6 +9,7 @@ sha256 of those files and the LinkML version, and re-checked against the files o
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -16,14 +17,11 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
-from .paths import REPO_ROOT
+from kgbench.io import atomic_write_text, sha256_file
+from kgbench.locations import cache_dir
 
-CACHE_DIR = REPO_ROOT / ".cache" / "kgbench"
+CACHE_DIR = cache_dir("kgbench")
 FORMAT = "2"  # 2: table columns carry max_length and single_line
-
-
-def _sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _linkml_version() -> str:
@@ -55,21 +53,16 @@ def cached(
     digest = hashlib.sha256(f"{FORMAT}|{kind}|{extra}|{_linkml_version()}".encode())
     for path in key_files:
         digest.update(str(path).encode())
-        digest.update(_sha(path).encode())
+        digest.update(sha256_file(path).encode())
     entry = CACHE_DIR / f"{kind}-{digest.hexdigest()[:32]}.json"
     try:
         stored = json.loads(entry.read_text(encoding="utf-8"))
-        if all(Path(p).exists() and _sha(Path(p)) == h for p, h in stored["deps"].items()):
+        if all(Path(p).exists() and sha256_file(Path(p)) == h for p, h in stored["deps"].items()):
             return stored["value"]
     except (OSError, ValueError, KeyError):
         pass
     value, deps = build()
-    record = {"deps": {str(Path(p).resolve()): _sha(Path(p)) for p in deps}, "value": value}
-    try:
-        CACHE_DIR.mkdir(parents=True, exist_ok=True)
-        tmp = entry.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(record), encoding="utf-8")
-        os.replace(tmp, entry)
-    except OSError:
-        pass  # a read-only checkout still works, just without the cache
+    record = {"deps": {str(Path(p).resolve()): sha256_file(Path(p)) for p in deps}, "value": value}
+    with contextlib.suppress(OSError):  # a read-only checkout still works, uncached
+        atomic_write_text(entry, json.dumps(record))
     return value

@@ -1,5 +1,6 @@
-"""Load the declaration files (domain.yaml, conditions, metrics) and check them against the
-JSON Schema that LinkML generates from `spec/declarations.yaml`.
+"""Load the declaration files (domain.yaml, conditions, metrics; a study file) and check them
+against the JSON Schema that LinkML generates from `spec/declarations.yaml` (a study file:
+`spec/study/study.yaml`).
 
 Validation errors are mapped back to the YAML line of the offending value.
 """
@@ -16,10 +17,10 @@ from .schema import suggest
 from .yamlfile import YamlDoc, read_yaml
 
 
-def _check(doc: YamlDoc, root_class: str) -> None:
+def _check(doc: YamlDoc, root_class: str, schema_file: str = "declarations.yaml") -> None:
     import jsonschema
 
-    schema = declaration_schema(root_class)
+    schema = declaration_schema(root_class, schema_file)
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(doc.data), key=lambda e: list(map(str, e.absolute_path)))
     if not errors:
@@ -75,14 +76,31 @@ def _explain(err) -> str:
     return err.message
 
 
-def load_declaration(path: Path, root_class: str) -> YamlDoc:
+def load_declaration(
+    path: Path, root_class: str, schema_file: str = "declarations.yaml"
+) -> YamlDoc:
+    """A declaration file read with the bounded YAML reader (line numbers kept) and checked
+    against `root_class` of `spec/<schema_file>`: the first error is one SpecError at the
+    offending line and field."""
     doc = read_yaml(path)
     if not isinstance(doc.data, dict):
         raise SpecError(
             f"expected a mapping at the top level (a {root_class} declaration)", doc.location()
         )
-    _check(doc, root_class)
+    _check(doc, root_class, schema_file)
     return doc
+
+
+# The study schema sits in its own folder under spec/: every spec/*.yaml is an input of each
+# domain's compile (a new one there would make every compile stale), and a study is not part of
+# any domain's compile.
+STUDY_SCHEMA = "study/study.yaml"
+
+
+def load_study_file(path: Path) -> YamlDoc:
+    """A study file (`kgbench study --config`) checked against `StudyConfig` of
+    spec/study/study.yaml, as every other declaration is checked."""
+    return load_declaration(Path(path), "StudyConfig", STUDY_SCHEMA)
 
 
 def as_mapping(doc: YamlDoc, key: str) -> dict[str, Any]:

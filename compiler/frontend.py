@@ -8,20 +8,27 @@ the expected counts. Row-level problems are collected and reported together.
 
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
 from kgbench.errors import Location, SpecError
+from kgbench.io import sha256_file
 
 from . import ir
 from .biolink import load_model
 from .declarations import as_mapping, load_declaration
 from .evidence import EvidenceChecker, parse_provenance, parse_rules
 from .jsonschemas import spec_fields
-from .paths import DECLARATIONS_DIR, REPO_ROOT, SPEC_DIR, confined, display_path, repo_relative
+from .paths import (
+    DECLARATIONS_DIR,
+    DOMAINS_DIR,
+    SPEC_DIR,
+    confined,
+    display_path,
+    repo_relative,
+)
 from .prefixes import check_curie_prefix, load_prefix_map, merge_xrefs
 from .probe import check_probe
 from .scenarios import check_scenario_rules
@@ -44,16 +51,14 @@ TABLE_ORDER = (
 
 
 def resolve_domain_dir(domain: str | Path) -> Path:
-    """Accept a domain name (cardio) or a path to its folder."""
+    """Accept a domain name (a folder under domains/) or a path to its folder."""
     path = Path(domain)
     if path.is_dir():
         return path.resolve()
-    candidate = REPO_ROOT / "domains" / str(domain)
+    candidate = DOMAINS_DIR / str(domain)
     if candidate.is_dir():
         return candidate.resolve()
-    known = sorted(
-        p.name for p in (REPO_ROOT / "domains").iterdir() if (p / "domain.yaml").exists()
-    )
+    known = sorted(p.name for p in DOMAINS_DIR.glob("*") if (p / "domain.yaml").exists())
     raise SpecError(
         f"unknown domain '{domain}'"
         + suggest(str(domain), known)
@@ -910,10 +915,6 @@ def _check_counts(
         for path, message in problems:
             errors.add(message, doc.location(path, path[-1]))
         errors.raise_if_any()
-
-
-def sha256_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _input_files(

@@ -295,7 +295,7 @@ class Domain:
     direction_biolink: tuple[tuple[str, str], ...] = ()
     entity_class_uri: str = "biolink:NamedThing"
     # (table, column, pattern) of every column whose table form differs from its LinkML
-    # pattern (identifiers: DRG_0001 in a table, kgbench.cardio:DRG_0001 in the JSON form)
+    # pattern (identifiers: DRG_0001 in a table, kgbench.<domain>:DRG_0001 in the JSON form)
     table_patterns: tuple[tuple[str, str, str], ...] = ()
     evidence_class_uri: str = "biolink:Publication"
 

@@ -13,7 +13,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from .paths import SPEC_DIR
+from .paths import SPEC_DIR, shipped_imports
 
 # Keywords OpenAI structured outputs accept in strict mode.
 STRICT_KEYWORDS = {
@@ -40,9 +40,12 @@ STRICT_KEYWORDS = {
 @cache
 def generate(schema_path: str) -> dict[str, Any]:
     """The whole-schema JSON Schema (every class under $defs) for one LinkML file."""
+    import yaml
     from linkml.generators.jsonschemagen import JsonSchemaGenerator
 
-    gen = JsonSchemaGenerator(schema_path, not_closed=False)
+    data = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
+    importmap = shipped_imports(Path(schema_path), data)
+    gen = JsonSchemaGenerator(schema_path, not_closed=False, importmap=importmap or None)
     whole = json.loads(gen.serialize())
     for cls, fields in _nullable_fields(schema_path).items():
         props = whole.get("$defs", {}).get(cls, {}).get("properties", {})
@@ -101,10 +104,11 @@ def _referenced_defs(node: Any, defs: dict[str, Any]) -> set[str]:
 
 
 @cache
-def declaration_schema(root_class: str) -> dict[str, Any]:
+def declaration_schema(root_class: str, schema_file: str = "declarations.yaml") -> dict[str, Any]:
+    """The JSON Schema of a declaration class of `spec/<schema_file>` (disk-cached)."""
     from .cache import cached
 
-    path = SPEC_DIR / "declarations.yaml"
+    path = SPEC_DIR / schema_file
     return cached(
         "declaration-schema",
         [path],

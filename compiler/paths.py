@@ -7,15 +7,30 @@ import stat
 from pathlib import Path
 
 from kgbench.errors import Location, SpecError
+from kgbench.locations import (
+    DECLARATIONS_DIR,
+    DOMAINS_DIR,
+    GENERATED_DIR,
+    PROJECT_ROOT,
+    SPEC_DIR,
+    TEMPLATES_DIR,
+    shipped_name,
+)
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-SPEC_DIR = REPO_ROOT / "spec"  # the LinkML schemas (spec/*.yaml, spec/study/)
-# Declarations validated against spec/declarations.yaml (conditions, metrics, probe defaults,
-# the CURIE prefix map): data, not schemas, so linkml-lint is given schema files, never this folder.
-DECLARATIONS_DIR = SPEC_DIR / "declarations"
-TEMPLATES_DIR = REPO_ROOT / "templates"
-DOMAINS_DIR = REPO_ROOT / "domains"
-GENERATED_DIR = REPO_ROOT / "generated"
+__all__ = [
+    "DECLARATIONS_DIR",
+    "DOMAINS_DIR",
+    "GENERATED_DIR",
+    "PROJECT_ROOT",
+    "SPEC_DIR",
+    "TEMPLATES_DIR",
+    "confined",
+    "display_path",
+    "read_input_bytes",
+    "recorded_path",
+    "repo_relative",
+    "shipped_imports",
+]
 
 
 def display_path(path: Path) -> str:
@@ -27,11 +42,26 @@ def display_path(path: Path) -> str:
 
 
 def repo_relative(path: Path) -> str:
-    """A stable, machine-independent name for a file recorded in artifacts (POSIX style)."""
+    """A stable, machine-independent name for a file recorded in artifacts (POSIX style):
+    `spec/...` and `templates/...` for what kgbench ships (in a clone or installed), else the
+    path relative to the project."""
+    shipped = shipped_name(path)
+    if shipped is not None:
+        return shipped
     try:
-        return path.resolve().relative_to(REPO_ROOT).as_posix()
+        return path.resolve().relative_to(PROJECT_ROOT).as_posix()
     except ValueError:
         return path.resolve().as_posix()
+
+
+def recorded_path(name: str) -> Path:
+    """The file a `repo_relative` name stands for (the inverse mapping)."""
+    head, _, rest = name.partition("/")
+    if head == SPEC_DIR.name and rest:
+        return SPEC_DIR / rest
+    if head == TEMPLATES_DIR.name and rest:
+        return TEMPLATES_DIR / rest
+    return PROJECT_ROOT / name
 
 
 def read_input_bytes(path: Path, max_bytes: int, what: str = "file") -> bytes:
@@ -90,3 +120,24 @@ def confined(
             f"path '{rel}' leads outside the domain folder; expected a file inside it", where
         )
     return base / raw
+
+
+def shipped_imports(path: Path, data: object) -> dict[str, str]:
+    """Imports of the core schema that do not exist where the domain says, mapped to the spec
+    kgbench ships.
+
+    A domain schema imports the core schema by a relative path, as laid out in a clone
+    (`../../spec/kg`). For a domain outside the clone (with an installed kgbench, whose spec/
+    is package data) that path leads nowhere; such an import of `<...>/spec/<name>` is read
+    from kgbench's own spec/ instead. An import that exists is never redirected.
+    """
+    imports = data.get("imports") if isinstance(data, dict) else None
+    mapped: dict[str, str] = {}
+    for imp in imports if isinstance(imports, list) else []:
+        name = str(imp)
+        rel = Path(name)
+        if ":" in name or rel.parent.name != SPEC_DIR.name:
+            continue
+        if not (path.parent / f"{name}.yaml").exists() and (SPEC_DIR / f"{rel.name}.yaml").exists():
+            mapped[name] = str(SPEC_DIR / rel.name)
+    return mapped

@@ -3,7 +3,7 @@
 A cross-reference is only useful if a consumer can resolve it, so every xref must use a
 declared prefix and a local part of the shape that vocabulary issues (MONDO:0005148, not
 MONDO:5148 or MONDO_0005148). Expansions must agree with the Biolink Model's prefix map, which
-is what KGX and Translator tools resolve CURIEs with. The domain's own prefix (kgbench.cardio)
+is what KGX and Translator tools resolve CURIEs with. The domain's own prefix (kgbench.<domain>)
 must be declared in its LinkML schema and must not shadow a standard vocabulary.
 """
 

@@ -17,7 +17,7 @@ from typing import Any
 from kgbench.errors import Location, SpecError
 
 from .ir import EntityClass, Predicate
-from .paths import REPO_ROOT, display_path
+from .paths import PROJECT_ROOT, SPEC_DIR, display_path, shipped_imports
 from .yamlfile import read_yaml
 
 IDENTIFIER = re.compile(r"^[A-Z][A-Za-z0-9]*$")
@@ -115,7 +115,7 @@ def load_schema(path: Path, predicate_enum: str, where: Location) -> SchemaModel
     if not path.exists():
         raise SpecError("schema file not found", where)
     read_yaml(path)  # a directory, an alias bomb or a duplicate key is refused before hashing
-    spec_files = sorted((REPO_ROOT / "spec").glob("*.yaml"))
+    spec_files = sorted(SPEC_DIR.glob("*.yaml"))
 
     def build():
         model = _load_schema(path, predicate_enum, where)
@@ -171,9 +171,9 @@ def _load_schema(path: Path, predicate_enum: str, where: Location) -> SchemaMode
     shown = display_path(path)
     if not path.exists():
         raise SpecError("schema file not found", where)
-    read_yaml(path)  # malformed YAML gets a message with its line before LinkML sees it
+    doc = read_yaml(path)  # malformed YAML gets a message with its line before LinkML sees it
     try:
-        view = SchemaView(str(path))
+        view = SchemaView(str(path), importmap=shipped_imports(path, doc.data))
         all_classes = view.all_classes()
         all_enums = view.all_enums()
     except FileNotFoundError as exc:
@@ -510,6 +510,7 @@ def _import_files(view, root: Path) -> list[Path]:
         if src is None or not getattr(src, "source_file", None):
             continue
         p = Path(src.source_file).resolve()
-        if p.exists() and p.is_relative_to(REPO_ROOT) and "site-packages" not in p.parts:
+        local = p.is_relative_to(PROJECT_ROOT) and "site-packages" not in p.parts
+        if p.exists() and (local or p.is_relative_to(SPEC_DIR.resolve())):
             files.append(p)
     return files

@@ -18,7 +18,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from kgbench.errors import Location, SpecError
+from kgbench.errors import Location, SpecError, UserErrors
 
 from .paths import display_path, read_input_bytes
 from .schema import Column, TableSpec, suggest
@@ -26,7 +26,6 @@ from .yamlfile import decode_utf8
 
 LIST_SEPARATOR = "|"
 TRUE_WORDS = {"true": True, "false": False}
-MAX_ERRORS = 50
 MAX_TABLE_BYTES = 256 * 1024 * 1024
 
 Converter = Callable[[str], Any]
@@ -128,22 +127,7 @@ class ErrorList:
     def raise_if_any(self) -> None:
         if not self.errors:
             return
-        errors = self.errors  # in discovery order: a cause is reported before its effects
-        raise SpecErrors(errors)
-
-
-class SpecErrors(SpecError):
-    """Several spec errors, reported together, one per line."""
-
-    def __init__(self, errors: list[SpecError]) -> None:
-        self.errors = errors
-        shown = [str(e) for e in errors[:MAX_ERRORS]]
-        if len(errors) > MAX_ERRORS:
-            shown.append(f"... and {len(errors) - MAX_ERRORS} more errors")
-        super().__init__("\n".join(shown))
-
-    def __str__(self) -> str:
-        return self.message
+        raise UserErrors(self.errors)  # in discovery order: a cause before its effects
 
 
 def _scalar_converter(col: Column) -> Converter:

@@ -16,9 +16,9 @@ from typing import Any
 
 from kgbench import contract
 from kgbench.errors import UserError
+from kgbench.locations import GENERATED_DIR
 
-REPO_ROOT = Path(__file__).resolve().parents[1]
-GENERATED = REPO_ROOT / "generated"
+GENERATED = GENERATED_DIR  # module attribute, so tests can point it at another root
 
 
 @dataclass(frozen=True)

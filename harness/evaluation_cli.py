@@ -1,7 +1,7 @@
 """`kgbench prompts`, `kgbench score` and `kgbench report`: the evaluation half of a run.
 
-Mounted at the top level of `kgbench` (kgbench/cli.py). Imports are lazy so `kgbench --help`
-stays fast; a UserError prints one message and exits with code 2.
+Mounted at the top level of `kgbench` (kgbench/cli.py, whose root group turns a UserError
+into one message and exit code 2). Imports are lazy so `kgbench --help` stays fast.
 """
 
 from __future__ import annotations
@@ -12,30 +12,28 @@ from typing import Annotated
 
 import typer
 
-from kgbench.cliutil import escape, user_errors
+from kgbench.cliutil import escape, stderr_console
 
 evaluation_app = typer.Typer(add_completion=False, no_args_is_help=True)
 
 RunDirArg = Annotated[
     Path, typer.Option("--run-dir", help="The run folder (scenarios.jsonl, contexts/, ...).")
 ]
-
-
-def _console():
-    from kgbench.cliutil import stderr_console
-
-    return stderr_console()
-
-
-def _check_run_dir(run_dir: Path) -> None:
-    from kgbench.errors import UserError
-
-    if not run_dir.is_dir():
-        raise UserError(f"run folder {run_dir} does not exist")
+ModelOption = Annotated[
+    str | None,
+    typer.Option(
+        "--model",
+        help="The model as `kgbench run` names it (openai:<model>, ref:<responder>); "
+        "default: every model.",
+    ),
+]
+LogNameOption = Annotated[
+    str | None,
+    typer.Option("--log-name", help="A responses log given its own name with `run --log-name`."),
+]
 
 
 @evaluation_app.command("prompts")
-@user_errors
 def prompts_command(
     run_dir: RunDirArg,
     domain: Annotated[
@@ -48,21 +46,17 @@ def prompts_command(
     """Render every scenario x condition prompt into RUN_DIR/prompts/prompts.jsonl."""
     from harness.prompts import build_prompts
 
-    _check_run_dir(run_dir)
     start = time.perf_counter()
     out, n = build_prompts(run_dir, domain)
     took = time.perf_counter() - start
-    _console().print(f"[green]rendered[/] {n} prompts into {escape(out)} ({took:.2f} s)")
+    stderr_console().print(f"[green]rendered[/] {n} prompts into {escape(out)} ({took:.2f} s)")
 
 
 @evaluation_app.command("score")
-@user_errors
 def score_command(
     run_dir: RunDirArg,
-    model: Annotated[
-        str | None,
-        typer.Option("--model", help="Model slug (responses/<slug>.jsonl); default: every log."),
-    ] = None,
+    model: ModelOption = None,
+    log_name: LogNameOption = None,
     pair: Annotated[
         list[str] | None,
         typer.Option(
@@ -75,31 +69,31 @@ def score_command(
         str | None, typer.Option("--domain", "-d", help="Compiled domain; default: the run's.")
     ] = None,
 ) -> None:
-    """Score the responses of a run: scores/<slug>/items.jsonl and panel.json."""
+    """Score the responses of a run: scores/<log>/items.jsonl and panel.json."""
+    from harness.runner.spec import log_name_for
     from harness.scoring import parse_pair, score_run
 
-    _check_run_dir(run_dir)
+    log = log_name_for(model, log_name)
     pairs = [parse_pair(p) for p in pair] if pair else [("C4", "C2")]
     start = time.perf_counter()
-    written = score_run(run_dir, model, pairs, bootstrap=bootstrap, seed=seed, domain=domain)
+    written = score_run(run_dir, log, pairs, bootstrap=bootstrap, seed=seed, domain=domain)
     took = time.perf_counter() - start
-    console = _console()
+    console = stderr_console()
     for path in written:
         console.print(f"[green]scored[/] {escape(path.parent.name)}: {escape(path)}")
     console.print(f"({len(written)} model(s) in {took:.2f} s)")
 
 
 @evaluation_app.command("report")
-@user_errors
 def report_command(
     run_dir: RunDirArg,
-    model: Annotated[
-        str | None, typer.Option("--model", help="Model slug; default: every scored model.")
-    ] = None,
+    model: ModelOption = None,
+    log_name: LogNameOption = None,
 ) -> None:
     """Write RUN_DIR/report/report.md and a self-contained report.html from the scores."""
     from harness.report import write_report
+    from harness.runfolder import RunFolder
+    from harness.runner.spec import log_name_for
 
-    _check_run_dir(run_dir)
-    md, html = write_report(run_dir, model)
-    _console().print(f"[green]report[/] {escape(md)}\n[green]report[/] {escape(html)}")
+    md, html = write_report(RunFolder.open(run_dir).path, log_name_for(model, log_name))
+    stderr_console().print(f"[green]report[/] {escape(md)}\n[green]report[/] {escape(html)}")

@@ -6,17 +6,13 @@ share: role, task, scenario header, candidate options, answer fields and the JSO
 subgraph; a condition without sections (C1) gets no block at all. That isolation is what lets
 a difference between conditions be attributed to the grounded context (paper section 3.4).
 
-This module also owns the small run-folder helpers the later stages share (opening the run's
-compiled domain, reading scenarios and contexts, atomic writes), since prompts are the first
-stage that reads a run folder.
+The run folder itself (where scenarios, contexts and prompts live, run.json) belongs to
+`harness.runfolder`.
 """
 
 from __future__ import annotations
 
 import copy
-import hashlib
-import json
-import os
 from collections.abc import Sequence
 from functools import cached_property
 from pathlib import Path
@@ -24,103 +20,13 @@ from typing import Any
 
 import jinja2
 
-from harness.compiled import GENERATED, CompiledDomain
-from harness.jsonio import atomic_write_text, jsonl_text, read_jsonl
-from harness.scenario_io import read_scenarios
-from kgbench import contract
+from harness.compiled import CompiledDomain
+from harness.runfolder import Prompt, RunFolder, open_compiled
 from kgbench.contract import Condition
 from kgbench.errors import Location, UserError
-
-PROMPTS_FILE = Path("prompts") / "prompts.jsonl"
-
-
-# --- run-folder helpers -------------------------------------------------------------------
-
-
-def open_domain(domain: str) -> CompiledDomain:
-    """A compiled domain by name (generated/<name>/) or by the path of its compiled folder."""
-    path = Path(domain)
-    if path.is_dir() and (path / "kg.json").exists():
-        compiled = CompiledDomain(path.name, path)
-        compiled.check()
-        return compiled
-    if os.sep in domain or "/" in domain:
-        raise UserError(
-            f"{domain} is not a compiled domain folder (no kg.json); run `kgbench compile`"
-        )
-    return CompiledDomain.open(domain)
-
-
-def run_domain(run_dir: Path, scenarios: list[dict[str, Any]]) -> str:
-    """The domain a run folder belongs to: run.json's "domain", else its scenarios' domain."""
-    run_json = run_dir / "run.json"
-    if run_json.exists():
-        try:
-            name = json.loads(run_json.read_text(encoding="utf-8")).get("domain")
-        except (json.JSONDecodeError, AttributeError):
-            raise UserError(
-                "not a valid run description (JSON object)", Location(str(run_json))
-            ) from None
-        data = json.loads(run_json.read_text(encoding="utf-8"))
-        compiled = data.get("compiled_domain")
-        if isinstance(compiled, str) and compiled:
-            return compiled
-        if isinstance(name, str) and name:
-            return name
-    names = sorted({s.get("domain") for s in scenarios if isinstance(s.get("domain"), str)})
-    if len(names) != 1:
-        raise UserError(
-            f"cannot tell the domain of {run_dir}: run.json has none and the scenarios name "
-            f"{names or 'none'}; pass --domain"
-        )
-    return names[0]
-
-
-def load_scenarios(run_dir: Path) -> list[dict[str, Any]]:
-    path = run_dir / "scenarios.jsonl"
-    if not path.exists():
-        raise UserError(
-            f"{path} not found: a run folder needs its scenarios (run `kgbench generate` "
-            "or copy a scenarios.jsonl there)"
-        )
-    return read_scenarios(path)
-
-
-def context_path(run_dir: Path, scenario_id: str, condition: str) -> Path:
-    return run_dir / "contexts" / scenario_id / f"{condition}.json"
-
-
-def load_context(run_dir: Path, scenario_id: str, condition: str) -> dict[str, Any]:
-    """The extracted subgraph of a grounded condition; missing means extraction was not run."""
-    path = context_path(run_dir, scenario_id, condition)
-    if not path.exists():
-        raise UserError(
-            f"missing context {path} for scenario {scenario_id} under {condition}; "
-            f"run `kgbench extract --run-dir {run_dir}` first"
-        )
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise UserError(f"not valid JSON: {exc.msg}", Location(str(path), exc.lineno)) from None
-    if not isinstance(data, dict):
-        raise UserError("expected an extracted-context object", Location(str(path)))
-    contract.parse(
-        contract.Context, data, path, remedy=f"run `kgbench extract --run-dir {run_dir}` again"
-    )
-    for key, want in (("scenario_id", scenario_id), ("condition", condition)):
-        if key in data and data[key] != want:
-            raise UserError(
-                f"context is for {key} {data[key]!r}, expected {want!r}; re-run `kgbench extract`",
-                Location(str(path)),
-            )
-    return data
-
+from kgbench.io import sha256_text
 
 # --- rendering ----------------------------------------------------------------------------
-
-
-def sha256_text(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 class PromptRenderer:
@@ -237,28 +143,31 @@ class PromptRenderer:
             ) from None
 
 
-def prompt_record(scenario_id: str, condition: str, content: str) -> dict[str, Any]:
-    return {
-        "prompt_id": f"{scenario_id}/{condition}",
-        "scenario_id": scenario_id,
-        "condition": condition,
-        "messages": [{"role": "user", "content": content}],
-        "sha256": sha256_text(content),
-    }
+def prompt_record(scenario_id: str, condition: str, content: str) -> Prompt:
+    return Prompt(
+        prompt_id=f"{scenario_id}/{condition}",
+        scenario_id=scenario_id,
+        condition=condition,
+        messages=[{"role": "user", "content": content}],
+        sha256=sha256_text(content),
+    )
 
 
 def build_prompts(
     run_dir: Path, domain: str | None = None, conditions: Sequence[str] | None = None
 ) -> tuple[Path, int]:
-    """Render every (scenario, condition) of a run into prompts/prompts.jsonl, atomically.
+    """Render every (scenario, condition) of a run into prompts/prompts.jsonl, atomically,
+    and (re)write run.json for the compiled domain the prompts came from.
 
     Returns the file and the number of prompts. Scenarios keep their file order and
     conditions their declaration order, so the file is a pure function of its inputs.
     `conditions` keeps only those conditions (a study may run a subset; their order stays
-    the declared one).
+    the declared one). An older run.json is not read for its domain (the scenarios name it),
+    so this is also how a run folder from an older kgbench is brought up to date.
     """
-    scenarios = load_scenarios(run_dir)
-    compiled = open_domain(domain or run_domain(run_dir, scenarios))
+    folder = RunFolder.open(run_dir)
+    scenarios = folder.scenarios()
+    compiled = open_compiled(domain) if domain else _domain_of(folder)
     renderer = PromptRenderer(compiled)
     chosen = [c for c in renderer.condition_ids if conditions is None or c in conditions]
     records = []
@@ -268,57 +177,26 @@ def build_prompts(
             context = None
             where = ""
             if renderer.is_grounded(condition):
-                context = load_context(run_dir, sid, condition)
-                where = str(context_path(run_dir, sid, condition))
+                context = folder.context(sid, condition)
+                where = str(folder.context_path(sid, condition))
             content = renderer.render(scenario, condition, context, where)
             records.append(prompt_record(sid, condition, content))
-    out = run_dir / PROMPTS_FILE
-    atomic_write_text(out, jsonl_text(records))
-    write_run_description(run_dir, compiled)
+    out = folder.write_prompts(records)
+    folder.describe(compiled)
     return out, len(records)
 
 
-def write_run_description(run_dir: Path, compiled: CompiledDomain) -> None:
-    """run.json: which compiled domain (and so which response schema) this run belongs to.
-
-    The runner and the scorer read it; keys other tools wrote are kept.
-    """
-    path = run_dir / "run.json"
-    data: dict[str, Any] = {}
-    if path.exists():
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError:
-            raise UserError(
-                "not a valid run description (JSON object)", Location(str(path))
-            ) from None
-    data["domain"] = compiled.name
-    default = (
-        CompiledDomain.open(compiled.name).root if (GENERATED / compiled.name).is_dir() else None
-    )
-    if default is None or default.resolve() != compiled.root.resolve():
-        data["compiled_domain"] = str(compiled.root.resolve())
-    else:
-        data.pop("compiled_domain", None)
-    data["response_schema"] = str((compiled.root / "schemas" / "response.schema.json").resolve())
-    atomic_write_text(path, json.dumps(data, indent=2, sort_keys=True) + "\n")
-
-
-def read_prompts(run_dir: Path) -> list[dict[str, Any]]:
-    path = run_dir / PROMPTS_FILE
-    if not path.exists():
-        raise UserError(f"{path} not found; run `kgbench prompts --run-dir {run_dir}` first")
-    records = read_jsonl(path, "prompt")
-    for n, r in enumerate(records, start=1):
-        if not isinstance(r.get("prompt_id"), str) or not isinstance(r.get("messages"), list):
-            raise UserError("expected prompt_id and messages", Location(str(path), n))
-    return records
-
-
-def prompt_text(record: dict[str, Any]) -> str:
-    """The user content of a prompt record (the frame is a single user message)."""
-    return "\n".join(
-        m.get("content", "")
-        for m in record["messages"]
-        if isinstance(m, dict) and m.get("role") == "user"
-    )
+def _domain_of(folder: RunFolder) -> CompiledDomain:
+    """The run's compiled domain; a run.json of another format gives way to the scenarios'
+    domain (this command rewrites run.json)."""
+    try:
+        return folder.compiled()
+    except UserError:
+        if not folder.run_json.exists():
+            raise
+        names = sorted(
+            {s.get("domain") for s in folder.scenarios() if isinstance(s.get("domain"), str)}
+        )
+        if len(names) != 1:
+            raise
+        return open_compiled(names[0])

@@ -29,9 +29,12 @@ They are not models and say nothing about any model. They exist so the whole pip
   request's seed (replicate r is sent seed + r) makes replicates differ, as sampling does. A
   stand-in model for studies with known differences between models (harness.study).
 
-`respond(name, prompt, gold)` returns a dict in the response contract (response.schema.json);
-`answer_with_reference(run_dir, name)` answers a whole run folder into a responses log in the
-harness/README.md format, so a run can be scored without the model runner.
+This module is the one registry of their names: `RESPONDERS` (the fixed ones) plus the
+`noisy-oracle-<rate>` family; the runner (`--model ref:<name>`), the local reference server,
+the report's provenance and the CLI ask it through `is_responder`, `needs_gold` and
+`responder_names`, never a list of their own. `respond(name, prompt, gold)` returns a dict in the
+response contract (response.schema.json); `kgbench run --model ref:<name>` (or
+`harness.runner.api.answer_with_reference`) answers a whole run folder with one.
 """
 
 from __future__ import annotations
@@ -40,7 +43,6 @@ import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
 from kgbench.errors import UserError
@@ -362,6 +364,7 @@ RESPONDERS: dict[str, Callable[[str, dict[str, Any] | None], dict[str, Any]]] = 
     "ungrounded": ungrounded,
 }
 NOISY_ORACLE = "noisy-oracle"
+NOISY_FAMILY = f"{NOISY_ORACLE}-<rate>"
 _NOISY_NAME = re.compile(r"^noisy-oracle-(?P<rate>0(?:\.[0-9]{1,6})?|1(?:\.0{1,6})?)$")
 
 
@@ -379,6 +382,11 @@ def noisy_name(rate: float) -> str:
 def is_responder(name: str) -> bool:
     """A reference responder's name: a fixed one or `noisy-oracle-<rate>`."""
     return name in RESPONDERS or noisy_rate(name) is not None
+
+
+def responder_names() -> list[str]:
+    """Every responder name as a user may type it: the fixed ones, then the noisy family."""
+    return [*RESPONDERS, NOISY_FAMILY]
 
 
 def needs_gold(name: str) -> bool:
@@ -401,55 +409,6 @@ def respond(
     try:
         responder = RESPONDERS[name]
     except KeyError:
-        known = ", ".join([*sorted(RESPONDERS), f"{NOISY_ORACLE}-<rate>"])
+        known = ", ".join(responder_names())
         raise UserError(f"unknown reference responder '{name}'; choose one of {known}") from None
     return responder(prompt, gold)
-
-
-def model_name(responder: str) -> str:
-    """The model spec of a reference responder, as `kgbench run --model` takes it."""
-    return f"ref:{responder}"
-
-
-def model_slug(model: str) -> str:
-    """A file-name-safe slug for a model name (responses/<slug>.jsonl, scores/<slug>/)."""
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", model).strip("-.")
-    return slug or "model"
-
-
-def answer_with_reference(run_dir: Path, responder: str) -> Path:
-    """Answer every prompt of a run folder with a reference responder; returns the log path.
-
-    This is `kgbench run --model ref:<responder>`: the same runner, key recipe, log format and
-    file name as any model, so `kgbench score` treats baselines exactly like models.
-    """
-    from rich.console import Console
-
-    from harness.runner.api import RunConfig, run_model
-
-    if not is_responder(responder):
-        respond(responder, "")  # raises the unknown-responder error
-    config = RunConfig(run_dir=Path(run_dir), model=model_name(responder), use_cache=False)
-    return run_model(config, Console(stderr=True, quiet=True)).log_path
-
-
-def main(argv: list[str] | None = None) -> int:
-    """`python -m harness.responders --run-dir DIR NAME`: answer a run with a baseline."""
-    import argparse
-    import sys
-
-    parser = argparse.ArgumentParser(prog="python -m harness.responders", description=main.__doc__)
-    parser.add_argument("--run-dir", type=Path, required=True)
-    parser.add_argument("responder", choices=sorted(RESPONDERS))
-    args = parser.parse_args(argv)
-    try:
-        out = answer_with_reference(args.run_dir, args.responder)
-    except UserError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    print(f"answered with {args.responder}: {out}", file=sys.stderr)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

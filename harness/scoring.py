@@ -42,15 +42,9 @@ from harness.metrics import (
 )
 from kgbench.contract import Condition, IncompatibleArtifact, Metric, MetricPanel, ScoredPanel
 from kgbench.errors import Location, UserError
+from kgbench.io import jsonl_text
 
-from .jsonio import atomic_write_text, dumps, jsonl_text
-from .prompts import (
-    load_context,
-    load_scenarios,
-    open_domain,
-    read_prompts,
-    run_domain,
-)
+from .runfolder import Prompt, RunFolder
 
 MAX_PROBLEMS = 10
 MAX_UNKNOWN_IDS = 20
@@ -551,17 +545,17 @@ def _mixed_message(path: Path, key: tuple[str, int], a: dict[str, Any], b: dict[
 class RunInputs:
     """What scoring reads from a run folder, loaded once for every model."""
 
-    run_dir: Path
+    folder: RunFolder
     domain: str | None = None
     _contexts: dict[tuple[str, str], dict[str, Any] | None] = field(default_factory=dict)
 
     @cached_property
     def scenarios(self) -> dict[str, dict[str, Any]]:
-        return {s["scenario_id"]: s for s in load_scenarios(self.run_dir)}
+        return self.folder.scenarios_by_id()
 
     @cached_property
     def compiled(self) -> CompiledDomain:
-        return open_domain(self.domain or run_domain(self.run_dir, list(self.scenarios.values())))
+        return self.folder.compiled(self.domain)
 
     @cached_property
     def scorer(self) -> CompiledScorer:
@@ -572,14 +566,14 @@ class RunInputs:
         return list(self.compiled.conditions)
 
     @cached_property
-    def prompts(self) -> list[dict[str, Any]]:
+    def prompts(self) -> list[Prompt]:
         known = {c.id for c in self.conditions}
         out = []
-        for p in read_prompts(self.run_dir):
-            if p.get("scenario_id") not in self.scenarios or p.get("condition") not in known:
+        for p in self.folder.prompts():
+            if p.scenario_id not in self.scenarios or p.condition not in known:
                 raise UserError(
-                    f"prompt {p['prompt_id']} does not belong to this run's scenarios and "
-                    f"conditions; re-run `kgbench prompts --run-dir {self.run_dir}`"
+                    f"prompt {p.prompt_id} does not belong to this run's scenarios and "
+                    f"conditions; re-run `kgbench prompts --run-dir {self.folder.path}`"
                 )
             out.append(p)
         return out
@@ -589,21 +583,23 @@ class RunInputs:
         key = (scenario_id, condition)
         if key not in self._contexts:
             grounded = any(c.id == condition and c.grounded for c in self.conditions)
-            loaded = load_context(self.run_dir, scenario_id, condition) if grounded else None
+            loaded = self.folder.context(scenario_id, condition) if grounded else None
             self._contexts[key] = loaded
         return self._contexts[key]
 
     @cached_property
     def declared_replicates(self) -> int | None:
-        """run.json's `replicates`, when it declares a positive integer."""
-        return _positive_int(_json_object(self.run_dir / "run.json").get("replicates"))
+        """run.json's `replicates`, when it declares them."""
+        if not self.folder.run_json.exists():
+            return None
+        return self.folder.description.replicates
 
     def log_replicates(self, log_path: Path) -> int | None:
         """The declared replicates of one log: run.json's, else the runner's own record of
-        its settings (responses/<slug>.run.json), else None."""
+        its settings (responses/<log>.run.json), else None."""
         if self.declared_replicates is not None:
             return self.declared_replicates
-        meta = _json_object(log_path.with_suffix(".run.json"))
+        meta = self.folder.log_settings_of(log_path)
         settings = meta.get("settings") if isinstance(meta.get("settings"), dict) else {}
         return _positive_int(settings.get("replicates"))
 
@@ -617,16 +613,6 @@ class RunInputs:
         return max([self.declared_replicates or 1, *seen])
 
 
-def _json_object(path: Path) -> dict[str, Any]:
-    if not path.is_file():
-        return {}
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (ValueError, OSError, RecursionError):
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
 def _positive_int(value: Any) -> int | None:
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return value
@@ -638,15 +624,13 @@ def score_items(inputs: RunInputs, log: ResponsesLog, replicates: int) -> list[d
     scorer = inputs.scorer
     items = []
     for prompt in inputs.prompts:
-        sid, cond = prompt["scenario_id"], prompt["condition"]
+        sid, cond = prompt.scenario_id, prompt.condition
         scenario = inputs.scenarios[sid]
-        gold = scenario.get("gold")
-        if not isinstance(gold, dict):
-            raise UserError(f"scenario {sid} has no gold object; regenerate the scenarios")
+        gold = scenario["gold"]
         for rep in range(replicates):
-            rec = log.records.get((prompt["prompt_id"], rep))
+            rec = log.records.get((prompt.prompt_id, rep))
             item: dict[str, Any] = {
-                "prompt_id": prompt["prompt_id"],
+                "prompt_id": prompt.prompt_id,
                 "scenario_id": sid,
                 "condition": cond,
                 "category": scenario.get("category", "uncategorised"),
@@ -674,37 +658,22 @@ def score_items(inputs: RunInputs, log: ResponsesLog, replicates: int) -> list[d
     return items
 
 
-def response_logs(run_dir: Path, model: str | None) -> list[Path]:
-    folder = run_dir / "responses"
-    available = sorted(folder.glob("*.jsonl")) if folder.is_dir() else []
-    if model is not None:
-        path = folder / f"{model}.jsonl"
-        if not path.exists():
-            names = ", ".join(p.stem for p in available) or "none"
-            raise UserError(f"no responses log {path} (available: {names})")
-        return [path]
-    if not available:
-        raise UserError(
-            f"no responses under {folder}; run the models first (or answer with a reference "
-            "responder: `python -m harness.responders --run-dir DIR oracle`)"
-        )
-    return available
-
-
 def score_run(
     run_dir: Path,
-    model: str | None = None,
+    log: str | None = None,
     pairs: Sequence[tuple[str, str]] = (("C4", "C2"),),
     bootstrap: int = 10000,
     seed: int = 0,
     domain: str | None = None,
 ) -> list[Path]:
-    """`kgbench score`: items.jsonl and panel.json under scores/<slug>/ for each model log."""
+    """`kgbench score`: items.jsonl and panel.json under scores/<log>/ for each responses
+    log (or for responses/<log>.jsonl alone)."""
     from .stats import build_panel
 
     if bootstrap < 100:
         raise UserError(f"--bootstrap must be at least 100 resamples, got {bootstrap}")
-    inputs = RunInputs(run_dir, domain)
+    folder = RunFolder.open(run_dir)
+    inputs = RunInputs(folder, domain)
     _ = inputs.scorer  # the compiled panel is checked before any log is read
     known = [c.id for c in inputs.conditions]
     for a, b in pairs:
@@ -713,7 +682,7 @@ def score_run(
                 raise UserError(
                     f"--pair names unknown condition '{c}'; this domain declares {', '.join(known)}"
                 )
-    paths = response_logs(run_dir, model)
+    paths = folder.response_logs(log)
     logs = [ResponsesLog.read(p, inputs.log_replicates(p)) for p in paths]
     replicates = inputs.replicates(logs)
     written = []
@@ -728,7 +697,7 @@ def score_run(
             seed=seed,
             policy=inputs.scorer.policy,
         )
-        known_prompts = {p["prompt_id"] for p in inputs.prompts}
+        known_prompts = {p.prompt_id for p in inputs.prompts}
         panel.update(
             domain=inputs.compiled.name,
             model=log.model,
@@ -744,8 +713,5 @@ def score_run(
             },
         )
         ScoredPanel.model_validate(panel)  # what we write keeps its contract (else a bug)
-        out = run_dir / "scores" / path.stem
-        atomic_write_text(out / "items.jsonl", jsonl_text(items))
-        atomic_write_text(out / "panel.json", dumps(panel, indent=2, sort_keys=True) + "\n")
-        written.append(out / "panel.json")
+        written.append(folder.write_scores(path.stem, jsonl_text(items), panel))
     return written

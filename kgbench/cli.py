@@ -1,9 +1,17 @@
-"""The `kgbench` command line.
+"""The `kgbench` command line: every command, mounted on one root group.
+
+The root group is the one error boundary: whatever command runs (`neo4j` and its
+sub-commands included), a `UserError` escaping it prints one message per line on stderr and
+exits with code 2, never a traceback; anything else is a broken invariant and keeps its
+traceback. No command module wraps errors itself.
+
+Conventions, applied here for every command so none can forget them: `-h` and `--help`;
+`kgbench --version`; boolean options are `--flag/--no-flag` and show no value in the help
+(they take none); `--domain` is required wherever a command works on a domain (no silent
+default); a model is named by its spec (`openai:gpt-4o`, `ref:oracle`) everywhere.
 
 Imports are lazy: `kgbench --help` must stay fast, and LinkML alone costs about a second to
-import, so each command imports what it needs when it runs. User errors (`UserError`) print
-one clear message on stderr and exit with code 2; anything else is a bug and keeps its
-traceback.
+import, so each command imports what it needs when it runs.
 """
 
 from __future__ import annotations
@@ -11,33 +19,98 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
-from kgbench.cliutil import escape, labelled, user_errors
+from kgbench.cliutil import error_boundary, escape, labelled
 from kgbench.cliutil import stderr_console as _stderr
+
+DomainArg = Annotated[
+    str,
+    typer.Option(
+        "--domain", "-d", help="Domain name (folder under domains/) or path to its folder."
+    ),
+]
+
+
+def plain_flags(command: Any, ctx: Any) -> None:
+    """Boolean flags take no value, so their help shows none (typer would print `<bool>`).
+
+    Applied to a command (and, for a group, to every command below it) before its help can
+    be printed; the help option itself is included.
+    """
+    params = [*getattr(command, "params", ())]
+    help_option = command.get_help_option(ctx) if hasattr(command, "get_help_option") else None
+    if help_option is not None:
+        params.append(help_option)
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
+    for sub in getattr(command, "commands", {}).values():
+        plain_flags(sub, ctx)
+
+
+class KgbenchGroup(TyperGroup):
+    """The root group: the one error boundary, and the help conventions for every command."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        plain_flags(self, ctx)
+        return super().parse_args(ctx, args)
+
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
+        command = super().get_command(ctx, cmd_name)
+        if command is not None:
+            plain_flags(command, ctx)
+        return command
+
+    def invoke(self, ctx: Any) -> Any:
+        with error_boundary():
+            return super().invoke(ctx)
+
 
 app = typer.Typer(
     name="kgbench",
+    cls=KgbenchGroup,
     help="Compile clinical knowledge-graph benchmark specs and run them.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
-DomainArg = Annotated[
-    str, typer.Option("--domain", "-d", help="Domain name (folder under domains/) or path.")
-]
+def _show_version(value: bool) -> None:
+    if value:
+        from kgbench.version import describe
+
+        typer.echo(describe())
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_show_version,
+            is_eager=True,
+            help="Print kgbench's version (and commit, in a clone) and exit.",
+        ),
+    ] = False,
+) -> None:
+    """Compile clinical knowledge-graph benchmark specs and run them."""
 
 
 @app.command("compile")
-@user_errors
 def compile_cmd(
-    domain: DomainArg = "cardio",
+    domain: DomainArg,
     out: Annotated[Path | None, typer.Option(help="Output root (default: generated/).")] = None,
-    force: Annotated[bool, typer.Option(help="Recompile even when inputs are unchanged.")] = False,
+    force: Annotated[
+        bool, typer.Option("--force/--no-force", help="Recompile even when inputs are unchanged.")
+    ] = False,
 ) -> None:
     """Compile a domain's spec into generated/<domain>/ (deterministic, atomic)."""
     from compiler.api import compile_domain
@@ -55,8 +128,7 @@ def compile_cmd(
 
 
 @app.command("validate")
-@user_errors
-def validate_cmd(domain: DomainArg = "cardio") -> None:
+def validate_cmd(domain: DomainArg) -> None:
     """Validate a domain's spec and data without writing anything."""
     from compiler.api import check_domain
 
@@ -76,67 +148,121 @@ def _print_warnings(warnings: tuple[str, ...]) -> None:
 
 
 @app.command("pilot")
-@user_errors
 def pilot_cmd(
-    domain: DomainArg = "cardio",
+    domain: DomainArg,
     run_dir: Annotated[
         Path | None, typer.Option(help="Run folder (default runs/pilot-<domain>).")
     ] = None,
     responder: Annotated[
         str, typer.Option(help="Reference responder behind the local server.")
     ] = "context-reader",
+    keep_neo4j: Annotated[
+        bool,
+        typer.Option(
+            "--keep-neo4j/--no-keep-neo4j",
+            help="Leave the embedded Neo4j running if the pilot started it (default: stop it).",
+        ),
+    ] = False,
 ) -> None:
     """The whole pipeline end to end with a reference baseline, then the panel."""
-    from harness.pilot import default_run_dir, panel_table, run_pilot
+    from kgbench.pilot import default_run_dir, panel_table, run_pilot
 
     console = _stderr()
     target = run_dir or default_run_dir(domain)
-    md, html = run_pilot(domain, target, responder, console)
+    md, html = run_pilot(domain, target, responder, console, keep_neo4j=keep_neo4j)
     print(panel_table(md))
     console.print(f"[green]report[/]: {escape(md)} and {escape(html)}")
+
+
+@app.command("export")
+def export_cmd(
+    domain: DomainArg,
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format", "-f", help="kgx (KGX nodes/edges, TSV and JSON Lines) or linkml-json."
+        ),
+    ] = "kgx",
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Output folder (default runs/export/<domain>/<format>/)."),
+    ] = None,
+) -> None:
+    """Export a domain's validated graph (KGX for Biolink tools, or LinkML's JSON form)."""
+    from compiler.export import FORMATS, export_domain
+    from compiler.paths import display_path
+    from kgbench.errors import UserError
+
+    if fmt not in FORMATS:
+        raise UserError(f"unknown export format '{fmt}'; expected one of {', '.join(FORMATS)}")
+    result = export_domain(domain, fmt, out)
+    _print_warnings(result.warnings)
+    _stderr().print(
+        f"[green]exported[/] {escape(result.domain)} as {escape(fmt)}: "
+        f"{len(result.files)} files in {escape(display_path(result.out_dir))}"
+    )
+
+
+@app.command("study")
+def study_cmd(
+    domain: DomainArg,
+    config: Annotated[
+        Path, typer.Option("--config", help="The study file (spec/study/study.yaml, StudyConfig).")
+    ],
+    run_dir: Annotated[
+        Path | None,
+        typer.Option("--run-dir", help="The study's run folder (default runs/study-<name>)."),
+    ] = None,
+) -> None:
+    """Run several models on the same release items and compare them (paired, with intervals).
+
+    The study file is validated in full before anything runs: a bad one is one message naming
+    the file, line and field, exit code 2, and no run folder is created. Progress and cost per
+    model go to stderr; the report's path goes to stdout (`report=$(kgbench study ...)`).
+    """
+    from harness.study.run import default_run_dir, run_study
+    from kgbench.study import load_study
+
+    study = load_study(config, domain)
+    console = _stderr(soft_wrap=True)
+    target = run_dir or default_run_dir(study)
+    _, report = run_study(study, target, console)
+    console.print(f"[green]report[/] {escape(report)}")
+    typer.echo(str(report))
+
+
+def _mount_subcommands() -> None:
+    """Sub-command modules define plain typer functions; mounting costs only typer objects.
+
+    Nothing is wrapped here: errors are the root group's business (KgbenchGroup.invoke).
+    """
+    from harness.evaluation_cli import evaluation_app
+    from harness.graph.cli import extract_command, load_command
+    from harness.neo4j.cli import neo4j_app
+    from harness.probe.cli import probe_app
+    from harness.review.cli import explain_command, review_command
+    from harness.runner.cli import run_command
+    from harness.scenarios.cli import scenario_app
+    from harness.server.cli import serve_reference_command
+
+    app.add_typer(neo4j_app, name="neo4j", help="Start, stop and inspect the embedded Neo4j.")
+    app.command("load")(load_command)
+    app.command("extract")(extract_command)
+    app.command("run")(run_command)
+    app.command("serve-reference")(serve_reference_command)
+    app.registered_commands.extend(evaluation_app.registered_commands)
+    app.registered_commands.extend(scenario_app.registered_commands)
+    app.command("explain")(explain_command)
+    app.command("review")(review_command)
+    app.registered_commands.extend(probe_app.registered_commands)
+
+
+_mount_subcommands()
 
 
 def main() -> None:  # pragma: no cover - console entry point
     app()
 
-
-def _mount_subapps() -> None:
-    """Sub-command groups live in their own modules; mounting them costs only typer objects."""
-    try:
-        from harness.neo4j.cli import neo4j_app
-    except ImportError:  # pragma: no cover - during bootstrap
-        return
-    app.add_typer(neo4j_app, name="neo4j", help="Start, stop and inspect the embedded Neo4j.")
-    from harness.graph.cli import extract_command, load_command
-
-    app.command("load")(user_errors(load_command))
-    app.command("extract")(user_errors(extract_command))
-    from harness.runner.cli import run_command, serve_reference_command
-
-    app.command("run")(user_errors(run_command))
-    app.command("serve-reference")(user_errors(serve_reference_command))
-    from harness.evaluation_cli import evaluation_app
-
-    app.registered_commands.extend(evaluation_app.registered_commands)
-    from harness.scenarios.cli import scenario_app
-
-    app.registered_commands.extend(scenario_app.registered_commands)
-    from harness.review.cli import explain_command, review_command
-
-    app.command("explain")(user_errors(explain_command))
-    app.command("review")(user_errors(review_command))
-    from harness.probe.cli import probe_app
-
-    app.registered_commands.extend(probe_app.registered_commands)
-    from harness.study.cli import study_command
-
-    app.command("study")(user_errors(study_command))
-    from kgbench.export_cli import export_command
-
-    app.command("export")(user_errors(export_command))
-
-
-_mount_subapps()
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())

@@ -9,8 +9,8 @@ answer) is data, never markup: it reaches the console only as a `rich.text.Text`
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import wraps
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 import typer
@@ -50,17 +50,18 @@ def print_user_error(exc: Exception, console: Console | None = None) -> None:
         console.print(labelled("error:", "bold red", line), soft_wrap=True)
 
 
-def user_errors(func: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn a UserError into one message on stderr and exit code 2 (no traceback)."""
+@contextmanager
+def error_boundary() -> Iterator[None]:
+    """The one place a UserError becomes one message on stderr and its exit code (2).
 
-    @wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from kgbench.errors import UserError
+    The root command group runs every command inside it (kgbench/cli.py), so no command
+    module catches UserError itself. Anything else propagates with its traceback: it is a
+    broken invariant to report, not a mistake in the user's input.
+    """
+    from kgbench.errors import UserError
 
-        try:
-            return func(*args, **kwargs)
-        except UserError as exc:
-            print_user_error(exc)
-            raise typer.Exit(exc.exit_code) from None
-
-    return wrapper
+    try:
+        yield
+    except UserError as exc:
+        print_user_error(exc)
+        raise typer.Exit(exc.exit_code) from None

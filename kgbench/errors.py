@@ -8,7 +8,10 @@ traceback so it can be reported and fixed.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+
+MAX_SHOWN = 50  # problems printed at most; the rest are counted
 
 
 @dataclass(frozen=True)
@@ -49,3 +52,23 @@ class SpecError(UserError):
 
 class ServiceError(UserError):
     """An external service (Neo4j, a model endpoint) cannot be reached or refused us."""
+
+
+class UserErrors(UserError):
+    """Several user errors found in one pass, reported together: one per line, capped.
+
+    The one multi-error type of kgbench (spec and data checks, scenario files, releases), so
+    every command prints a long list the same way: in discovery order (a cause before its
+    effects), at most `MAX_SHOWN` lines, then how many more there were. `problems` keeps them
+    all for callers that inspect them; each is anything that prints as one line.
+    """
+
+    def __init__(self, problems: Iterable[object], header: str = "") -> None:
+        self.problems = list(problems)
+        shown = [str(p) for p in self.problems[:MAX_SHOWN]]
+        if len(self.problems) > MAX_SHOWN:
+            shown.append(f"... and {len(self.problems) - MAX_SHOWN} more")
+        super().__init__("\n".join([header, *shown] if header else shown))
+
+    def __str__(self) -> str:
+        return self.message

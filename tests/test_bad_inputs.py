@@ -3,6 +3,10 @@ code 2, no traceback, and writes nothing.
 
 cases.txt holds the original fixtures; review_cases.txt holds every compile-time failure of
 the 2026-11 reliability review (each titled with its review number), run the same way.
+
+Every case on the mini domain runs twice: on mini as it is, and on mini with a scenarios.yaml
+(mini_scenarios.yaml), because the scenario-rule checks are where `validate` and `compile`
+once disagreed, and a fixture without scenarios.yaml could not see it.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from kgbench.cli import app
 CASES_DIR = Path(__file__).with_name("bad_inputs")
 CASES_FILE = CASES_DIR / "cases.txt"
 REVIEW_FILE = CASES_DIR / "review_cases.txt"
+MINI_SCENARIOS = CASES_DIR / "mini_scenarios.yaml"
 REPO = Path(__file__).resolve().parents[1]
 
 
@@ -141,10 +146,48 @@ def cardio_copy(tmp_path: Path) -> Path:
     return root
 
 
+def with_scenarios(root: Path) -> None:
+    """Give a copy of mini the scenario rules of mini_scenarios.yaml.
+
+    Applied after a case's edits and appended at the end of domain.yaml, so every line a case
+    names keeps its number. A domain.yaml the case replaced by something else than a regular
+    file (a folder, a FIFO, a link) is left alone: there is nothing to declare rules in.
+    """
+    domain = root / "domain.yaml"
+    if domain.is_symlink() or not domain.is_file():
+        return
+    shutil.copyfile(MINI_SCENARIOS, root / "scenarios.yaml")
+    text = domain.read_text(encoding="utf-8", errors="replace")
+    with domain.open("a", encoding="utf-8") as handle:
+        handle.write(("" if text.endswith("\n") else "\n") + "scenarios: scenarios.yaml\n")
+
+
+def test_mini_with_scenarios_is_valid(mini_copy: Path, tmp_path: Path) -> None:
+    """The scenario-bearing variant is valid before any case edits it (so a case's message is
+    the case's own), and its rules are compiled."""
+    with_scenarios(mini_copy)
+    result = CliRunner().invoke(app, ["validate", "--domain", str(mini_copy)])
+    assert result.exit_code == 0, result.output
+    out = tmp_path / "out"
+    result = CliRunner().invoke(app, ["compile", "--domain", str(mini_copy), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert (out / "mini" / "scenario_rules.json").is_file()
+
+
+VARIANTS = [
+    (case, variant)
+    for case in ALL_CASES
+    for variant in (("as is", "with scenarios.yaml") if case.domain == "mini" else ("as is",))
+]
+
+
 @pytest.mark.parametrize("command", ["compile", "validate"])
-@pytest.mark.parametrize("case", ALL_CASES, ids=[c.title for c in ALL_CASES])
+@pytest.mark.parametrize(
+    ("case", "variant"), VARIANTS, ids=[f"{c.title} [{v}]" for c, v in VARIANTS]
+)
 def test_bad_input(
     case: Case,
+    variant: str,
     command: str,
     request: pytest.FixtureRequest,
     tmp_path: Path,
@@ -154,6 +197,8 @@ def test_bad_input(
     root: Path = request.getfixturevalue("cardio_copy" if case.domain == "cardio" else "mini_copy")
     for edit in case.edits:
         apply(edit, root)
+    if variant == "with scenarios.yaml":
+        with_scenarios(root)
     out = tmp_path / "out"
     monkeypatch.chdir(root)
     args = ["--domain", str(root)] + (["--out", str(out)] if command == "compile" else [])

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 
 from compiler.api import check_domain, compile_domain, validate_domain
 from kgbench.cli import app
-from kgbench.errors import SpecError
+from kgbench.errors import UserError
 
 SCHEMA = "schema.yaml"
 
@@ -98,7 +98,7 @@ def test_unknown_or_deprecated_biolink_terms_are_errors(
     mini_copy: Path, tmp_path: Path, old: str, new: str, message: str
 ) -> None:
     _edit(mini_copy / SCHEMA, old, new)
-    with pytest.raises(SpecError) as err:
+    with pytest.raises(UserError) as err:
         check_domain(mini_copy)
     text = str(err.value)
     assert len(text.splitlines()) == 1, text
@@ -125,7 +125,7 @@ def test_domain_and_range_violations_are_warnings_a_domain_may_accept(mini_copy:
     # an acceptance that matches nothing is stale: an error on its line
     _edit(mini_copy / SCHEMA, "class_uri: biolink:Procedure", "class_uri: biolink:Treatment")
     with pytest.raises(
-        SpecError, match=r"domain\.yaml, line \d+, field 'accepted_violations': accepted violation"
+        UserError, match=r"domain\.yaml, line \d+, field 'accepted_violations': accepted violation"
     ):
         check_domain(mini_copy)
 
@@ -180,7 +180,7 @@ def test_a_row_may_override_knowledge_level_and_agent_type(mini_copy: Path) -> N
     assert (first.knowledge_level, first.agent_type) == ("prediction", "computational_model")
     assert domain.assertions[1].knowledge_level == "knowledge_assertion"
     path.write_text(path.read_text().replace(",prediction,", ",guess,"))
-    with pytest.raises(SpecError, match=r"line 2, field 'knowledge_level': expected one of"):
+    with pytest.raises(UserError, match=r"line 2, field 'knowledge_level': expected one of"):
         check_domain(mini_copy)
 
 
@@ -210,7 +210,7 @@ def test_xrefs_follow_the_prefix_map(
     mini_copy: Path, tmp_path: Path, xref: str, message: str
 ) -> None:
     _edit(mini_copy / "data" / "entities.csv", "DRUGBANK:DB00722", xref)
-    with pytest.raises(SpecError) as err:
+    with pytest.raises(UserError) as err:
         check_domain(mini_copy)
     assert re.search(message, str(err.value)), str(err.value)
     _cli_fails_writing_nothing(mini_copy, tmp_path, "data/entities.csv, line 2, field 'xrefs'")
@@ -235,7 +235,7 @@ def test_the_xrefs_table_adds_to_the_entities_column(mini_copy: Path) -> None:
         ("DRG_0001,CHEBI:043755", "line 2, field 'xref': 'CHEBI:043755' does not match the CHEBI"),
     ):
         table.write_text(f"entity_id,xref\n{row}\n")
-        with pytest.raises(SpecError, match=re.escape(message)):
+        with pytest.raises(UserError, match=re.escape(message)):
             check_domain(mini_copy)
 
 
@@ -246,13 +246,13 @@ def test_the_domain_prefix_must_be_declared(mini_copy: Path, tmp_path: Path) -> 
         "version: 0.1.0\ncurie_prefix: kgbench.other\n",
     )
     with pytest.raises(
-        SpecError,
+        UserError,
         match=r"domain\.yaml, line \d+, field 'curie_prefix': the domain's CURIE prefix "
         r"'kgbench\.other' is not declared in its schema",
     ):
         check_domain(mini_copy)
     _edit(mini_copy / "domain.yaml", "curie_prefix: kgbench.other", "curie_prefix: MONDO")
-    with pytest.raises(SpecError, match="is a standard vocabulary's prefix"):
+    with pytest.raises(UserError, match="is a standard vocabulary's prefix"):
         check_domain(mini_copy)
 
 

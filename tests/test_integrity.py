@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 
 from compiler.api import check_domain, compile_domain
 from kgbench.cli import app
-from kgbench.errors import SpecError
+from kgbench.errors import UserError
 
 CYCLE_ROW = (
     "ASR_0099,OUT_0002,CAUSES_INCREASE_IN,OUT_0001,causal,increase,causal,low,0.5,false,"
@@ -33,7 +33,7 @@ def test_a_downgraded_check_warns_and_compiles(
     mini_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _append(mini_copy, "data/assertions.csv", CYCLE_ROW)
-    with pytest.raises(SpecError, match=r"causal cycle .*\[causal_cycle\]"):
+    with pytest.raises(UserError, match=r"causal cycle .*\[causal_cycle\]"):
         check_domain(mini_copy)
     _append(mini_copy, "domain.yaml", "integrity:\n  warn: [causal_cycle]  # a feedback loop\n")
     monkeypatch.chdir(mini_copy)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import csv
 import fnmatch
 import io
-import json
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -13,6 +12,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import jinja2
 
 from kgbench.contract import Document
+from kgbench.io import json_bytes
 
 from ..paths import TEMPLATES_DIR
 
@@ -65,11 +65,6 @@ class Backend:
         return Artifact(model.PATH, json_bytes(data))
 
 
-def json_bytes(obj: Any) -> bytes:
-    """Canonical JSON: sorted keys, two-space indent, UTF-8, one trailing newline."""
-    return (json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
-
-
 def declared_order(schema: dict[str, Any]) -> dict[str, Any]:
     """A JSON Schema with `properties` in declared (`required`) order, recursively; every other
     mapping sorted, so the bytes stay deterministic.
@@ -91,17 +86,6 @@ def declared_order(schema: dict[str, Any]) -> dict[str, Any]:
             value = [declared_order(v) if isinstance(v, dict) else v for v in value]
         out[key] = value
     return out
-
-
-def ordered_json_bytes(obj: Any) -> bytes:
-    """JSON whose key order is already decided (e.g. by `declared_order`): no sort_keys."""
-    return (json.dumps(obj, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-
-
-def jsonl_bytes(rows: list[Any]) -> bytes:
-    return "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in rows).encode(
-        "utf-8"
-    )
 
 
 def csv_bytes(header: list[str], rows: list[list[Any]]) -> bytes:

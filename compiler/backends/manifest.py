@@ -10,7 +10,9 @@ import hashlib
 from importlib import metadata
 from pathlib import Path
 
+import kgbench.io as kgbench_io
 from kgbench.contract import Manifest
+from kgbench.io import sha256_bytes
 
 from ..ir import Domain
 from .base import Artifact, Backend, EmitContext
@@ -18,6 +20,8 @@ from .base import Artifact, Backend, EmitContext
 COMPILER_DIR = Path(__file__).resolve().parents[1]
 # The contract's models decide what the compiler writes as much as its own code does.
 CONTRACT_DIR = Path(__file__).resolve().parents[2] / "kgbench" / "contract"
+# Kernel modules whose code shapes the compiled bytes (the canonical serialisers).
+KERNEL_FILES = (Path(kgbench_io.__file__).resolve(),)
 
 
 def compiler_versions() -> dict[str, str]:
@@ -38,12 +42,16 @@ def compiler_versions() -> dict[str, str]:
 
 
 def compiler_source_digest() -> str:
-    """One hash over the compiler's own code, so a changed backend invalidates old output."""
+    """One hash over the compiler's own code (and the kernel serialisers it writes with), so
+    a changed backend invalidates old output."""
     digest = hashlib.sha256()
     for root in (COMPILER_DIR, CONTRACT_DIR):
         for path in sorted(root.rglob("*.py")):
             digest.update(f"{root.name}/{path.relative_to(root).as_posix()}".encode())
             digest.update(path.read_bytes())
+    for path in KERNEL_FILES:
+        digest.update(f"kgbench/{path.name}".encode())
+        digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
@@ -68,7 +76,7 @@ def build(
         "outputs": [
             {
                 "path": a.path,
-                "sha256": hashlib.sha256(a.content).hexdigest(),
+                "sha256": sha256_bytes(a.content),
                 "bytes": len(a.content),
             }
             for a in sorted(artifacts, key=lambda a: a.path)

@@ -11,9 +11,10 @@ from collections import Counter
 from typing import Any
 
 from kgbench.contract import LoadPlan
+from kgbench.io import json_bytes
 
 from ..ir import Assertion, Domain, Entity, EvidenceSource, Support
-from .base import Artifact, Backend, EmitContext, csv_bytes, json_bytes, render
+from .base import Artifact, Backend, EmitContext, csv_bytes, render
 from .cyphergen import (
     CountNodes,
     CountRelationships,

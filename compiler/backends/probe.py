@@ -17,11 +17,12 @@ from __future__ import annotations
 from typing import Any
 
 from kgbench.contract import Probe
+from kgbench.io import ordered_json_bytes
 
 from ..ir import Domain, ProbeSpec
 from ..jsonschemas import class_schema, strict_openai_schema, strict_violations
 from ..paths import SPEC_DIR
-from .base import Artifact, Backend, EmitContext, declared_order, ordered_json_bytes
+from .base import Artifact, Backend, EmitContext, declared_order
 
 # step -> (answer class in spec/probe_response.yaml, schema file stem)
 STEP_ANSWERS = {

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from kgbench.io import json_bytes, ordered_json_bytes
+
 from ..ir import Domain
 from ..jsonschemas import class_schema, strict_openai_schema, strict_violations
 from ..paths import SPEC_DIR
-from .base import Artifact, Backend, EmitContext, declared_order, json_bytes, ordered_json_bytes
+from .base import Artifact, Backend, EmitContext, declared_order
 
 TABLE_CLASSES = {
     "entities": "Entity",

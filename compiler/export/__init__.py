@@ -16,9 +16,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from kgbench.locations import RUNS_DIR
+
 from ..backends.base import Artifact
 from ..ir import Domain
-from ..paths import REPO_ROOT
 
 FORMATS = ("kgx", "linkml-json")
 
@@ -33,7 +34,7 @@ class ExportResult:
 
 
 def default_out_dir(domain: str, fmt: str) -> Path:
-    return REPO_ROOT / "runs" / "export" / domain / fmt
+    return RUNS_DIR / "export" / domain / fmt
 
 
 def artifacts(domain: Domain, fmt: str, out_dir: Path) -> list[Artifact]:
@@ -52,8 +53,9 @@ def artifacts(domain: Domain, fmt: str, out_dir: Path) -> list[Artifact]:
 def export_domain(domain: str | Path, fmt: str, out_dir: Path | None = None) -> ExportResult:
     import os
 
+    from kgbench.io import atomic_write_bytes
+
     from ..api import validate_domain
-    from ..writer import atomic_write_bytes
 
     ir = validate_domain(domain)
     target = out_dir or default_out_dir(ir.name, fmt)
@@ -62,6 +64,6 @@ def export_domain(domain: str | Path, fmt: str, out_dir: Path | None = None) -> 
     os.umask(umask)
     for art in arts:
         path = target / art.path
-        atomic_write_bytes(path, art.content)
-        path.chmod(0o666 & ~umask)  # an ordinary file, not the temporary file's 0600
+        # an ordinary file, not the temporary file's 0600
+        atomic_write_bytes(path, art.content, mode=0o666 & ~umask)
     return ExportResult(ir.name, fmt, target, tuple(a.path for a in arts), ir.warnings)

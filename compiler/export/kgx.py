@@ -4,7 +4,7 @@ Nodes are the entities and the evidence sources; edges are the reified assertion
 with its assertion id as the edge id) and the MEMBER_OF links. Everything is written as
 Biolink and KGX expect it:
 
-- ids are CURIEs: the domain's own under its declared prefix (kgbench.cardio:DRG_0001), with
+- ids are CURIEs: the domain's own under its declared prefix (kgbench.<domain>:DRG_0001), with
   the entity's standard-vocabulary CURIEs in `xref`;
 - `category` is the class's Biolink class (evidence sources: their source type's category);
 - `predicate` is the predicate's Biolink `meaning`; a predicate declared `biolink_inverse`
@@ -22,10 +22,11 @@ declared vocabularies), for consumers and for the offline `kgx validate` (tools/
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from ..backends.base import Artifact, json_bytes
+from kgbench.io import json_bytes, jsonl_bytes
+
+from ..backends.base import Artifact
 from ..biolink import parse_qualifiers
 from ..ir import Domain
 
@@ -178,12 +179,6 @@ def tsv_bytes(columns: tuple[str, ...], rows: list[dict[str, Any]]) -> bytes:
     lines = ["\t".join(columns)]
     lines += ["\t".join(_cell(c, r.get(c)) for c in columns) for r in rows]
     return ("\n".join(lines) + "\n").encode("utf-8")
-
-
-def jsonl_bytes(rows: list[dict[str, Any]]) -> bytes:
-    return "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in rows).encode(
-        "utf-8"
-    )
 
 
 def prefix_context(domain: Domain) -> dict[str, str]:

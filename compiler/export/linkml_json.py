@@ -17,7 +17,7 @@ types and enums:
   node has no properties, is rejected;
 - `linkml-validate.yaml`: a validator configuration running LinkML's JSON Schema plugin
   (predicates outside the domain's enum, bad patterns, unknown fields) and its SHACL plugin
-  (references), e.g. `linkml-validate --config <out>/linkml-validate.yaml <out>/cardio.json`
+  (references), e.g. `linkml-validate --config <out>/linkml-validate.yaml <out>/<domain>.json`
   (the data file is named on the command line: a `data_sources` entry in the configuration
   would take precedence over it).
 """
@@ -27,7 +27,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..backends.base import Artifact, json_bytes
+from kgbench.io import json_bytes
+
+from ..backends.base import Artifact
 from ..ir import Domain
 
 SHACL_PLUGIN = "linkml.validator.plugins.shacl_validation_plugin.ShaclValidationPlugin"

@@ -1,4 +1,5 @@
-"""`kgbench load` and `kgbench extract`."""
+"""`kgbench load` and `kgbench extract` (mounted by kgbench/cli.py, whose root group turns a
+UserError into one message and exit code 2)."""
 
 from __future__ import annotations
 
@@ -22,9 +23,7 @@ def _console():
 
 @graph_app.command("load")
 def load_command(
-    domain: Annotated[
-        str, typer.Option("--domain", "-d", help="Compiled domain to load.")
-    ] = "cardio",
+    domain: Annotated[str, typer.Option("--domain", "-d", help="Compiled domain to load.")],
     batch_size: Annotated[int, typer.Option(help="Rows per write transaction.")] = 2000,
 ) -> None:
     """Load a compiled domain into Neo4j (idempotent), then run its validation queries."""
@@ -63,7 +62,7 @@ def load_command(
 
 @graph_app.command("extract")
 def extract_command(
-    domain: Annotated[str, typer.Option("--domain", "-d")] = "cardio",
+    domain: Annotated[str, typer.Option("--domain", "-d", help="Compiled domain to extract from.")],
     scenario: Annotated[
         str | None, typer.Option(help="One scenario id (prints its context).")
     ] = None,
@@ -82,16 +81,16 @@ def extract_command(
     from harness.compiled import CompiledDomain
     from harness.graph.extract import check_against_compile, extract
     from harness.graph.stamp import require_current
-    from harness.jsonio import atomic_write_json
     from harness.neo4j import connection_settings, open_driver
-    from harness.scenario_io import default_scenarios_path, find_scenario, read_scenarios
+    from harness.runfolder import RunFolder
+    from harness.scenarios.files import find_scenario, generated_set, read_scenarios
 
     compiled = CompiledDomain.open(domain)
     if scenarios is None:
         scenarios = (
             run_dir / "scenarios.jsonl"
             if run_dir and (run_dir / "scenarios.jsonl").exists()
-            else default_scenarios_path(domain)
+            else generated_set(compiled)
         )
     items = read_scenarios(scenarios)
     conditions = [condition] if condition else [c.id for c in compiled.conditions if c.query]
@@ -119,9 +118,5 @@ def extract_command(
                     continue
                 check_against_compile(ctx, compiled, item)
                 contexts.append(ctx)
-    for ctx in contexts:
-        atomic_write_json(
-            run_dir / "contexts" / ctx["scenario_id"] / f"{ctx['condition']}.json", ctx
-        )
-    written = len(contexts)
+    written = RunFolder(run_dir).write_contexts(contexts)
     _console().print(f"[green]extracted[/] {written} contexts into {escape(run_dir / 'contexts')}")

@@ -13,11 +13,10 @@ assertion: a whole benchmark would have run ungrounded without anyone noticing.
 
 from __future__ import annotations
 
-import hashlib
-
 import neo4j
 
 from kgbench.errors import UserError
+from kgbench.io import sha256_file
 
 from ..compiled import CompiledDomain
 
@@ -30,7 +29,7 @@ STAMP_CONSTRAINT = (
 
 def manifest_digest(domain: CompiledDomain) -> str:
     """sha256 of generated/<domain>/manifest.json: one value for everything compiled."""
-    return hashlib.sha256((domain.root / "manifest.json").read_bytes()).hexdigest()
+    return sha256_file(domain.root / "manifest.json")
 
 
 def mark(tx: neo4j.ManagedTransaction, domain: CompiledDomain, digest: str, state: str) -> None:

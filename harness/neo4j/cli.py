@@ -2,7 +2,7 @@
 
 Human-readable messages go to stderr (rich); stdout carries only the Bolt URI, so scripts can
 do `uri=$(kgbench neo4j status)`. User-facing problems raise `UserError`/`ServiceError`, which
-the main CLI prints without a traceback (exit 2).
+the root group of kgbench/cli.py prints without a traceback (exit 2).
 """
 
 from __future__ import annotations
@@ -92,7 +92,9 @@ def status(state_dir: StateDir = None) -> None:
 
 @neo4j_app.command()
 def build(
-    force: Annotated[bool, typer.Option("--force", help="Rebuild even if up to date.")] = False,
+    force: Annotated[
+        bool, typer.Option("--force/--no-force", help="Rebuild even if up to date.")
+    ] = False,
 ) -> None:
     """Build the Java launcher with Maven (done automatically by `start`)."""
     from .jvm import build as build_launcher

@@ -18,10 +18,12 @@ import time
 from pathlib import Path
 
 from kgbench.errors import ServiceError, UserError
+from kgbench.io import atomic_write_text
+from kgbench.locations import TOOLS_DIR as KGBENCH_TOOLS
 
-from .state import LAUNCHER_MAIN, REPO_ROOT, write_atomically
+from .state import LAUNCHER_MAIN
 
-TOOLS_DIR = REPO_ROOT / "tools" / "neo4j"
+TOOLS_DIR = KGBENCH_TOOLS / "neo4j"
 TARGET_DIR = TOOLS_DIR / "target"
 LAUNCHER_JAR = TARGET_DIR / "kgbench-neo4j.jar"
 LIB_DIR = TARGET_DIR / "lib"
@@ -166,7 +168,7 @@ def build(*, force: bool = False) -> Path:
             f"Maven build of {TOOLS_DIR} failed (exit {result.returncode}); is Maven Central "
             f"reachable? Last lines:\n{tail(BUILD_LOG)}\nFull log: {BUILD_LOG}"
         )
-    write_atomically(STAMP_FILE, _inputs_digest() + "\n")
+    atomic_write_text(STAMP_FILE, _inputs_digest() + "\n", 0o644)
     print(f"kgbench: Neo4j launcher built in {time.monotonic() - started:.0f} s", file=sys.stderr)
     return TARGET_DIR
 

@@ -21,17 +21,14 @@ import fcntl
 import json
 import os
 import secrets
-import tempfile
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-"""The checkout this package lives in; `tools/neo4j` and `.cache/` hang off it."""
-
-HOME_ENV = "KGBENCH_HOME"
-"""Overrides the workspace root for caches: the state dir becomes `$KGBENCH_HOME/.cache/neo4j`."""
+from kgbench.errors import UserError
+from kgbench.io import atomic_write_text
+from kgbench.locations import cache_dir
 
 LAUNCHER_MAIN = "kgbench.neo4j.Launcher"
 """Java main class; also how a pid is recognised as our server (it is on its command line)."""
@@ -45,9 +42,7 @@ LOCK_FILE = "lock"
 
 def default_state_dir() -> Path:
     """The state directory: `$KGBENCH_HOME/.cache/neo4j`, else `<repo>/.cache/neo4j`."""
-    root = os.environ.get(HOME_ENV)
-    base = Path(root).expanduser() if root else REPO_ROOT
-    return (base / ".cache" / "neo4j").resolve()
+    return cache_dir("neo4j").resolve()
 
 
 def resolve_state_dir(state_dir: Path | str | None) -> Path:
@@ -82,23 +77,6 @@ class ServerRecord:
         )
 
 
-def write_atomically(path: Path, text: str, mode: int = 0o644) -> None:
-    """Replace `path` with `text` in one step: readers see the old file or the new one."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
 def read_json(path: Path) -> dict[str, Any] | None:
     """The JSON object in `path`, or None when it is missing or unreadable (e.g. truncated)."""
     try:
@@ -120,7 +98,7 @@ def read_record(state_dir: Path) -> ServerRecord | None:
 
 
 def write_record(state_dir: Path, record: ServerRecord) -> None:
-    write_atomically(state_dir / STATE_FILE, json.dumps(asdict(record), indent=2) + "\n")
+    atomic_write_text(state_dir / STATE_FILE, json.dumps(asdict(record), indent=2) + "\n", 0o644)
 
 
 def clear_record(state_dir: Path) -> None:
@@ -141,7 +119,7 @@ def ensure_password(state_dir: Path) -> Path:
         if path.stat().st_mode & 0o077:
             os.chmod(path, 0o600)
         return path
-    write_atomically(path, secrets.token_urlsafe(24) + "\n", mode=0o600)
+    atomic_write_text(path, secrets.token_urlsafe(24) + "\n", 0o600)
     return path
 
 
@@ -154,9 +132,18 @@ def read_password(state_dir: Path) -> str | None:
 
 @contextlib.contextmanager
 def locked(state_dir: Path) -> Iterator[None]:
-    """Hold an exclusive lock on the state directory (blocks other start/stop calls)."""
-    state_dir.mkdir(parents=True, exist_ok=True)
-    with open(state_dir / LOCK_FILE, "a+b") as handle:
+    """Hold an exclusive lock on the state directory (blocks other start/stop calls).
+
+    A directory that cannot be created or written (a path under a file, no permission) is a
+    UserError naming it, not an OSError traceback."""
+    try:
+        state_dir.mkdir(parents=True, exist_ok=True)
+        handle = open(state_dir / LOCK_FILE, "a+b")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise UserError(
+            f"cannot use {state_dir} as the Neo4j state directory: {exc.strerror or exc}"
+        ) from None
+    with handle:
         fcntl.flock(handle.fileno(), fcntl.LOCK_EX)
         try:
             yield

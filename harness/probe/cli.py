@@ -1,6 +1,7 @@
 """`kgbench probe` and `kgbench probe-review` (mounted at the top level by kgbench/cli.py).
 
-Imports are lazy so `kgbench --help` stays fast; a UserError prints one message and exits 2.
+Imports are lazy so `kgbench --help` stays fast; the root group of kgbench/cli.py turns a
+UserError into one message and exit code 2.
 The probe's summary goes to stderr and the scores file's path to stdout.
 """
 
@@ -11,19 +12,16 @@ from typing import Annotated
 
 import typer
 
-from kgbench.cliutil import user_errors
+from kgbench.cliutil import stderr_console
 
 probe_app = typer.Typer(add_completion=False, no_args_is_help=True)
 
 
 def _console():
-    from rich.console import Console
-
-    return Console(stderr=True, highlight=False, soft_wrap=True)
+    return stderr_console(soft_wrap=True)
 
 
 @probe_app.command("probe")
-@user_errors
 def probe_command(
     model: Annotated[
         str,
@@ -33,7 +31,7 @@ def probe_command(
             "or ref:oracle | ref:noisy | ref:noisy-<rate> (offline reference responders).",
         ),
     ],
-    domain: Annotated[str, typer.Option("--domain", "-d", help="Compiled domain.")] = "cardio",
+    domain: Annotated[str, typer.Option("--domain", "-d", help="Compiled domain (required).")],
     run_dir: Annotated[
         Path | None,
         typer.Option(
@@ -56,7 +54,8 @@ def probe_command(
     verify_mapping: Annotated[
         bool,
         typer.Option(
-            "--verify-mapping", help="Ask the model to confirm fuzzy and embedding matches."
+            "--verify-mapping/--no-verify-mapping",
+            help="Ask the model to confirm fuzzy and embedding matches.",
         ),
     ] = False,
     limit_roots: Annotated[
@@ -69,10 +68,12 @@ def probe_command(
     ] = None,
     concurrency: Annotated[int, typer.Option(help="Most requests in flight.")] = 16,
     retry_failed: Annotated[
-        bool, typer.Option("--retry-failed", help="Re-send requests logged as failed.")
+        bool,
+        typer.Option("--retry-failed/--no-retry-failed", help="Re-send requests logged as failed."),
     ] = False,
     batch: Annotated[
-        bool, typer.Option("--batch", help="Send each step through the Batch API.")
+        bool,
+        typer.Option("--batch/--no-batch", help="Send each step through the Batch API."),
     ] = False,
     wait: Annotated[
         bool, typer.Option("--wait/--no-wait", help="With --batch: wait for each step.")
@@ -98,10 +99,11 @@ def probe_command(
     from harness.runner.engine import RetryPolicy
     from harness.runner.plan import Settings
     from harness.runner.stage import StageConfig
+    from kgbench.locations import RUNS_DIR
 
     from .run import ProbeConfig, run_probe
 
-    target = run_dir or Path("runs") / f"probe-{domain}"
+    target = run_dir or RUNS_DIR / f"probe-{Path(domain).name}"
     runner = StageConfig(
         out_dir=target,
         model=model,
@@ -137,11 +139,15 @@ def probe_command(
 
 
 @probe_app.command("probe-review")
-@user_errors
 def probe_review_command(
     run_dir: Annotated[Path, typer.Option("--run-dir", help="The run folder.")],
     model: Annotated[
-        str | None, typer.Option("--model", help="Model slug; default: every probed model.")
+        str | None,
+        typer.Option(
+            "--model",
+            help="The model as `kgbench probe` names it (openai:<model>, ref:<responder>); "
+            "default: every probed model.",
+        ),
     ] = None,
     ratings: Annotated[
         Path | None,
@@ -153,8 +159,11 @@ def probe_review_command(
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
 ) -> None:
     """Write rating sheets (HTML + CSV) per generated graph, or aggregate reviewers' ratings."""
+    from harness.runner.spec import log_name_for
+
     from .review import aggregate_ratings, write_review
 
+    model = log_name_for(model)
     console = _console()
     if ratings is None:
         for path in write_review(run_dir, model):

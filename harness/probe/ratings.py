@@ -23,8 +23,8 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import Location, UserError
+from kgbench.io import atomic_write_text
 
-from ..jsonio import atomic_write_text
 from ..stats import bootstrap_ci, mean
 
 DIMENSIONS = ("accuracy", "comprehensiveness")

@@ -143,7 +143,7 @@ class ProbeResponder:
         return self._verify(fields["name"], fields["candidate"], rate)
 
     def answer_messages(self, name: str, messages: list[dict[str, Any]]) -> dict[str, Any] | None:
-        from harness.server.completions import last_user_text
+        from harness.runner.messages import last_user_text
 
         return self.answer_text(name, last_user_text(messages))
 

@@ -8,24 +8,21 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import UserError
+from kgbench.io import atomic_write_json
 
-from ..jsonio import atomic_write_json
+from ..runfolder import RunFolder
 from .ratings import aggregate, graph_digest, load_graphs, read_ratings, write_sheets
 
 
 def probed_models(run_dir: Path, model: str | None = None) -> dict[str, Path]:
     """slug -> probe folder, for every model with generated graphs (or the one asked for)."""
-    root = Path(run_dir) / "probe"
-    found = (
-        {p.name: p for p in sorted(root.iterdir()) if (p / "graphs").is_dir()}
-        if root.is_dir()
-        else {}
-    )
-    if model is not None:
-        found = {k: v for k, v in found.items() if k == model}
+    folder = RunFolder(run_dir)
+    found = {k: v for k, v in folder.probed(model).items() if (v / "graphs").is_dir()}
     if not found:
         what = f"model '{model}'" if model else "any model"
-        raise UserError(f"no probe results for {what} under {root}; run `kgbench probe` first")
+        raise UserError(
+            f"no probe results for {what} under {folder.path / 'probe'}; run `kgbench probe` first"
+        )
     return found
 
 

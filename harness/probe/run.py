@@ -26,8 +26,9 @@ from typing import Any
 from rich.console import Console
 
 from kgbench.errors import UserError
+from kgbench.io import atomic_write_json
 
-from ..jsonio import atomic_write_json
+from ..runfolder import RunFolder
 from ..runner.api import _safe_url
 from ..runner.log import RunLock
 from ..runner.stage import Stage, StageConfig, StageRequest, run_stage, stage_spec
@@ -63,10 +64,6 @@ class ProbeOutcome:
     scores_path: Path | None = None
 
 
-def probe_dir(run_dir: Path, slug: str) -> Path:
-    return Path(run_dir) / "probe" / slug
-
-
 def _runner(config: ProbeConfig, probe: CompiledProbe, reference: ReferenceGraph) -> StageConfig:
     """The stage config: the probe's responders for ref: models, logs under stages/."""
     model = config.runner.model
@@ -85,7 +82,7 @@ def _runner(config: ProbeConfig, probe: CompiledProbe, reference: ReferenceGraph
 
     runner = replace(config.runner, responders=responders, respond=respond)
     slug = stage_spec(runner).slug
-    return replace(runner, out_dir=probe_dir(config.run_dir, slug) / "stages")
+    return replace(runner, out_dir=RunFolder(config.run_dir).probe_dir(slug) / "stages")
 
 
 def run_probe(config: ProbeConfig, console: Console | None = None) -> ProbeOutcome:

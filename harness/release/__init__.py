@@ -2,6 +2,6 @@
 
 from __future__ import annotations
 
-from .verify import Release, ReleaseError, read_release, verify_release
+from .verify import Release, read_release, verify_release
 
-__all__ = ["Release", "ReleaseError", "read_release", "verify_release"]
+__all__ = ["Release", "read_release", "verify_release"]

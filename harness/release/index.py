@@ -16,12 +16,12 @@ config file); `verify-release` also checks it against the index beside it when t
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
 
 from kgbench.errors import UserError
+from kgbench.io import sha256_file
 
 from .layout import MANIFEST, SEMVER, Version
 
@@ -32,7 +32,7 @@ DIGEST_PREFIX = "sha256:"
 
 def release_digest(release: Path) -> str:
     """`sha256:<hex>` of the release's manifest.json bytes."""
-    return DIGEST_PREFIX + hashlib.sha256((Path(release) / MANIFEST).read_bytes()).hexdigest()
+    return DIGEST_PREFIX + sha256_file(Path(release) / MANIFEST)
 
 
 def normalise_digest(text: str) -> str:
@@ -88,7 +88,7 @@ def index_entry(index: dict[str, Any], version: str) -> dict[str, Any] | None:
 
 def append_release(gold_root: Path, domain: str, release: Path) -> str:
     """Record a just-published release in the index (written atomically); its digest."""
-    from harness.jsonio import atomic_write_json
+    from kgbench.io import atomic_write_json
 
     manifest = json.loads((release / MANIFEST).read_text(encoding="utf-8"))
     index = read_index(gold_root / INDEX) or {
@@ -119,20 +119,3 @@ def append_release(gold_root: Path, domain: str, release: Path) -> str:
     )
     atomic_write_json(gold_root / INDEX, index)
     return digest
-
-
-def pin_existing(gold_root: Path, domain: str, releases: dict[Version, Path]) -> list[str]:
-    """Index releases published before the index existed, oldest first (each must verify);
-    returns the versions recorded. What is recorded is what the folders hold now."""
-    from .verify import verify_or_raise
-
-    index = read_index(gold_root / INDEX)
-    known = {e.get("version") for e in index["releases"]} if index else set()
-    recorded = []
-    for version in sorted(releases):
-        if str(version) in known:
-            continue
-        verify_or_raise(releases[version], index=None)  # the folder against its own manifest
-        append_release(gold_root, domain, releases[version])
-        recorded.append(str(version))
-    return recorded

@@ -15,13 +15,13 @@ it (and `harness.release.verify`) without a spec, a graph or a database.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from dataclasses import dataclass
 from functools import total_ordering
 from pathlib import Path
 
 from kgbench.errors import UserError
+from kgbench.io import sha256_text
 
 RELEASE_FORMAT = "1.0.0"
 MANIFEST = "manifest.json"
@@ -75,14 +75,10 @@ class Version:
         return Version(self.major, self.minor, self.patch + 1)
 
 
-def sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def content_hash(entries: list[dict]) -> str:
     """One hash over the (path, sha256) of every data file, in path order."""
     text = "".join(f"{e['path']} {e['sha256']}\n" for e in sorted(entries, key=lambda e: e["path"]))
-    return sha256(text.encode("utf-8"))
+    return sha256_text(text)
 
 
 def releases(root: Path) -> dict[Version, Path]:

@@ -13,20 +13,17 @@ schemas they validate against, under generated/<domain>/gold/<version>/. Rules:
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import tempfile
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from harness.compiled import CompiledDomain
-from harness.scenarios.files import json_bytes, jsonl_bytes
-from harness.scenarios.generator import default_output
+from harness.scenarios.files import generated_set
 from harness.scenarios.validation import check_file
 from kgbench.contract import ScenarioRules
 from kgbench.errors import UserError
+from kgbench.io import json_bytes, jsonl_bytes, replace_folder, sha256_bytes
 
 from .compat import assess
 from .index import INDEX, append_release, read_index, release_digest
@@ -42,7 +39,6 @@ from .layout import (
     Version,
     content_hash,
     releases,
-    sha256,
 )
 
 CHANGELOG = "CHANGELOG.md"
@@ -101,7 +97,7 @@ def build_files(
 
 def _entries(files: dict[str, bytes]) -> list[dict[str, Any]]:
     return [
-        {"path": rel, "sha256": sha256(data), "bytes": len(data)}
+        {"path": rel, "sha256": sha256_bytes(data), "bytes": len(data)}
         for rel, data in sorted(files.items())
     ]
 
@@ -164,7 +160,7 @@ def publish_release(
     changelog: Path | None = None,
 ) -> PublishResult:
     new = Version.parse(version)
-    source = scenarios or default_output(domain)
+    source = scenarios or generated_set(domain)
     records = check_file(domain, source)
     schema_version = _schema_version(domain, records, source)
     review = _review(records, reviews)
@@ -245,15 +241,5 @@ def _require_indexed(gold_root: Path, published: dict[Version, Path]) -> None:
 
 
 def _write_release(target: Path, files: dict[str, bytes], manifest: dict[str, Any]) -> None:
-    """Write into a sibling temporary folder, then rename it into place."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-    try:
-        for rel, data in {**files, MANIFEST: json_bytes(manifest)}.items():
-            path = tmp / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-        os.replace(tmp, target)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+    """All files and the manifest appear at once (a folder swap), or nothing does."""
+    replace_folder(target, {**files, MANIFEST: json_bytes(manifest)})

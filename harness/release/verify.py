@@ -14,8 +14,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kgbench.errors import UserError
+from kgbench.errors import UserErrors
+from kgbench.io import sha256_bytes
 
+from .index import (
+    INDEX,
+    append_release,
+    chain_problems,
+    index_entry,
+    normalise_digest,
+    read_index,
+    release_digest,
+)
 from .layout import (
     DATA_FILES,
     GOLD,
@@ -23,27 +33,15 @@ from .layout import (
     MANIFEST,
     SCENARIO_SCHEMA,
     SCENARIOS,
+    Version,
     content_hash,
-    sha256,
 )
 
 GOLD_RECORD_KEYS = {"schema_version", "scenario_id", "category", "gold"}
 
 
-class ReleaseError(UserError):
-    """A release that fails verification; every problem on its own line."""
-
-    def __init__(self, path: Path, problems: list[str]) -> None:
-        self.problems = problems
-        shown = problems[:50] + (
-            [f"... and {len(problems) - 50} more"] if len(problems) > 50 else []
-        )
-        super().__init__(
-            f"release {path} failed verification ({len(problems)} problems):\n" + "\n".join(shown)
-        )
-
-    def __str__(self) -> str:
-        return self.message
+def _failed(path: Path, problems: list[str]) -> UserErrors:
+    return UserErrors(problems, f"release {path} failed verification ({len(problems)} problems):")
 
 
 @dataclass(frozen=True)
@@ -90,9 +88,9 @@ def _check_files(root: Path, manifest: dict[str, Any], problems: list[str]) -> N
             problems.append(f"{rel}: listed in the manifest but missing")
             continue
         data = target.read_bytes()
-        if sha256(data) != e.get("sha256"):
+        if sha256_bytes(data) != e.get("sha256"):
             problems.append(
-                f"{rel}: sha256 mismatch (manifest {e.get('sha256')}, file {sha256(data)}): the file was modified"
+                f"{rel}: sha256 mismatch (manifest {e.get('sha256')}, file {sha256_bytes(data)}): the file was modified"
             )
         elif len(data) != e.get("bytes"):
             problems.append(f"{rel}: size mismatch (manifest {e.get('bytes')}, file {len(data)})")
@@ -198,11 +196,8 @@ def verify_release(
 
 
 def _verify_pins(root: Path, digest: str | None, index: Path | str | None) -> list[str]:
-    from .index import INDEX, chain_problems, index_entry, normalise_digest, read_index
-    from .index import release_digest as compute
-
     problems: list[str] = []
-    actual = compute(root)
+    actual = release_digest(root)
     if digest is not None and normalise_digest(digest) != actual:
         problems.append(
             f"{MANIFEST}: the release digest is {actual}, not the pinned "
@@ -271,7 +266,7 @@ def verify_or_raise(
 ) -> dict[str, Any]:
     problems = verify_release(path, digest, index)
     if problems:
-        raise ReleaseError(path, problems)
+        raise _failed(path, problems)
     return json.loads((Path(path) / MANIFEST).read_text(encoding="utf-8"))
 
 
@@ -282,5 +277,20 @@ def read_release(path: Path | str, verify: bool = True) -> Release:
     problems: list[str] = []
     scenarios, gold = _check_records(root, manifest, problems)
     if problems and verify:  # pragma: no cover - verify_or_raise already ran the same checks
-        raise ReleaseError(root, problems)
+        raise _failed(root, problems)
     return Release(root, manifest, scenarios, gold)
+
+
+def pin_existing(gold_root: Path, domain: str, releases: dict[Version, Path]) -> list[str]:
+    """Index releases published before the index existed, oldest first (each must verify);
+    returns the versions recorded. What is recorded is what the folders hold now."""
+    index = read_index(gold_root / INDEX)
+    known = {e.get("version") for e in index["releases"]} if index else set()
+    recorded = []
+    for version in sorted(releases):
+        if str(version) in known:
+            continue
+        verify_or_raise(releases[version], index=None)  # the folder against its own manifest
+        append_release(gold_root, domain, releases[version])
+        recorded.append(str(version))
+    return recorded

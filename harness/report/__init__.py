@@ -7,41 +7,16 @@ or styles fetched from a network. Both files are rendered from the same table ro
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
-from kgbench.errors import Location, UserError
+from kgbench.errors import UserError
+from kgbench.io import atomic_write_text
 
-from ..jsonio import atomic_write_text
+from ..runfolder import RunFolder
 from .html import render_html
 from .markdown import render_markdown
 
-__all__ = ["load_panels", "render_html", "render_markdown", "write_report"]
-
-
-def load_panels(run_dir: Path, model: str | None = None) -> list[dict[str, Any]]:
-    """The panel.json of every scored model (or of one), sorted by slug."""
-    scores = run_dir / "scores"
-    paths = sorted(scores.glob("*/panel.json")) if scores.is_dir() else []
-    if model is not None:
-        paths = [p for p in paths if p.parent.name == model]
-    if not paths:
-        what = f"model '{model}'" if model else "any model"
-        raise UserError(
-            f"no scores for {what} under {scores}; run `kgbench score --run-dir {run_dir}` first"
-        )
-    panels = []
-    for path in paths:
-        try:
-            panel = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise UserError(f"not valid JSON: {exc.msg}", Location(str(path), exc.lineno)) from None
-        if not isinstance(panel, dict) or "overall" not in panel:
-            raise UserError("not a panel written by `kgbench score`", Location(str(path)))
-        panel.setdefault("slug", path.parent.name)
-        panels.append(panel)
-    return panels
+__all__ = ["render_html", "render_markdown", "write_report"]
 
 
 def write_report(run_dir: Path, model: str | None = None) -> tuple[Path, Path]:
@@ -53,14 +28,17 @@ def write_report(run_dir: Path, model: str | None = None) -> tuple[Path, Path]:
 
     probes = load_probes(run_dir, model)
     try:
-        panels = load_panels(run_dir, model)
+        panels = RunFolder(run_dir).panels(model)
     except UserError:
         if not probes:
             raise
         panels = []
+    from ..provenance import collect
+
     title = f"kgbench report: {run_dir.resolve().name}"
+    provenance = collect(run_dir, panels)
     out = run_dir / "report"
     md, html = out / "report.md", out / "report.html"
-    atomic_write_text(md, render_markdown(title, panels, probes))
-    atomic_write_text(html, render_html(title, panels, probes))
+    atomic_write_text(md, render_markdown(title, panels, probes, provenance))
+    atomic_write_text(html, render_html(title, panels, probes, provenance))
     return md, html

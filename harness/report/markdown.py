@@ -5,13 +5,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..provenance import ModelProvenance, Provenance
 from .tables import (
     Table,
     alternative_table,
     category_tables,
     counts_table,
+    model_heading,
     overall_table,
     paired_tables,
+    provenance_table,
 )
 
 TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
@@ -39,13 +42,17 @@ def table_md(table: Table) -> str:
     return "\n".join(lines) + "\n"
 
 
-def model_md(panel: dict[str, Any]) -> str:
+def model_md(panel: dict[str, Any], provenance: ModelProvenance | None = None) -> str:
+    kind = provenance.kind if provenance else "Model"
     head = (
-        f"## Model {_escape(str(panel.get('model', panel.get('slug'))))} "
+        f"## {_escape(model_heading(panel, kind))} "
         f"(domain {_escape(str(panel.get('domain', '?')))}, {panel.get('scenarios', 0)} "
         f"scenarios, {panel.get('replicates', 1)} replicate(s))\n"
     )
-    parts = [head, table_md(counts_table(panel)), table_md(overall_table(panel))]
+    parts = [head]
+    if provenance is not None:
+        parts.append(table_md(provenance_table("How it answered", provenance.rows)))
+    parts += [table_md(counts_table(panel)), table_md(overall_table(panel))]
     alternative = alternative_table(panel)
     if alternative is not None:
         parts.append(table_md(alternative))
@@ -72,14 +79,23 @@ def probe_md(panels: list[dict[str, Any]], probes: list[dict[str, Any]]) -> str:
 
 
 def render_markdown(
-    title: str, panels: list[dict[str, Any]], probes: list[dict[str, Any]] | None = None
+    title: str,
+    panels: list[dict[str, Any]],
+    probes: list[dict[str, Any]] | None = None,
+    provenance: Provenance | None = None,
 ) -> str:
     intro = (
         f"# {_escape(title)}\n\n"
         "Metric panel of the paper's section 3.7 per grounding condition; paired deltas are "
         "within scenario. Plots are in report.html.\n"
     )
-    sections = [intro, *(model_md(p) for p in panels)]
+    sections = [intro]
+    if provenance is not None:
+        sections.append(
+            "## Provenance\n\n" + table_md(provenance_table("This run", provenance.run))
+        )
+    models = provenance.models if provenance else {}
+    sections += [model_md(p, models.get(str(p.get("slug")))) for p in panels]
     if probes:
         sections.append(probe_md(panels, probes))
     return "\n".join(sections)

@@ -13,23 +13,19 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import Location, UserError
+from kgbench.io import read_json_object
 
+from ..runfolder import RunFolder
 from .tables import NA, Table, fmt
 
 
 def load_probes(run_dir: Path, model: str | None = None) -> list[dict[str, Any]]:
     """scores.json of every probed model (or of one), with `slug` and `ratings` added."""
-    root = Path(run_dir) / "probe"
-    paths = sorted(root.glob("*/scores.json")) if root.is_dir() else []
-    if model is not None:
-        paths = [p for p in paths if p.parent.name == model]
+    paths = [p / "scores.json" for p in RunFolder(run_dir).probed(model).values()]
     out = []
-    for path in paths:
-        try:
-            scores = json.loads(path.read_text(encoding="utf-8"))
-        except json.JSONDecodeError as exc:
-            raise UserError(f"not valid JSON: {exc.msg}", Location(str(path), exc.lineno)) from None
-        if not isinstance(scores, dict) or "overall" not in scores:
+    for path in (p for p in paths if p.is_file()):
+        scores = read_json_object(path, "probe scores written by `kgbench probe`")
+        if "overall" not in scores:
             raise UserError("not probe scores written by `kgbench probe`", Location(str(path)))
         scores["slug"] = path.parent.name
         ratings = path.parent / "ratings.json"
@@ -50,42 +46,48 @@ def _ci(entry: dict[str, Any] | None) -> str:
 
 
 def side_by_side(panels: list[dict[str, Any]], probes: list[dict[str, Any]]) -> Table | None:
-    """One row per model with both a QA panel and probe scores (matched by slug)."""
+    """One column per model with both a QA panel and probe scores (matched by slug), one row
+    per measure: models are few and measures many, so the table stays narrow enough to read
+    in an 800 px window."""
     by_slug = {p["slug"]: p for p in probes}
     both = [p for p in panels if p.get("slug") in by_slug]
     if not both:
         return None
     metric = both[0]["metrics"][0]
     conditions = both[0]["conditions"]
-    header = ["Model", *(f"QA {metric['title']} {c}" for c in conditions)]
-    header += ["Probe precision@k", "Probe recall@k", "Exact-edge precision", "Mapped share"]
-    header += ["Accuracy (1-4)", "Comprehensiveness (1-4)"]
-    rows = []
-    for panel in both:
-        probe = by_slug[panel["slug"]]
-        o = probe["overall"]
-        qa = [
-            fmt((panel["overall"].get(c, {}).get(metric["name"]) or {}).get("mean"))
-            for c in conditions
-        ]
-        ratings = probe.get("ratings") or {}
-        rows.append(
-            [
-                str(panel.get("model", panel["slug"])),
-                *qa,
-                _ci(o["precision"]),
-                _ci(o["recall"]),
-                _ci(o["exact_precision"]),
-                _ci(o["mapped_share"]),
-                _ci(ratings.get("accuracy")),
-                _ci(ratings.get("comprehensiveness")),
-            ]
+    measures: list[tuple[str, Any]] = [
+        (
+            f"QA {metric['title']} {c}",
+            lambda panel, _probe, c=c: fmt(
+                (panel["overall"].get(c, {}).get(metric["name"]) or {}).get("mean")
+            ),
         )
+        for c in conditions
+    ]
+    for label, key in (
+        ("Probe precision@k", "precision"),
+        ("Probe recall@k", "recall"),
+        ("Exact-edge precision", "exact_precision"),
+        ("Mapped share", "mapped_share"),
+    ):
+        measures.append((label, lambda _panel, probe, key=key: _ci(probe["overall"][key])))
+    for label, key in (
+        ("Accuracy (1-4)", "accuracy"),
+        ("Comprehensiveness (1-4)", "comprehensiveness"),
+    ):
+        measures.append(
+            (label, lambda _panel, probe, key=key: _ci((probe.get("ratings") or {}).get(key)))
+        )
+    header = ["Measure", *(str(p.get("model", p["slug"])) for p in both)]
+    rows = [
+        [label, *(value(panel, by_slug[panel["slug"]]) for panel in both)]
+        for label, value in measures
+    ]
     return Table(
         "QA panel and graph-generation probe, side by side",
         header,
         rows,
-        [False, *[True] * (len(header) - 1)],
+        [False, *[True] * len(both)],
         "QA: mean of the panel's first metric per condition over scenarios. Probe: mean over "
         "roots with a 95% bootstrap interval; k is each probe's declared path bound.",
     )

@@ -92,10 +92,11 @@ def heatmap(panel: dict[str, Any]) -> str:
 
 
 def category_bars(panel: dict[str, Any], metric: dict[str, Any]) -> str:
-    """One metric across categories: a group of bars (one per condition) per category."""
+    """One metric across categories: a group of bars (one per condition) per category, each
+    with its standard-error whisker and its n (the scenarios where the metric is defined)."""
     conds = panel["conditions"]
     cats = sorted(panel.get("by_category", {}))
-    left, top, plot_h = 40, 28, 120
+    left, top, plot_h = 40, 40, 120
     group_w = max(68, 12 * len(conds) + 20)
     width = left + group_w * len(cats) + 20
     height = top + plot_h + 60
@@ -118,12 +119,27 @@ def category_bars(panel: dict[str, Any], metric: dict[str, Any]) -> str:
                     _text(x + bar_w / 2, top + plot_h - 2, "\u00d7", 10, "middle", fill="#999999")
                 )
                 continue
-            h = plot_h * min(1.0, max(0.0, stat["mean"]))
+            mean = min(1.0, max(0.0, stat["mean"]))
+            h = plot_h * mean
+            se = stat.get("se")
+            label = f"{fmt(stat['mean'])}" + (f" \u00b1 {fmt(se)}" if se is not None else "")
             body.append(
                 f"<rect x='{x:.1f}' y='{top + plot_h - h:.1f}' width='{bar_w - 2:.1f}' "
                 f"height='{max(h, 0.5):.1f}' fill='{colour}'><title>{_x(cat)} {_x(cond)}: "
-                f"{fmt(stat['mean'])} (n={stat['n']})</title></rect>"
+                f"{label} (n={stat['n']})</title></rect>"
             )
+            cx, top_y = x + (bar_w - 2) / 2, top + plot_h - h
+            if se is not None and se > 0:
+                lo, hi = max(0.0, mean - se), min(1.0, mean + se)
+                y_lo, y_hi = top + plot_h * (1 - lo), top + plot_h * (1 - hi)
+                cap = min(3.0, (bar_w - 2) / 2)
+                body.append(
+                    f"<path d='M{cx:.1f} {y_lo:.1f}V{y_hi:.1f}M{cx - cap:.1f} {y_hi:.1f}"
+                    f"H{cx + cap:.1f}M{cx - cap:.1f} {y_lo:.1f}H{cx + cap:.1f}' "
+                    "stroke='#24292f' stroke-width='1' fill='none'/>"
+                )
+                top_y = min(top_y, y_hi)
+            body.append(_text(cx, top_y - 3, str(stat["n"]), 8, "middle", fill="#57606a"))
         words = cat.replace("_", " ").split()
         half = (len(words) + 1) // 2
         for li, part in enumerate((" ".join(words[:half]), " ".join(words[half:]))):
@@ -146,8 +162,8 @@ def forest(panel: dict[str, Any], contrast: dict[str, Any]) -> str:
     """Paired deltas with their 95% intervals; green when the change is favourable."""
     metrics = panel["metrics"]
     rows = contrast["metrics"]
-    left, right, top, rh = 250, 190, 34, 24
-    plot_w = 360
+    left, right, top, rh = 230, 170, 34, 24
+    plot_w = 300
     lo = min([-0.25, *[r["ci_low"] for r in rows.values() if r.get("ci_low") is not None]])
     hi = max([0.25, *[r["ci_high"] for r in rows.values() if r.get("ci_high") is not None]])
     lo, hi = max(-1.0, lo - 0.05), min(1.0, hi + 0.05)

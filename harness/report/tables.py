@@ -48,6 +48,16 @@ POLICY_WORDS = {
 }
 
 
+def provenance_table(caption: str, rows: list[tuple[str, str]]) -> Table:
+    """A provenance block (harness.provenance) as a two-column table."""
+    return Table(caption, ["", ""], [[k, v] for k, v in rows], [False, False])
+
+
+def model_heading(panel: dict[str, Any], kind: str = "Model") -> str:
+    """`Baseline ref:oracle` or `Model openai:gpt-4o`: a baseline is never called a model."""
+    return f"{kind} {panel.get('model', panel.get('slug'))}"
+
+
 def counts_table(panel: dict[str, Any]) -> Table:
     cols = [
         "expected",

@@ -1,7 +1,7 @@
 """`kgbench explain` and `kgbench review`: reading and signing off a scenario set's gold.
 
-Plain typer commands on `review_app`, mounted by the top-level CLI (which turns a UserError
-into one message and exit code 2). Verdicts live in `domains/<domain>/reviews.csv` (see
+Plain typer functions, mounted by the top-level CLI (whose root group turns a UserError into
+one message and exit code 2). Verdicts live in `domains/<domain>/reviews.csv` (see
 `verdicts`); `--reviews` points elsewhere.
 """
 
@@ -22,9 +22,9 @@ ScenariosOption = Annotated[
 
 
 def default_reviews(domain: str) -> Path:
-    from harness.compiled import REPO_ROOT
+    from kgbench.locations import DOMAINS_DIR
 
-    return REPO_ROOT / "domains" / domain / "reviews.csv"
+    return DOMAINS_DIR / domain / "reviews.csv"
 
 
 @review_app.command("explain")
@@ -36,12 +36,11 @@ def explain_command(
     """Print why a scenario's gold is what it is: every candidate's verdict and its evidence."""
     from harness.compiled import CompiledDomain
     from harness.review.explain import as_text, explain, find
-    from harness.scenario_io import read_scenarios
-    from harness.scenarios.generator import default_output
+    from harness.scenarios.files import generated_set, read_scenarios
     from harness.scenarios.kg import KnowledgeGraph
 
     compiled = CompiledDomain.open(domain)
-    records = read_scenarios(scenarios or default_output(compiled))
+    records = read_scenarios(scenarios or generated_set(compiled))
     kg = KnowledgeGraph(compiled)
     print(as_text(kg, explain(kg, find(records, scenario_id))))
 
@@ -66,22 +65,22 @@ def review_command(
     ] = False,
 ) -> None:
     """Write the clinical review sheet (HTML and CSV) with every item's hash and verdict."""
-    from harness.compiled import REPO_ROOT, CompiledDomain
-    from harness.jsonio import atomic_write_text
+    from harness.compiled import CompiledDomain
     from harness.review.sheet import write_sheet
     from harness.review.verdicts import coverage, read_verdicts, verdict_rows
-    from harness.scenario_io import read_scenarios
-    from harness.scenarios.generator import default_output
+    from harness.scenarios.files import generated_set, read_scenarios
     from harness.scenarios.kg import KnowledgeGraph
     from kgbench.cliutil import stderr_console
+    from kgbench.io import atomic_write_text
+    from kgbench.locations import RUNS_DIR
 
     compiled = CompiledDomain.open(domain)
-    records = read_scenarios(scenarios or default_output(compiled))
+    records = read_scenarios(scenarios or generated_set(compiled))
     path = reviews or default_reviews(domain)
     verdicts = read_verdicts(path, records, allow_stale=drop_stale)
     if drop_stale and path.exists():
         atomic_write_text(path, verdict_rows(verdicts.values()))
-    target = out or REPO_ROOT / "runs" / f"review-{domain}"
+    target = out or RUNS_DIR / f"review-{domain}"
     html_path, csv_path = write_sheet(
         KnowledgeGraph(compiled), records, verdicts, target, f"Clinical review: {domain}"
     )

@@ -16,7 +16,8 @@ import io
 from pathlib import Path
 from typing import Any
 
-from ..jsonio import atomic_write_text
+from kgbench.io import atomic_write_text
+
 from ..scenarios.kg import KnowledgeGraph
 from .explain import explain
 from .verdicts import COLUMNS, Verdict, content_sha256

@@ -16,7 +16,6 @@ line and field; nothing is written.
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
 import re
 from collections.abc import Iterable
@@ -26,8 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import Location, UserError
-
-from ..scenarios.files import record_line
+from kgbench.io import record_line, sha256_text
 
 COLUMNS = ("scenario_id", "content_sha256", "verdict", "reviewer", "date", "note")
 VERDICTS = ("accept", "dispute")
@@ -37,7 +35,7 @@ MAX_PROBLEMS = 50
 
 def content_sha256(record: dict[str, Any]) -> str:
     """The hash a verdict is keyed by: the record's canonical JSON line."""
-    return hashlib.sha256(record_line(record).encode("utf-8")).hexdigest()
+    return sha256_text(record_line(record))
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,11 @@ from urllib.parse import urlsplit, urlunsplit
 from rich.console import Console
 
 from kgbench.errors import UserError
+from kgbench.io import atomic_write_json
+from kgbench.locations import cache_dir
 
-from ..jsonio import atomic_write_json
+from ..responders import needs_gold
+from ..runfolder import RunFolder
 from .batch import BatchOptions, BatchRunner
 from .client import Completion, OpenAITransport, ReferenceTransport, RequestFailure
 from .engine import OnlineRunner, RetryPolicy
@@ -32,7 +35,6 @@ from .plan import RequestItem, Settings, plan_requests, request_params
 from .pricing import resolve_prices
 from .progress import RunProgress, Tally, summary_lines
 from .records import cached_copy, failed_record, ok_record
-from .runfolder import REPO_ROOT, RunFolder, load_gold, load_run_folder
 from .spec import ModelSpec, parse_model_spec
 
 NO_KEY = "no-key-needed"
@@ -67,8 +69,7 @@ class RunResult:
 
 
 def default_cache_dir() -> Path:
-    home = os.environ.get("KGBENCH_HOME")
-    return (Path(home) if home else REPO_ROOT) / ".cache" / "responses"
+    return cache_dir("responses")
 
 
 def _api_key(spec: ModelSpec) -> str:
@@ -141,19 +142,19 @@ async def _run(config: RunConfig, console: Console) -> RunResult:
     if min(config.concurrency, config.settings.replicates, config.policy.max_attempts) < 1:
         raise UserError("--concurrency, --replicates and --max-attempts must be at least 1")
     api_key = None if spec.is_reference else _api_key(spec)
-    folder = load_run_folder(config.run_dir)
-    from harness.responders import needs_gold
-
-    gold = load_gold(folder.path) if spec.is_reference and needs_gold(spec.name) else {}
-    plan = plan_requests(folder.prompts, spec, config.settings)
+    folder = RunFolder.open(config.run_dir)
+    prompts = folder.prompts()
+    _, schema = folder.response_schema()
+    gold = folder.scenarios_by_id() if spec.is_reference and needs_gold(spec.name) else {}
+    plan = plan_requests(prompts, spec, config.settings)
     lookup = {item.key: item for item in plan}
     if config.limit is not None:
-        keep = {p.prompt_id for p in folder.prompts[: config.limit]}
+        keep = {p.prompt_id for p in prompts[: config.limit]}
         plan = [i for i in plan if i.prompt_id in keep]
     prices = resolve_prices(spec, config.price_in, config.price_out)
-    judge = ResponseJudge(folder.schema)
+    judge = ResponseJudge(schema)
     tally = Tally(planned=len(plan))
-    log = JsonlLog(folder.responses_dir / f"{log_stem(spec, config)}.jsonl")
+    log = JsonlLog(folder.response_log(log_stem(spec, config)))
     existing, _ = log.load()
     _check_identity(existing, spec, config.settings, log.path)
 
@@ -186,7 +187,7 @@ async def _run(config: RunConfig, console: Console) -> RunResult:
                     client,
                     spec,
                     folder.path,
-                    folder.schema,
+                    schema,
                     config.settings.structured,
                     judge,
                     prices,
@@ -213,7 +214,7 @@ async def _run(config: RunConfig, console: Console) -> RunResult:
                 config,
                 spec,
                 api_key,
-                folder,
+                schema,
                 gold,
                 judge,
                 prices,
@@ -237,7 +238,12 @@ async def _run(config: RunConfig, console: Console) -> RunResult:
             "and validated locally against the schema"
         )
     wall = time.perf_counter() - started
-    _write_meta(folder, spec, config, tally, prices.describe(), started_at, wall, fell_back)
+    served_by = sorted(
+        {str(r["system_fingerprint"]) for r in final.values() if r.get("system_fingerprint")}
+    )
+    _write_meta(
+        folder, spec, config, tally, prices.describe(), started_at, wall, fell_back, served_by
+    )
     lines = summary_lines(tally, wall, str(log.path), prices.describe())
     return RunResult(log.path, tally, wall, lines)
 
@@ -310,7 +316,7 @@ async def _run_online(
     config: RunConfig,
     spec: ModelSpec,
     api_key: str | None,
-    folder: RunFolder,
+    schema: dict[str, Any],
     gold: dict[str, Any],
     judge: ResponseJudge,
     prices: Any,
@@ -324,7 +330,7 @@ async def _run_online(
         transport: Any = ReferenceTransport(spec, gold)
     else:
         transport = OpenAITransport(
-            spec, api_key or NO_KEY, config.timeout_s, folder.schema, config.settings.structured
+            spec, api_key or NO_KEY, config.timeout_s, schema, config.settings.structured
         )
     await send_online(
         transport, spec, config.concurrency, config.policy, judge, prices, log, cache, tally,
@@ -394,13 +400,19 @@ def _write_meta(
     started_at: str,
     wall_s: float,
     fell_back: bool,
+    served_by: list[str],
 ) -> None:
-    """responses/<slug>.run.json: the settings and counts of the latest invocation."""
+    """responses/<slug>.run.json: the settings and counts of the latest invocation.
+
+    `served_by` holds the endpoints' system fingerprints: the local reference server signs
+    its answers `kgbench-ref-<responder>`, which is how a report knows a baseline reached
+    through the real client (as in the pilot) is a baseline and not a model."""
     meta = {
         "model": spec.text,
         "base_url": _safe_url(spec.base_url),
         "settings": asdict(config.settings),
         "structured_fallback": fell_back,
+        "served_by": served_by,
         "mode": "batch" if config.batch else ("reference" if spec.is_reference else "online"),
         "concurrency": config.concurrency,
         "limit": config.limit,
@@ -410,4 +422,14 @@ def _write_meta(
         "counts": {k: v for k, v in asdict(tally).items() if k != "notes"},
         "notes": tally.notes,
     }
-    atomic_write_json(folder.responses_dir / f"{log_stem(spec, config)}.run.json", meta)
+    atomic_write_json(folder.log_settings(log_stem(spec, config)), meta)
+
+
+def answer_with_reference(run_dir: Path, responder: str) -> Path:
+    """Answer every prompt of a run folder with a reference responder; returns the log path.
+
+    This is `kgbench run --model ref:<responder>`: the same runner, key recipe, log format and
+    file name as any model, so `kgbench score` treats baselines exactly like models.
+    """
+    config = RunConfig(run_dir=Path(run_dir), model=f"ref:{responder}", use_cache=False)
+    return run_model(config, Console(stderr=True, quiet=True)).log_path

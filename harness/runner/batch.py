@@ -25,8 +25,8 @@ from typing import Any
 from rich.console import Console
 
 from kgbench.errors import ServiceError, UserError
+from kgbench.io import atomic_write_bytes, atomic_write_json, utf8_bytes
 
-from ..jsonio import atomic_write_bytes, atomic_write_json, utf8_bytes
 from .client import Completion, MalformedCompletion, build_body, scrub
 from .engine import RetryPolicy
 from .log import JsonlLog

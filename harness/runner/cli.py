@@ -1,32 +1,17 @@
-"""`kgbench run` and `kgbench serve-reference`.
+"""`kgbench run`.
 
-Both are plain typer-annotated functions, so the main CLI can mount them at top level
-(`app.command("run")(run_command)`) or as a group (`app.add_typer(runner_app)`). User
-problems print one message on stderr and exit 2; the run summary goes to stderr and the
+A plain typer-annotated function, mounted at top level by kgbench/cli.py (whose root group
+turns a UserError into one message and exit code 2). The run summary goes to stderr and the
 response log's path to stdout, so scripts can do `log=$(kgbench run ...)`.
 """
 
 from __future__ import annotations
 
-import ipaddress
-import signal
-import sys
-import threading
-from collections.abc import Callable
-from functools import wraps
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.console import Console
-
-runner_app = typer.Typer(
-    name="runner",
-    help="Run models over a run folder; serve the local reference endpoint.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-)
 
 
 def _err() -> Console:
@@ -35,25 +20,6 @@ def _err() -> Console:
     return stderr_console(soft_wrap=True)
 
 
-def _user_errors(func: Callable[..., Any]) -> Callable[..., Any]:
-    """UserError -> one message on stderr, exit 2 (as kgbench.cli does for its commands)."""
-
-    @wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from kgbench.errors import UserError
-
-        try:
-            return func(*args, **kwargs)
-        except UserError as exc:
-            from kgbench.cliutil import print_user_error
-
-            print_user_error(exc, _err())
-            raise typer.Exit(exc.exit_code) from None
-
-    return wrapper
-
-
-@_user_errors
 def run_command(
     run_dir: Annotated[
         Path, typer.Option("--run-dir", help="The run folder (holds run.json and prompts/).")
@@ -88,10 +54,12 @@ def run_command(
         int, typer.Option(help="Most requests in flight (adapts down on 429).")
     ] = 16,
     retry_failed: Annotated[
-        bool, typer.Option("--retry-failed", help="Re-send requests logged as failed.")
+        bool,
+        typer.Option("--retry-failed/--no-retry-failed", help="Re-send requests logged as failed."),
     ] = False,
     batch: Annotated[
-        bool, typer.Option("--batch", help="Use the Batch API (half price, up to 24 h).")
+        bool,
+        typer.Option("--batch/--no-batch", help="Use the Batch API (half price, up to 24 h)."),
     ] = False,
     limit: Annotated[int | None, typer.Option(help="Only the first N prompts.")] = None,
     price_in: Annotated[
@@ -184,129 +152,3 @@ def run_command(
     for line in result.lines:
         err.print(line, markup=False)
     typer.echo(str(result.log_path))
-
-
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
-@_user_errors
-def serve_reference_command(
-    port: Annotated[
-        int, typer.Option(help="TCP port (0: any free one; the URL is printed).")
-    ] = 8089,
-    host: Annotated[str, typer.Option(help="Loopback address to bind.")] = "127.0.0.1",
-    responder: Annotated[
-        str,
-        typer.Option(
-            help="oracle | context-reader | ungrounded (a request's model name may pick one)."
-        ),
-    ] = "context-reader",
-    latency_ms: Annotated[float, typer.Option("--latency-ms", help="Delay per answer.")] = 200.0,
-    fault_rate: Annotated[
-        float, typer.Option("--fault-rate", help="Fraction of requests to fault.")
-    ] = 0.0,
-    faults: Annotated[
-        str, typer.Option(help="Fault kinds: 429,500,drop,timeout,malformed,truncated.")
-    ] = "429,500,drop,timeout,malformed,truncated",
-    seed: Annotated[int, typer.Option(help="Fault seed (same seed, same faults).")] = 0,
-    run_dir: Annotated[
-        Path | None,
-        typer.Option("--run-dir", help="Run folder with scenarios.jsonl (oracle gold)."),
-    ] = None,
-    retry_after_ms: Annotated[
-        int, typer.Option("--retry-after-ms", help="Retry-After sent with 429s.")
-    ] = 1000,
-    hang_s: Annotated[
-        float, typer.Option("--hang-s", help="How long a `timeout` fault hangs.")
-    ] = 600.0,
-    structured: Annotated[
-        bool,
-        typer.Option(
-            "--structured/--no-structured", help="Accept response_format json_schema (else 400)."
-        ),
-    ] = True,
-    batch_step_ms: Annotated[
-        float, typer.Option("--batch-step-ms", help="Time per batch status step.")
-    ] = 200.0,
-    expire_batches: Annotated[
-        int, typer.Option("--expire-batches", help="The first N batches expire half-way.")
-    ] = 0,
-    domain: Annotated[
-        str | None,
-        typer.Option(
-            "--domain",
-            help="Also answer this compiled domain's graph-generation probe prompts.",
-        ),
-    ] = None,
-    probe_responder: Annotated[
-        str,
-        typer.Option(
-            "--probe-responder",
-            help="oracle | noisy | noisy-<rate> for probe prompts (a request's model name "
-            "may pick one).",
-        ),
-    ] = "oracle",
-) -> None:
-    """Serve a local OpenAI-compatible endpoint answered by a reference responder."""
-    from harness.server import FaultPlan, ReferenceServer, ServerConfig, parse_fault_kinds
-    from kgbench.errors import UserError
-
-    if not _loopback(host):
-        raise UserError(
-            f"--host {host} is not a loopback address; the reference server has no auth"
-        )
-    if not 0.0 <= fault_rate <= 1.0:
-        raise UserError("--fault-rate must be between 0 and 1")
-    if domain is not None:
-        from harness.probe.responders import check_responder
-
-        check_responder(probe_responder)
-    try:
-        kinds = parse_fault_kinds(faults)
-        config = ServerConfig(
-            host=host,
-            port=port,
-            responder=responder,
-            latency_ms=latency_ms,
-            faults=FaultPlan(fault_rate, kinds, seed),
-            run_dir=run_dir,
-            retry_after_ms=retry_after_ms,
-            hang_s=hang_s,
-            structured=structured,
-            batch_step_ms=batch_step_ms,
-            expire_batches=expire_batches,
-            probe_domain=domain,
-            probe_responder=probe_responder,
-        )
-        server = ReferenceServer(config)
-    except (ValueError, KeyError, OSError) as exc:  # bad flags, scenarios.jsonl, port in use
-        raise UserError(f"cannot start the reference server: {exc}") from None
-    stop = threading.Event()
-    if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    url = server.start()
-    from kgbench.cliutil import escape
-
-    _err().print(
-        f"reference server ({escape(responder)}) at [bold]{escape(url)}[/]; Ctrl-C to stop",
-        markup=True,
-    )
-    typer.echo(url)
-    sys.stdout.flush()
-    try:
-        while not stop.wait(0.5):
-            pass
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.stop()
-
-
-runner_app.command("run")(run_command)
-runner_app.command("serve-reference")(serve_reference_command)

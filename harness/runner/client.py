@@ -277,7 +277,8 @@ class ReferenceTransport:
 
     async def complete(self, item: RequestItem) -> Completion:
         from harness.responders import needs_gold
-        from harness.server.completions import estimate_tokens, last_user_text, message_text
+
+        from .messages import estimate_tokens, last_user_text, message_text
 
         messages, scenario_id = item.messages, item.scenario_id
         prompt = last_user_text(messages)

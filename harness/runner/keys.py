@@ -8,14 +8,9 @@ different temperature, seed or endpoint never reuses another setting's answer.
 from __future__ import annotations
 
 import hashlib
-import json
-import re
 from typing import Any
 
-
-def canonical_json(obj: Any) -> str:
-    """Sorted keys, no whitespace, UTF-8 kept: one spelling per value."""
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+from kgbench.io import canonical_json
 
 
 def request_key(
@@ -24,9 +19,3 @@ def request_key(
     payload = {"model": model, "messages": messages, "params": params, "replicate": replicate}
     # surrogatepass: a lone surrogate in a message hashes to stable bytes instead of raising
     return hashlib.sha256(canonical_json(payload).encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def model_slug(spec: str) -> str:
-    """A file-name-safe form of a model spec: `openai:gpt-4o` -> `openai-gpt-4o` (the same
-    rule as harness.responders.model_slug, so responses/ and scores/ names agree)."""
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", spec).strip("-.") or "model"

@@ -20,8 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import Location, UserError
-
-from ..jsonio import atomic_write_bytes, utf8_bytes
+from kgbench.io import atomic_write_bytes, utf8_bytes
 
 try:
     import fcntl

@@ -11,8 +11,8 @@ from typing import Any
 
 from kgbench.errors import UserError
 
+from ..runfolder import Prompt
 from .keys import request_key
-from .runfolder import Prompt
 from .spec import ModelSpec
 
 

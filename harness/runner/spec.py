@@ -2,20 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from kgbench.errors import UserError
 
-from .keys import model_slug
-
-REFERENCE_RESPONDERS = ("oracle", "context-reader", "ungrounded")
+from ..responders import is_responder, responder_names
 
 
-def _is_noisy_oracle(name: str) -> bool:
-    """`noisy-oracle-<rate>`: the QA panel's oracle at a declared error rate."""
-    from harness.responders import noisy_rate
-
-    return noisy_rate(name) is not None
+def model_slug(spec: str) -> str:
+    """A file-name-safe form of a model spec: `openai:gpt-4o` -> `openai-gpt-4o`; the name of
+    its responses log and scores folder (responses/<slug>.jsonl, scores/<slug>/)."""
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", spec).strip("-.") or "model"
 
 
 @dataclass(frozen=True)
@@ -47,12 +45,16 @@ class ModelSpec:
 
 
 def parse_model_spec(
-    text: str, base_url: str | None = None, responders: tuple[str, ...] = REFERENCE_RESPONDERS
+    text: str, base_url: str | None = None, responders: tuple[str, ...] | None = None
 ) -> ModelSpec:
     """Parse `--model`; a malformed spec is a UserError listing the accepted forms.
 
-    `responders` are the reference responders the caller can run (the QA panel's by default;
-    the graph-generation probe has its own)."""
+    `responders` are the reference responders the caller can run: None means the QA panel's
+    registry (harness.responders, noisy oracles included); the graph-generation probe passes
+    its own."""
+    known = is_responder if responders is None else responders.__contains__
+    if responders is None:
+        responders = tuple(responder_names())
     provider, sep, name = text.partition(":")
     forms = "openai:<model> (with --base-url for other servers) or ref:" + "|ref:".join(responders)
     if not sep or not name.strip():
@@ -61,11 +63,38 @@ def parse_model_spec(
     if provider == "openai":
         return ModelSpec("openai", name, base_url.rstrip("/") if base_url else None)
     if provider == "ref":
-        if name not in responders and not (
-            responders is REFERENCE_RESPONDERS and _is_noisy_oracle(name)
-        ):
+        if not known(name):
             raise UserError(f"unknown reference responder '{name}'; known: {', '.join(responders)}")
         if base_url:
             raise UserError("--base-url applies to openai: models, not to ref: responders")
         return ModelSpec("ref", name)
     raise UserError(f"unknown model provider '{provider}' in --model '{text}'; use {forms}")
+
+
+PROVIDERS = ("openai", "ref")
+
+
+def log_name_for(model: str | None, log_name: str | None = None) -> str | None:
+    """The responses log (or probe folder) a reading command means: `--log-name` as given,
+    else the slug of `--model`, which names the model exactly as `kgbench run` does
+    (`openai:gpt-4o`, `ref:oracle`); None when neither is given (every log).
+
+    One model naming everywhere: `score`, `report` and `probe-review` take the spec, never
+    the slug; a slug given as --model is refused with the spec it probably stands for.
+    """
+    if model is not None and log_name is not None:
+        raise UserError("give --model or --log-name, not both")
+    if model is None:
+        return log_name
+    provider, sep, name = model.partition(":")
+    if not sep or provider not in PROVIDERS or not name.strip():
+        guess = next(
+            (f" (did you mean --model {p}:{model[len(p) + 1 :]}?)" for p in PROVIDERS
+             if model.startswith(f"{p}-") and len(model) > len(p) + 1),
+            "",
+        )  # fmt: skip
+        raise UserError(
+            f"--model '{model}' is not a model spec{guess}; name the model as `kgbench run` "
+            "takes it (openai:<model> or ref:<responder>), or a log by --log-name NAME"
+        )
+    return model_slug(f"{provider}:{name.strip()}")

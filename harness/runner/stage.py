@@ -28,7 +28,6 @@ provides in `StageConfig.responders`.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import json
 import os
 import re
@@ -42,8 +41,8 @@ from typing import Any
 from rich.console import Console
 
 from kgbench.errors import UserError
+from kgbench.io import atomic_write_json, canonical_json, sha256_text
 
-from ..jsonio import atomic_write_json
 from .api import (
     NO_KEY,
     _api_key,
@@ -56,7 +55,7 @@ from .api import (
 from .batch import BatchOptions, BatchRunner
 from .client import Completion, OpenAITransport, RequestFailure, scrub
 from .engine import RetryPolicy
-from .keys import canonical_json, request_key
+from .keys import request_key
 from .log import JsonlLog, RunLock
 from .parse import ResponseJudge
 from .plan import RequestItem, Settings, request_params
@@ -145,7 +144,7 @@ def plan_stage(
     for request in stage.requests:
         if request.request_id in key_of:
             raise AssertionError(f"stage {stage.name}: request id {request.request_id} twice")
-        digest = hashlib.sha256(canonical_json(request.schema).encode()).hexdigest()[:16]
+        digest = sha256_text(canonical_json(request.schema))[:16]
         params = {**base, "schema_sha256": digest}
         key = request_key(spec.text, request.messages, params, 0)
         key_of[request.request_id] = key
@@ -323,7 +322,7 @@ class StageReferenceTransport:
         return scrub(text)
 
     async def complete(self, item: RequestItem) -> Completion:
-        from harness.server.completions import estimate_tokens, message_text
+        from .messages import estimate_tokens, message_text
 
         request = self.requests[item.prompt_id]
         try:

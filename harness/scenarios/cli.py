@@ -1,17 +1,14 @@
-"""`kgbench generate`, `check-scenarios`, `publish` and `verify-release`.
+"""`kgbench generate`, `check-scenarios`, `audit`, `publish`, `verify-release`, `pin-releases`.
 
-Plain typer commands on `scenario_app`; the top-level CLI mounts them (wrapping each so a
-UserError prints one clear message and exits with code 2). Imports are lazy so `--help` stays
-fast.
+Plain typer commands on `scenario_app`; the top-level CLI mounts them (its root group turns a
+UserError into one clear message and exit code 2). Imports are lazy so `--help` stays fast.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable
-from functools import wraps
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -19,32 +16,13 @@ from kgbench.cliutil import escape
 
 scenario_app = typer.Typer(add_completion=False, no_args_is_help=True)
 
-DomainOption = Annotated[str, typer.Option("--domain", "-d", help="Compiled domain.")]
+DomainOption = Annotated[str, typer.Option("--domain", "-d", help="Compiled domain (required).")]
 
 
 def _console():
     from kgbench.cliutil import stderr_console
 
     return stderr_console()
-
-
-def clear_errors(func: Callable[..., Any]) -> Callable[..., Any]:
-    """A UserError becomes one message per line on stderr and its exit code (2), whether or
-    not the top-level CLI wraps the command again."""
-
-    @wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        from kgbench.errors import UserError
-
-        try:
-            return func(*args, **kwargs)
-        except UserError as exc:
-            from kgbench.cliutil import print_user_error
-
-            print_user_error(exc, _console())
-            raise typer.Exit(exc.exit_code) from None
-
-    return wrapper
 
 
 def _display(path: Path) -> str:
@@ -58,9 +36,8 @@ def _display(path: Path) -> str:
 
 
 @scenario_app.command("generate")
-@clear_errors
 def generate(
-    domain: DomainOption = "cardio",
+    domain: DomainOption,
     seed: Annotated[
         int | None, typer.Option(help="Random seed (default: the one scenarios.yaml declares).")
     ] = None,
@@ -87,32 +64,32 @@ def generate(
 
 
 @scenario_app.command("check-scenarios")
-@clear_errors
 def check_scenarios(
+    domain: DomainOption,
     file: Annotated[
         Path | None,
         typer.Argument(
             help="Scenario file (JSON Lines), e.g. hand-written (default: the domain's generated set)."
         ),
     ] = None,
-    domain: DomainOption = "cardio",
 ) -> None:
     """Validate a scenario file against the scenario schema, the graph and the gold rules."""
     from harness.compiled import CompiledDomain
-    from harness.scenarios.generator import default_output
+    from harness.scenarios.files import generated_set
     from harness.scenarios.validation import check_file
 
     compiled = CompiledDomain.open(domain)
-    path = file or default_output(compiled)
+    path = file or generated_set(compiled)
     records = check_file(compiled, path)
     _console().print(f"[green]valid[/] {len(records)} scenarios in {_display(path)}")
 
 
 @scenario_app.command("publish")
-@clear_errors
 def publish(
-    version: Annotated[str, typer.Option(help="Release version (MAJOR.MINOR.PATCH).")],
-    domain: DomainOption = "cardio",
+    release: Annotated[
+        str, typer.Option("--release", help="Release version to publish (MAJOR.MINOR.PATCH).")
+    ],
+    domain: DomainOption,
     scenarios: Annotated[
         Path | None,
         typer.Option(help="Scenario file (default: generated/<domain>/scenarios/scenarios.jsonl)."),
@@ -132,16 +109,16 @@ def publish(
 
     if reviews is None and default_reviews(domain).exists():
         reviews = default_reviews(domain)
-    result = publish_release(CompiledDomain.open(domain), version, scenarios, reviews, changelog)
+    result = publish_release(CompiledDomain.open(domain), release, scenarios, reviews, changelog)
     if result.unchanged:
         _console().print(
-            f"[green]unchanged[/] release {escape(version)} already holds this content: "
+            f"[green]unchanged[/] release {escape(release)} already holds this content: "
             f"{_display(result.path)}; release digest {result.digest}"
         )
         return
     bump = f" ({result.bump} bump from {result.previous})" if result.previous else ""
     _console().print(
-        f"[green]published[/] release {escape(version)}{bump}: {result.scenarios} scenarios in "
+        f"[green]published[/] release {escape(release)}{bump}: {result.scenarios} scenarios in "
         f"{_display(result.path)}"
     )
     _console().print(f"release digest {result.digest} (recorded in gold/index.json; pin it)")
@@ -160,7 +137,6 @@ def publish(
 
 
 @scenario_app.command("verify-release")
-@clear_errors
 def verify_release(
     path: Annotated[
         Path, typer.Argument(help="A release folder (generated/<domain>/gold/<version>).")
@@ -202,7 +178,6 @@ def verify_release(
 
 
 @scenario_app.command("audit")
-@clear_errors
 def audit_command(
     domain: DomainOption,
     scenarios: Annotated[
@@ -217,12 +192,11 @@ def audit_command(
 ) -> None:
     """Re-judge an existing scenario set (e.g. an older release) by the evidence rules."""
     from harness.compiled import CompiledDomain
-    from harness.scenario_io import read_scenarios
     from harness.scenarios.audit import OUTCOMES, audit, summary
-    from harness.scenarios.generator import default_output
+    from harness.scenarios.files import generated_set, read_scenarios
 
     compiled = CompiledDomain.open(domain)
-    path = scenarios or default_output(compiled)
+    path = scenarios or generated_set(compiled)
     if path.is_dir():
         path = path / "scenarios.jsonl"
     result = audit(compiled, read_scenarios(path))
@@ -240,12 +214,11 @@ def audit_command(
 
 
 @scenario_app.command("pin-releases")
-@clear_errors
-def pin_releases(domain: DomainOption = "cardio") -> None:
+def pin_releases(domain: DomainOption) -> None:
     """Record releases published before the release index existed (each must verify)."""
     from harness.compiled import CompiledDomain
-    from harness.release.index import pin_existing
     from harness.release.layout import releases
+    from harness.release.verify import pin_existing
 
     gold = CompiledDomain.open(domain).root / "gold"
     recorded = pin_existing(gold, domain, releases(gold))

@@ -1,31 +1,41 @@
-"""Small, exact file helpers shared by the scenario generator and gold releases.
+"""Scenario files (JSON Lines): where a domain's generated set lives, and reading any set.
 
-Scenario files and release files are compared byte for byte (determinism tests, release
-content hashes), so there is exactly one way to serialise a record, and every write goes
-through a temporary sibling and an atomic rename: a crash never leaves half a file behind.
+A scenario set is read from three kinds of place: the generated set of a compiled domain
+(`generated/<domain>/scenarios/scenarios.jsonl`), a run folder's copy, and a gold release;
+all go through `read_scenarios`, so each problem is one message naming the file and line.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-from collections.abc import Iterable
+from pathlib import Path
 from typing import Any
 
+from kgbench.errors import Location, UserError
+from kgbench.io import iter_jsonl
 
-def record_line(record: dict[str, Any]) -> str:
-    """One JSON Lines record: sorted keys, compact separators kept readable, UTF-8 text."""
-    return json.dumps(record, sort_keys=True, ensure_ascii=False) + "\n"
-
-
-def jsonl_bytes(records: Iterable[dict[str, Any]]) -> bytes:
-    return "".join(record_line(r) for r in records).encode("utf-8")
+from ..compiled import CompiledDomain
 
 
-def json_bytes(obj: Any) -> bytes:
-    """Canonical pretty JSON (manifests, schemas): sorted keys, two spaces, trailing newline."""
-    return (json.dumps(obj, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+def generated_set(domain: CompiledDomain) -> Path:
+    """The scenario set `kgbench generate` writes for a compiled domain."""
+    return domain.root / "scenarios" / "scenarios.jsonl"
 
 
-def sha256_bytes(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
+def read_scenarios(path: Path) -> list[dict[str, Any]]:
+    if not path.exists():
+        raise UserError(
+            f"scenario file not found: {path} (run `kgbench generate` or pass --scenarios)"
+        )
+    out = []
+    for n, item in iter_jsonl(path, "scenario"):
+        if "scenario_id" not in item:
+            raise UserError("expected a scenario object with a scenario_id", Location(str(path), n))
+        out.append(item)
+    return out
+
+
+def find_scenario(scenarios: list[dict[str, Any]], scenario_id: str) -> dict[str, Any]:
+    for s in scenarios:
+        if s["scenario_id"] == scenario_id:
+            return s
+    raise UserError(f"scenario '{scenario_id}' not found ({len(scenarios)} scenarios loaded)")

@@ -27,11 +27,11 @@ from typing import Any
 
 from harness.compiled import CompiledDomain
 from kgbench.errors import UserError
+from kgbench.io import atomic_write_bytes, jsonl_bytes
 
-from ..jsonio import atomic_write_bytes
 from .clinical import Clinical
 from .evidence import OutcomeJudge
-from .files import jsonl_bytes
+from .files import generated_set
 from .gold import GoldBuilder, GoldError
 from .kg import KnowledgeGraph
 from .narratives import Wording, capitalise
@@ -372,10 +372,6 @@ def _scenario_id(n: int) -> str:
     return f"SCN_{n:0{ID_WIDTH}d}"
 
 
-def default_output(domain: CompiledDomain) -> Path:
-    return domain.root / "scenarios" / "scenarios.jsonl"
-
-
 def generate_file(
     domain: CompiledDomain,
     seed: int | None = None,
@@ -385,6 +381,6 @@ def generate_file(
     """Generate and write scenarios (JSON Lines, atomically); returns path, records, report."""
     gen = Generator(domain, seed)
     records = gen.generate(per_category)
-    path = out or default_output(domain)
+    path = out or generated_set(domain)
     atomic_write_bytes(path, jsonl_bytes(records))
     return path, records, gen.report

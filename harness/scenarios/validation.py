@@ -21,12 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from harness.compiled import CompiledDomain
-from kgbench.errors import Location, UserError
+from kgbench.errors import Location, UserError, UserErrors
+from kgbench.io import iter_jsonl as read_jsonl
 
-from ..jsonio import iter_jsonl as read_jsonl
 from .kg import KnowledgeGraph
-
-MAX_SHOWN = 50
 
 
 @dataclass(frozen=True)
@@ -41,20 +39,6 @@ class Problem:
         if loc.field:
             where.append(f"field '{loc.field}'")
         return ", ".join(where) + f": {self.message}"
-
-
-class ScenarioErrors(UserError):
-    """One or more invalid scenarios, reported together, one per line."""
-
-    def __init__(self, problems: list[Problem]) -> None:
-        self.problems = problems
-        shown = [str(p) for p in problems[:MAX_SHOWN]]
-        if len(problems) > MAX_SHOWN:
-            shown.append(f"... and {len(problems) - MAX_SHOWN} more problems")
-        super().__init__("\n".join(shown))
-
-    def __str__(self) -> str:
-        return self.message
 
 
 def _suggest(word: str, options: Iterable[str]) -> str:
@@ -367,11 +351,11 @@ def validate_records(
 
 
 def check_file(domain: CompiledDomain, path: Path) -> list[dict[str, Any]]:
-    """Read and validate a scenario file; raises ScenarioErrors listing every problem."""
+    """Read and validate a scenario file; raises UserErrors listing every problem."""
     records = list(read_jsonl(path))
     if not records:
         raise UserError(f"{path}: no scenarios in the file")
     problems = validate_records(domain, records, str(path))
     if problems:
-        raise ScenarioErrors(problems)
+        raise UserErrors(problems)
     return [r for _, r in records]

@@ -25,7 +25,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-from .completions import RESPONDERS, Answerer, load_gold
+from ..responders import RESPONDERS, is_responder, responder_names
+from .completions import Answerer, load_gold
 from .faults import FaultPlan
 from .store import Store
 
@@ -157,9 +158,9 @@ class ReferenceServer:
     def __init__(
         self, config: ServerConfig, respond: Callable[..., dict[str, Any]] | None = None
     ) -> None:
-        if config.responder not in RESPONDERS:
+        if not is_responder(config.responder):
             raise ValueError(
-                f"unknown responder {config.responder!r}; known: {', '.join(RESPONDERS)}"
+                f"unknown responder {config.responder!r}; known: {', '.join(responder_names())}"
             )
         self.config = config
         self.stats = Stats()
@@ -243,6 +244,11 @@ class ReferenceServer:
         self.stats.bump("chat_requests")
         if (h.headers.get("Authorization") or "").startswith("Bearer "):
             self.stats.bump("chat_with_bearer")  # counted, never stored: it holds the key
+        organization = h.headers.get("OpenAI-Organization")
+        if organization:
+            # Per client identity (OPENAI_ORG_ID): a test tells a restarted runner's requests
+            # from those a killed one had already put on the wire, without waiting for them.
+            self.stats.bump(f"chat_requests_org:{organization[:64]}")
         try:
             body = json.loads(raw)
         except ValueError:

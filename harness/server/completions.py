@@ -16,43 +16,18 @@ from itertools import count
 from pathlib import Path
 from typing import Any
 
-RESPONDERS = ("oracle", "context-reader", "ungrounded")
+from ..responders import is_responder, needs_gold, noisy_rate, respond
+from ..runfolder import RunFolder
+from ..runner.messages import estimate_tokens, last_user_text, message_text
+
 _SCENARIO = re.compile(r"^# Scenario (\S+)", re.M)
 _ids = count(1)
 
 
 def load_gold(run_dir: Path | None) -> dict[str, dict[str, Any]]:
-    """Whole scenarios (gold and labels) by id from `run_dir/scenarios.jsonl`; empty without
-    a run dir. The oracle takes the whole scenario so it can name its choice by label."""
-    if run_dir is None:
-        return {}
-    path = Path(run_dir) / "scenarios.jsonl"
-    gold = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip():
-            row = json.loads(line)
-            gold[row["scenario_id"]] = row
-    return gold
-
-
-def message_text(message: dict[str, Any]) -> str:
-    """The text of one message (content parts are joined)."""
-    content = message.get("content")
-    if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return str(content or "")
-
-
-def last_user_text(messages: list[dict[str, Any]]) -> str:
-    """The text of the last user message."""
-    for message in reversed(messages):
-        if message.get("role") == "user":
-            return message_text(message)
-    return ""
-
-
-def estimate_tokens(text: str) -> int:
-    return len(text) // 4
+    """Whole scenarios (gold and labels) by id from the run folder; empty without a run dir.
+    The oracle takes the whole scenario so it can name its choice by label."""
+    return {} if run_dir is None else RunFolder(run_dir).scenarios_by_id()
 
 
 class Answerer:
@@ -74,8 +49,6 @@ class Answerer:
 
     def _respond_fn(self) -> Callable[..., dict[str, Any]]:
         if self._respond is None:
-            from harness.responders import respond
-
             self._respond = respond
         return self._respond
 
@@ -88,8 +61,6 @@ class Answerer:
         if obj is not None:
             name = model if self._is_probe_name(model) else self.probe_responder
         else:
-            from harness.responders import is_responder, needs_gold, noisy_rate
-
             name = model if is_responder(model) else self.responder
             gold = None
             if needs_gold(name):

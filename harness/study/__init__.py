@@ -8,5 +8,6 @@ deltas, the model x condition interaction, a ranking with its uncertainty, and r
 across replicates; then one self-contained HTML report.
 
 Modules: `config` (the study file), `run` (orchestration), `stats` (the statistics),
-`report` (the HTML), `provenance` (the provenance block), `cli` (the command).
+`report` (the HTML), `cli` (the command). The provenance block is harness.provenance's, the
+one the QA report uses.
 """

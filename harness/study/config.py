@@ -1,8 +1,8 @@
 """The study file: validated like every declaration, then checked for what a schema cannot say.
 
-`load_study(path, domain)` reads the file through the compiler's declaration reader (bounded
-YAML, line numbers) against `StudyConfig` of spec/study/study.yaml (the LinkML schema turned into
-JSON Schema), then checks: the domain and conditions exist, model names are unique, each
+`kgbench.study.load_study(path, domain)` reads the file through the compiler's declaration
+reader (bounded YAML, line numbers) against `StudyConfig` of spec/study/study.yaml (the LinkML
+schema turned into JSON Schema); `study_from` here then checks, without the compiler: the domain and conditions exist, model names are unique, each
 model's settings fit its kind and do not contradict each other, and the release verifies.
 Any problem is one SpecError naming the file, the line and the field, raised before anything
 is run or written, so a bad study costs nothing.
@@ -10,18 +10,14 @@ is run or written, so a bad study costs nothing.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from harness.runner.plan import Settings
-from kgbench.errors import SpecError
+from kgbench.errors import SpecError, UserErrors
+from kgbench.io import sha256_file
 
-# The study schema sits in its own folder under spec/: the compiler counts every spec/*.yaml as
-# an input of each domain's compile (a new one there would make every compile stale), and a
-# study is not part of any domain's compile.
-STUDY_SCHEMA = Path("study") / "study.yaml"
 DEFAULT_BOOTSTRAP = 10_000
 DEFAULT_PERMUTATIONS = 10_000
 DEFAULT_CONCURRENCY = 16
@@ -117,52 +113,12 @@ class StudyConfig:
         return next(m for m in self.models if m.name == name)
 
 
-def read_declaration(path: Path) -> Any:
-    """The study file read and validated as the compiler validates every declaration: its
-    bounded YAML reader (line numbers kept), the LinkML class turned into JSON Schema (cached
-    like the other declaration schemas), and its mapping of the first error to a readable
-    message at the offending line and field.
+def study_from(doc: Any, path: Path, domain: str) -> StudyConfig:
+    """The study of a study file that passed its schema (`doc`: the compiler's YamlDoc, from
+    `compiler.declarations.load_study_file`; kgbench.study composes the two); a SpecError
+    (file, line, field) on the first problem the schema cannot see."""
+    from harness.runfolder import open_compiled
 
-    Why not `compiler.declarations.load_declaration`: it knows only spec/declarations.yaml,
-    and giving it a schema-file parameter would change the compiler's source digest, which
-    every compiled manifest under generated/ records, so every domain would need
-    recompiling for a change that compiles nothing."""
-    import jsonschema
-
-    from compiler.cache import cached
-    from compiler.declarations import _deepest, _explain
-    from compiler.jsonschemas import class_schema
-    from compiler.paths import SPEC_DIR
-    from compiler.yamlfile import read_yaml
-
-    doc = read_yaml(Path(path))
-    if not isinstance(doc.data, dict):
-        raise SpecError("expected a mapping at the top level (a StudyConfig)", doc.location())
-    spec = SPEC_DIR / STUDY_SCHEMA
-    schema = cached(
-        "declaration-schema",
-        [spec],
-        "StudyConfig",
-        lambda: (class_schema(spec, "StudyConfig"), [spec]),
-    )
-    validator = jsonschema.Draft202012Validator(schema)
-    errors = sorted(validator.iter_errors(doc.data), key=lambda e: list(map(str, e.absolute_path)))
-    if errors:
-        err = _deepest(errors[0])
-        where = list(err.absolute_path)
-        if err.validator == "additionalProperties":
-            where.extend(k for k in err.instance if k not in err.schema.get("properties", {}))
-            where = where[: len(err.absolute_path) + 1]
-        field = next((str(p) for p in reversed(where) if isinstance(p, str)), None)
-        raise SpecError(_explain(err), doc.location(where, field))
-    return doc
-
-
-def load_study(path: Path, domain: str) -> StudyConfig:
-    """The validated study; a SpecError (file, line, field) on the first problem."""
-    from harness.prompts import open_domain
-
-    doc = read_declaration(Path(path))
     data: dict[str, Any] = doc.data
 
     declared = data.get("domain")
@@ -171,7 +127,7 @@ def load_study(path: Path, domain: str) -> StudyConfig:
             f"the study is declared for domain '{declared}', but --domain is '{domain}'",
             doc.location(["domain"], "domain"),
         )
-    compiled = open_domain(domain)
+    compiled = open_compiled(domain)
     known = [c.id for c in compiled.conditions]
     conditions = list(data.get("conditions") or known)
     seen_conditions: dict[str, int] = {}
@@ -197,7 +153,7 @@ def load_study(path: Path, domain: str) -> StudyConfig:
     sampling = data.get("sampling") or {}
     models = _models(doc, data, sampling, replicates)
     release_path, manifest = _release(doc, data, domain, Path(path), compiled)
-    sha = hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    sha = sha256_file(Path(path))
     return StudyConfig(
         path=Path(path),
         sha256=sha,
@@ -322,7 +278,7 @@ def _release(
 ) -> tuple[Path, dict[str, Any]]:
     """The release folder, verified (hashes, records, index, pinned digest)."""
     from harness.release.layout import Version
-    from harness.release.verify import ReleaseError, verify_or_raise
+    from harness.release.verify import verify_or_raise
 
     ref = data["release"]
     version, folder = ref.get("version"), ref.get("path")
@@ -353,7 +309,7 @@ def _release(
         where = doc.location(["release", "path"], "path")
     try:
         manifest = verify_or_raise(path, ref.get("digest"))
-    except ReleaseError as exc:
+    except UserErrors as exc:
         shown = exc.problems[:5]
         more = f" (and {len(exc.problems) - 5} more)" if len(exc.problems) > 5 else ""
         raise SpecError(

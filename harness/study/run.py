@@ -31,9 +31,11 @@ from rich.console import Console
 
 from kgbench.cliutil import escape
 from kgbench.errors import UserError
+from kgbench.io import atomic_write_bytes, atomic_write_json, atomic_write_text, read_jsonl
+from kgbench.locations import RUNS_DIR
 
-from ..compiled import REPO_ROOT, CompiledDomain
-from ..jsonio import atomic_write_json, atomic_write_text
+from ..compiled import CompiledDomain
+from ..runfolder import RunFolder
 from .config import StudyConfig, StudyModel
 
 STUDY_FORMAT = "1.0.0"
@@ -70,7 +72,7 @@ class StudyPaths:
 
 
 def default_run_dir(config: StudyConfig) -> Path:
-    return REPO_ROOT / "runs" / f"study-{config.name}"
+    return RUNS_DIR / f"study-{config.name}"
 
 
 def run_study(config: StudyConfig, run_dir: Path, console: Console) -> tuple[Path, Path]:
@@ -169,13 +171,14 @@ def prepare(
     config: StudyConfig, paths: StudyPaths, compiled: CompiledDomain, console: Console
 ) -> None:
     """scenarios.jsonl from the release, contexts from Neo4j (once), prompts, run.json."""
-    from harness.prompts import build_prompts, context_path
+    from harness.prompts import build_prompts
 
     run_dir = paths.run_dir
+    folder = RunFolder(run_dir)
     release_scenarios = (config.release_path / "scenarios.jsonl").read_bytes()
-    target = run_dir / "scenarios.jsonl"
+    target = folder.scenarios_file
     if not target.is_file() or target.read_bytes() != release_scenarios:
-        atomic_write_text(target, release_scenarios.decode("utf-8"))
+        atomic_write_bytes(target, release_scenarios)
     scenarios = [json.loads(line) for line in release_scenarios.decode().splitlines() if line]
     grounded = grounded_conditions(config, compiled)
     fingerprint = contexts_fingerprint(config, compiled)
@@ -183,9 +186,7 @@ def prepare(
         paths.prepared.is_file()
         and json.loads(paths.prepared.read_text(encoding="utf-8")) == fingerprint
         and all(
-            context_path(run_dir, s["scenario_id"], c).is_file()
-            for s in scenarios
-            for c in grounded
+            folder.context_path(s["scenario_id"], c).is_file() for s in scenarios for c in grounded
         )
     )
     if grounded and not done:
@@ -193,10 +194,12 @@ def prepare(
         console.print(f"extracted {n} contexts ({len(scenarios)} scenarios x {len(grounded)})")
     atomic_write_json(paths.prepared, fingerprint)
     _, count = build_prompts(run_dir, config.domain, list(config.conditions))
-    run_json = run_dir / "run.json"
-    data = json.loads(run_json.read_text(encoding="utf-8"))
-    data.update(conditions=list(config.conditions), replicates=config.replicates, study=config.name)
-    atomic_write_text(run_json, json.dumps(data, indent=2, sort_keys=True) + "\n")
+    folder.describe(
+        compiled,
+        conditions=list(config.conditions),
+        replicates=config.replicates,
+        study=config.name,
+    )
     console.print(
         f"study {escape(config.name)}: release {escape(config.release_version)}, "
         f"{len(scenarios)} scenarios x {len(config.conditions)} conditions = {count} prompts, "
@@ -256,11 +259,7 @@ def extract_contexts(
                     continue
                 check_against_compile(ctx, compiled, scenario)
                 contexts.append(ctx)
-    for ctx in contexts:
-        atomic_write_json(
-            run_dir / "contexts" / ctx["scenario_id"] / f"{ctx['condition']}.json", ctx
-        )
-    return len(contexts)
+    return RunFolder(run_dir).write_contexts(contexts)
 
 
 # --- the models ----------------------------------------------------------------------------
@@ -371,24 +370,21 @@ def compute_statistics(
     config: StudyConfig, paths: StudyPaths, compiled: CompiledDomain, score: bool = True
 ) -> dict[str, Any]:
     """Scores (unless `score` is False), statistics, usage and provenance as one dict."""
-    from harness.graph.stamp import manifest_digest
-    from harness.jsonio import read_jsonl
+    from harness.provenance import provenance_block
     from harness.release.index import release_digest
     from harness.scoring import load_compiled_scorer
 
-    from .provenance import provenance_block
     from .stats import Settings, compute, study_data
 
     if score:
         score_models(config, paths)
     scorer = load_compiled_scorer(compiled)
+    folder = RunFolder(paths.run_dir)
     names = [m.name for m in config.models]
     for name in names:
-        if not (paths.run_dir / "scores" / name / "items.jsonl").is_file():
+        if not (folder.scores_for(name) / "items.jsonl").is_file():
             raise UserError(f"model {name} has no scores in {paths.run_dir / 'scores'}")
-    items = {
-        name: read_jsonl(paths.run_dir / "scores" / name / "items.jsonl", "item") for name in names
-    }
+    items = {name: read_jsonl(folder.scores_for(name) / "items.jsonl", "item") for name in names}
     scenarios = sorted({i["scenario_id"] for its in items.values() for i in its})
     answers = recommendation_keys(config, paths, scorer) if config.replicates > 1 else {}
     data = study_data(
@@ -419,9 +415,7 @@ def compute_statistics(
     }
     manifest = config.release_manifest
     stats["provenance"] = provenance_block(
-        domain=config.domain,
-        domain_version=compiled.json("manifest.json").get("domain_version"),
-        compiled_manifest_sha256=manifest_digest(compiled),
+        compiled=compiled,
         release={
             "version": config.release_version,
             "digest": release_digest(config.release_path),
@@ -446,7 +440,7 @@ def _model_provenance(m: StudyModel, paths: StudyPaths) -> dict[str, Any]:
     from harness.runner.api import _safe_url
 
     out = m.describe()
-    meta = _json(paths.run_dir / "responses" / f"{m.name}.run.json")
+    meta = _json(RunFolder(paths.run_dir).log_settings(m.name))
     out["endpoint"] = (
         "the study's loopback reference server"
         if m.via_study_server
@@ -470,8 +464,9 @@ def usage(run_dir: Path, name: str) -> dict[str, Any]:
     whichever invocation sent it) and the runner's summary of the latest invocation."""
     from harness.runner.log import JsonlLog
 
-    records, _ = JsonlLog(run_dir / "responses" / f"{name}.jsonl").load()
-    meta = _json(run_dir / "responses" / f"{name}.run.json")
+    folder = RunFolder(run_dir)
+    records, _ = JsonlLog(folder.response_log(name)).load()
+    meta = _json(folder.log_settings(name))
     tokens_in = tokens_out = 0
     cost = latency = 0.0
     ok = failed = cached = 0
@@ -505,19 +500,17 @@ def recommendation_keys(
     """Per model, per (scenario, condition): the recommendation of each replicate, as a key
     that two answers naming the same intervention share ("lisinopril 10 mg" and
     "Lisinopril"), through the domain's lexicon; None where a replicate has no answer."""
-    from harness.prompts import read_prompts
     from harness.scoring import ResponsesLog, coerce_response
 
     field = next(
         (m.response_field for m in scorer.metrics if m.kind == "intervention_match"),
         "recommended_intervention",
     )
-    prompts = {
-        p["prompt_id"]: (p["scenario_id"], p["condition"]) for p in read_prompts(paths.run_dir)
-    }
+    folder = RunFolder.open(paths.run_dir)
+    prompts = {p.prompt_id: (p.scenario_id, p.condition) for p in folder.prompts()}
     out: dict[str, dict[tuple[str, str], list[str | None]]] = {}
     for m in config.models:
-        log = ResponsesLog.read(paths.run_dir / "responses" / f"{m.name}.jsonl", config.replicates)
+        log = ResponsesLog.read(folder.response_log(m.name), config.replicates)
         keys: dict[tuple[str, str], list[str | None]] = {
             item: [None] * config.replicates for item in prompts.values()
         }

@@ -15,10 +15,10 @@ from typing import Any
 import pytest
 import yaml
 
-from harness import responders
 from harness.compiled import CompiledDomain
 from harness.metrics import DEFAULT_UNPARSEABLE_POLICY
 from harness.prompts import build_prompts
+from harness.runner.api import answer_with_reference
 from harness.runner.log import JsonlLog
 from harness.runner.parse import MAX_DEPTH, ResponseJudge
 from harness.scoring import (
@@ -281,7 +281,7 @@ def test_a_class_given_as_the_preferred_answer_scores_the_same_everywhere():
 
 
 def test_reference_answers_agree_between_the_library_and_the_command(prompted, mini_domain):
-    responders.answer_with_reference(prompted, "context-reader")
+    answer_with_reference(prompted, "context-reader")
     score_run(prompted, "ref-context-reader", bootstrap=100, domain=str(mini_domain.root))
     items = [
         json.loads(x)

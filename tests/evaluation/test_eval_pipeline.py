@@ -9,16 +9,16 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness import responders
-from harness.evaluation_cli import evaluation_app
 from harness.report import write_report
+from harness.runner.api import answer_with_reference
 from harness.scoring import score_run
+from kgbench.cli import app
 
 runner = CliRunner()
 
 
 def cli(*args: str | Path) -> tuple[int, str]:
-    result = runner.invoke(evaluation_app, [str(a) for a in args])
+    result = runner.invoke(app, [str(a) for a in args])
     return result.exit_code, result.output
 
 
@@ -36,7 +36,8 @@ def test_full_matrix_from_the_command_line(run_dir, mini_domain):
     code, out = cli("prompts", "--run-dir", run_dir, "--domain", mini_domain.root)
     assert code == 0, out
     for name in ("oracle", "context-reader", "ungrounded"):
-        assert responders.main(["--run-dir", str(run_dir), name]) == 0
+        code, out = cli("run", "--run-dir", run_dir, "--model", f"ref:{name}", "--no-cache")
+        assert code == 0, out
     code, out = cli(
         "score", "--run-dir", run_dir, "--domain", mini_domain.root, "--bootstrap", "1000",
         "--pair", "C4:C2", "--pair", "C3:C1",
@@ -80,7 +81,7 @@ def test_full_matrix_from_the_command_line(run_dir, mini_domain):
 
 def test_failures_and_malformed_answers_are_counted_not_zeroed(run_dir, mini_domain):
     cli("prompts", "--run-dir", run_dir, "--domain", mini_domain.root)
-    oracle_log = responders.answer_with_reference(run_dir, "oracle")
+    oracle_log = answer_with_reference(run_dir, "oracle")
     records = [json.loads(line) for line in oracle_log.read_text().splitlines()]
     oracle_log.unlink()
     by_id = {r["prompt_id"]: r for r in records}
@@ -121,7 +122,7 @@ def test_failures_and_malformed_answers_are_counted_not_zeroed(run_dir, mini_dom
         "score",
         "--run-dir",
         run_dir,
-        "--model",
+        "--log-name",
         "mixed",
         "--bootstrap",
         "200",
@@ -168,7 +169,7 @@ def test_failures_and_malformed_answers_are_counted_not_zeroed(run_dir, mini_dom
 
 def test_scores_and_report_are_deterministic(run_dir, mini_domain):
     cli("prompts", "--run-dir", run_dir, "--domain", mini_domain.root)
-    responders.answer_with_reference(run_dir, "context-reader")
+    answer_with_reference(run_dir, "context-reader")
     score_run(run_dir, bootstrap=300, seed=7, domain=str(mini_domain.root))
     first = [
         (run_dir / "scores/ref-context-reader" / n).read_bytes()
@@ -194,7 +195,11 @@ def test_scores_and_report_are_deterministic(run_dir, mini_domain):
         (["score", "--run-dir", "{run}/nope"], "does not exist"),
         (["score", "--run-dir", "{run}", "--pair", "C4"], "A:B"),
         (["score", "--run-dir", "{run}", "--pair", "C4:C9"], "unknown condition 'C9'"),
-        (["score", "--run-dir", "{run}", "--model", "nobody"], "no responses log"),
+        (["score", "--run-dir", "{run}", "--model", "openai:nobody"], "no responses log"),
+        (
+            ["score", "--run-dir", "{run}", "--model", "ref-oracle"],
+            "did you mean --model ref:oracle",
+        ),
         (["score", "--run-dir", "{run}", "--bootstrap", "5"], "at least 100"),
         (["report", "--run-dir", "{run}"], "kgbench score"),
         (["prompts", "--run-dir", "{run}", "--domain", "{run}/none/x"], "not a compiled domain"),
@@ -202,7 +207,7 @@ def test_scores_and_report_are_deterministic(run_dir, mini_domain):
 )
 def test_bad_input_is_one_clear_message_and_exit_2(run_dir, mini_domain, args, message):
     cli("prompts", "--run-dir", run_dir, "--domain", mini_domain.root)
-    responders.answer_with_reference(run_dir, "ungrounded")
+    answer_with_reference(run_dir, "ungrounded")
     argv = [a.replace("{run}", str(run_dir)) for a in args]
     if argv[0] == "score":
         argv += ["--domain", str(mini_domain.root)]
@@ -214,12 +219,12 @@ def test_bad_input_is_one_clear_message_and_exit_2(run_dir, mini_domain, args, m
 def test_scoring_before_answering_says_what_to_run(run_dir, mini_domain):
     cli("prompts", "--run-dir", run_dir, "--domain", mini_domain.root)
     code, out = cli("score", "--run-dir", run_dir, "--domain", mini_domain.root)
-    assert code == 2 and "harness.responders" in out
+    assert code == 2 and "kgbench run --run-dir" in out
 
 
 def test_report_escapes_hostile_names(run_dir, mini_domain):
     cli("prompts", "--run-dir", run_dir, "--domain", mini_domain.root)
-    log = responders.answer_with_reference(run_dir, "ungrounded")
+    log = answer_with_reference(run_dir, "ungrounded")
     hostile = "<script>alert(1)</script> | x\n# injected"
     records = [json.loads(x) for x in log.read_text().splitlines()]
     _log(run_dir, "hostile", [json.dumps({**r, "model": hostile}) for r in records])

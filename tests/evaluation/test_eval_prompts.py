@@ -10,7 +10,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from harness.prompts import PromptRenderer, build_prompts, prompt_text, read_prompts
+from harness.prompts import PromptRenderer, build_prompts
+from harness.runfolder import RUN_FORMAT, RunFolder
 from kgbench.errors import UserError
 
 
@@ -48,11 +49,11 @@ def test_fixture_scenarios_and_contexts_follow_the_contracts(mini_domain, mini_s
 
 def test_only_the_grounded_block_differs_for_every_scenario(run_dir, mini_domain):
     _out, n = build_prompts(run_dir, str(mini_domain.root))
-    records = read_prompts(run_dir)
+    records = RunFolder(run_dir).prompts()
     assert n == len(records) == 8 * 4
     by_scenario: dict[str, dict[str, str]] = {}
     for r in records:
-        by_scenario.setdefault(r["scenario_id"], {})[r["condition"]] = prompt_text(r)
+        by_scenario.setdefault(r.scenario_id, {})[r.condition] = r.text
     for sid, prompts in by_scenario.items():
         assert sorted(prompts) == ["C1", "C2", "C3", "C4"]
         blocks = _split(prompts)
@@ -74,18 +75,18 @@ def test_prompts_file_is_deterministic_and_hashes_match(run_dir, mini_domain):
     first = out.read_bytes()
     build_prompts(run_dir, str(mini_domain.root))
     assert out.read_bytes() == first
-    for r in read_prompts(run_dir):
-        content = r["messages"][0]["content"]
-        assert r["sha256"] == hashlib.sha256(content.encode("utf-8")).hexdigest()
-        assert r["prompt_id"] == f"{r['scenario_id']}/{r['condition']}"
-        assert r["messages"] == [{"role": "user", "content": content}]
+    for r in RunFolder(run_dir).prompts():
+        content = r.messages[0]["content"]
+        assert r.sha256 == hashlib.sha256(content.encode("utf-8")).hexdigest()
+        assert r.prompt_id == f"{r.scenario_id}/{r.condition}"
+        assert r.messages == [{"role": "user", "content": content}]
     leftovers = [p.name for p in out.parent.iterdir() if p.name != "prompts.jsonl"]
     assert leftovers == []
 
 
 def test_grounded_lines_read_like_the_paper(run_dir, mini_domain):
     build_prompts(run_dir, str(mini_domain.root))
-    text = {r["prompt_id"]: prompt_text(r) for r in read_prompts(run_dir)}
+    text = {r.prompt_id: r.text for r in RunFolder(run_dir).prompts()}
     c4 = text["SCN_0003/C4"]
     assert "Pathway from Lisinopril:\n  1. [ASR_0001] Lisinopril -TARGETS-> " in c4
     assert "- [ASR_0007] Lisinopril -CONTRAINDICATED_FOR-> Pregnancy | evidence: EV_0001" in c4
@@ -128,3 +129,19 @@ def test_unknown_target_and_missing_scenarios_are_clear_errors(
         PromptRenderer(mini_domain).render(bad, "C1", None)
     with pytest.raises(UserError, match="unknown condition"):
         PromptRenderer(mini_domain).render(mini_scenarios[0], "C9", None)
+
+
+def test_run_json_is_versioned_relative_and_rewrites_an_older_one(run_dir, mini_domain):
+    """run.json names its compiled domain relative to the run folder; an older run.json (no
+    format_version, absolute paths) is rewritten by `prompts`, keeping keys it does not own."""
+    old = {"domain": "mini", "compiled_domain": "/gone", "response_schema": "/gone/r.json"}
+    (run_dir / "run.json").write_text(json.dumps({**old, "note": "kept"}))
+    build_prompts(run_dir, str(mini_domain.root))
+    data = json.loads((run_dir / "run.json").read_text())
+    assert data["format_version"] == RUN_FORMAT and data["note"] == "kept"
+    assert "response_schema" not in data and not Path(data["compiled_domain"]).is_absolute()
+    folder = RunFolder(run_dir)
+    assert folder.compiled().root.resolve() == mini_domain.root.resolve()
+    assert folder.response_schema()[0] == mini_domain.root / "schemas" / "response.schema.json"
+    build_prompts(run_dir)  # the run's own domain, from run.json
+    assert json.loads((run_dir / "run.json").read_text()) == data

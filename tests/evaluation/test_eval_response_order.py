@@ -11,8 +11,9 @@ import pytest
 import yaml
 
 from harness.compiled import CompiledDomain
-from harness.prompts import build_prompts, read_prompts
-from harness.responders import RESPONDERS
+from harness.prompts import build_prompts
+from harness.responders import RESPONDERS, noisy_name
+from harness.runfolder import RunFolder
 from harness.server.completions import Answerer
 from tests.response_grammar import StrictGrammar
 
@@ -76,14 +77,15 @@ def test_every_reference_answer_passes_the_strict_grammar_as_sent(
     grammar = StrictGrammar(mini_domain.json("schemas/response.schema.json"))
     build_prompts(run_dir, str(mini_domain.root))
     gold = {s["scenario_id"]: s["gold"] for s in mini_scenarios}
-    prompts = read_prompts(run_dir)
+    prompts = RunFolder.open(run_dir).prompts()
     assert prompts
+    names = [*RESPONDERS, noisy_name(0.5)]  # every registered responder, the noisy family too
     checked = 0
-    for name in RESPONDERS:
+    for name in names:
         answerer = Answerer(name, gold)
         for record in prompts:
-            body = {"model": name, "messages": record["messages"]}
+            body = {"model": name, "messages": record.messages, "seed": 1}
             text = answerer.answer(body)["choices"][0]["message"]["content"]
-            assert grammar.problem(text) is None, (name, record["prompt_id"], text[:200])
+            assert grammar.problem(text) is None, (name, record.prompt_id, text[:200])
             checked += 1
-    assert checked == len(RESPONDERS) * len(prompts)
+    assert checked == len(names) * len(prompts)

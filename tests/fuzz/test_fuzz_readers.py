@@ -1,4 +1,4 @@
-"""Fuzz the compiler's readers: whatever the bytes, a result or one SpecError, never
+"""Fuzz the compiler's readers: whatever the bytes, a result or one user error, never
 another exception (a traceback) and never a hang."""
 
 from __future__ import annotations
@@ -13,11 +13,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compiler.api import check_domain
-from compiler.paths import REPO_ROOT
 from compiler.schema import load_schema
 from compiler.tables import ErrorList, read_table
 from compiler.yamlfile import read_yaml
-from kgbench.errors import Location, SpecError
+from kgbench.errors import Location, SpecError, UserError
+from kgbench.locations import CHECKOUT as REPO_ROOT
 
 from .settings import EXAMPLES, FUZZ
 from .strategies import mutated, near_text
@@ -88,7 +88,7 @@ def test_csv_reader_on_mutated_tables(tables, data: st.DataObject, table: str) -
         assert all(isinstance(e, SpecError) for e in errors.errors)
         if not errors.errors:
             assert len(result) == len(result.columns[tables[table].columns[0].name])
-    except SpecError:
+    except UserError:
         pass
     finally:
         path.unlink()
@@ -108,5 +108,5 @@ def test_whole_domain_check_on_a_mutated_file(data: st.DataObject, which: str) -
         target.write_bytes(data.draw(mutated(target.read_bytes())))
         try:
             check_domain(root)
-        except SpecError as exc:
+        except UserError as exc:
             assert str(exc).strip()

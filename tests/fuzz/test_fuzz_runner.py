@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harness.runfolder import RUN_FORMAT
 from harness.runner.log import JsonlLog
 from harness.runner.parse import ResponseJudge
 from harness.scoring import ResponsesLog
@@ -129,7 +130,11 @@ def test_any_reply_through_the_openai_client_is_recorded(
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = Path(tmp)
         (run_dir / "prompts").mkdir()
-        (run_dir / "run.json").write_text(json.dumps({"response_schema": "schema.json"}))
+        (run_dir / "run.json").write_text(
+            json.dumps(
+                {"format_version": RUN_FORMAT, "domain": "fuzz", "response_schema": "schema.json"}
+            )
+        )
         (run_dir / "schema.json").write_text(json.dumps(SCHEMA))
         prompts = [
             {

@@ -13,7 +13,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from compiler.api import compile_domain
-from compiler.paths import REPO_ROOT
 from harness.compiled import CompiledDomain
 from harness.prompts import build_prompts
 from harness.runner.log import JsonlLog
@@ -25,6 +24,7 @@ from harness.scoring import (
     score_response,
     score_run,
 )
+from kgbench.locations import CHECKOUT as REPO_ROOT
 
 from .settings import EXAMPLES, FUZZ
 from .strategies import contract_like, json_value, model_answer

@@ -4,7 +4,6 @@ the scenario generator uses."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import neo4j
@@ -14,7 +13,9 @@ from harness.compiled import CompiledDomain
 from harness.graph.chains import ChainIndex
 from harness.graph.extract import extract
 from harness.graph.load import load
-from harness.scenario_io import default_scenarios_path, read_scenarios
+from harness.scenarios.files import generated_set, read_scenarios
+
+pytestmark = pytest.mark.neo4j
 
 REPO = Path(__file__).resolve().parents[2]
 SCN_0001 = REPO / "tests/fixtures/scenarios/cardio_scn_0001.jsonl"
@@ -28,8 +29,8 @@ def cardio(neo4j_driver: neo4j.Driver) -> CompiledDomain:
 
 
 def scenarios() -> list[dict]:
-    generated = default_scenarios_path("cardio")
-    return read_scenarios(generated if generated.exists() else SCN_0001)
+    """The committed scenario set (a missing one is an error, not a fallback)."""
+    return read_scenarios(generated_set(CompiledDomain.open("cardio")))
 
 
 def test_walkthrough_c3_chain_is_the_papers(
@@ -135,4 +136,3 @@ def test_cardio_plans_start_from_index_seeks(
     ops = plan_operators(summary.plan)
     assert not [op for op in ops if "Scan" in op], ops
     assert any("IndexSeek" in op for op in ops)
-    json.dumps(ops)

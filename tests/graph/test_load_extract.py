@@ -14,6 +14,8 @@ from harness.compiled import CompiledDomain
 from harness.graph.extract import extract
 from harness.graph.load import LoadValidationError, graph_counts, load, run_checks
 
+pytestmark = pytest.mark.neo4j
+
 REPO = Path(__file__).resolve().parents[2]
 MINI_SCENARIO = {
     "scenario_id": "SCN_0001",
@@ -127,7 +129,6 @@ def test_domains_are_namespaced(neo4j_driver: neo4j.Driver, loaded_mini: Compile
     mini_counts = graph_counts(neo4j_driver, loaded_mini.label)
     afib_counts = graph_counts(neo4j_driver, afib.label)
     load(neo4j_driver, loaded_mini)  # reloading one domain ...
-    wipe(neo4j_driver, "KG_nothing_here")
     assert graph_counts(neo4j_driver, afib.label) == afib_counts  # ... never touches another
     assert graph_counts(neo4j_driver, loaded_mini.label) == mini_counts
     # same ids exist in both domains (ASR_0001, DRG_0001), as distinct nodes

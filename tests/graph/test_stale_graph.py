@@ -23,6 +23,8 @@ from harness.graph.load import load
 from harness.graph.stamp import STAMP_LABEL, require_current
 from kgbench.errors import UserError
 
+pytestmark = pytest.mark.neo4j
+
 REPO = Path(__file__).resolve().parents[2]
 MINI = REPO / "tests" / "fixtures" / "domains" / "mini"
 SCENARIO = {

@@ -11,9 +11,10 @@ import pytest
 from rich.console import Console
 
 from harness.neo4j import connection_settings
-from harness.pilot import panel_table, run_pilot
+from kgbench.pilot import panel_table, run_pilot
 from tests.response_grammar import StrictGrammar
 
+pytestmark = pytest.mark.neo4j
 REPO = Path(__file__).resolve().parents[2]
 
 

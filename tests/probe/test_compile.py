@@ -15,7 +15,7 @@ import pytest
 
 from compiler.api import check_domain, compile_domain
 from compiler.jsonschemas import strict_violations
-from kgbench.errors import SpecError
+from kgbench.errors import UserError
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -108,7 +108,7 @@ CASES = [
 @pytest.mark.parametrize(("text", "message"), CASES)
 def test_bad_domain_probe_declarations(cardio_copy, text, message):
     (cardio_copy / "probe.yaml").write_text(text)
-    with pytest.raises(SpecError, match=message):
+    with pytest.raises(UserError, match=message):
         check_domain(cardio_copy)
 
 
@@ -125,7 +125,7 @@ def test_bad_templates_in_the_spec_are_located(cardio_reference, tmp_path):
     )
     (tmp_path / "probe.yaml").write_text(bad)
     domain = validate_domain("cardio")
-    with pytest.raises(SpecError) as info:
+    with pytest.raises(UserError) as info:
         check_probe(
             REPO / "domains" / "cardio" / "probe.yaml",
             tmp_path / "probe.yaml",

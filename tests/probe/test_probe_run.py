@@ -10,7 +10,7 @@ import json
 import pytest
 
 from harness.probe.responders import ProbeResponder
-from harness.server.completions import last_user_text
+from harness.runner.messages import last_user_text
 
 from .test_mapping import tiny_model
 

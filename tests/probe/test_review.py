@@ -17,6 +17,7 @@ import pytest
 from harness.probe.ratings import aggregate
 from harness.probe.review import aggregate_ratings, write_review
 from harness.report import write_report
+from harness.runner.api import answer_with_reference
 from kgbench.errors import UserError
 
 from .conftest import probe_once
@@ -146,7 +147,6 @@ def test_report_puts_the_qa_panel_and_the_probe_side_by_side(tmp_path):
     import shutil
 
     from compiler.api import compile_domain
-    from harness import responders
     from harness.prompts import build_prompts
     from harness.scoring import score_run
 
@@ -158,13 +158,15 @@ def test_report_puts_the_qa_panel_and_the_probe_side_by_side(tmp_path):
     shutil.copytree(mini_run, run)
     mini = compile_domain(str(mini_dir), out_root=tmp_path / "gen").out_dir
     build_prompts(run, str(mini))
-    responders.answer_with_reference(run, "oracle")
+    answer_with_reference(run, "oracle")
     score_run(run, bootstrap=100, seed=0, domain=str(mini))
     probe_once(run, "ref:oracle", limit_roots=2)
     md, html = write_report(run)
     text = md.read_text()
     assert "QA panel and graph-generation probe, side by side" in text
-    row = next(line for line in text.splitlines() if line.startswith("| ref:oracle"))
+    table = text[text.index("QA panel and graph-generation probe, side by side") :]
+    assert "| Measure | ref:oracle |" in table  # one column per model, one row per measure
+    row = next(line for line in table.splitlines() if line.startswith("| Probe precision@k"))
     assert "1.000 \\[1.000, 1.000\\]" in row
     assert "Precision and recall over the path bound k" in text
     page = html.read_text()

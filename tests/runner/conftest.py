@@ -11,11 +11,13 @@ from typing import Any
 
 import pytest
 
-from harness.runner.runfolder import REPO_ROOT
+from harness.compiled import CompiledDomain
+from harness.runfolder import RunFolder
 from harness.server import start_server_in_thread
+from kgbench.locations import GENERATED_DIR
 
 CANDIDATES = ["Apixaban", "Warfarin", "Dabigatran", "Aspirin", "Metoprolol"]
-DOMAIN = next(d for d in ("cardio", "afib") if (REPO_ROOT / "generated" / d).exists())
+DOMAIN = next(d for d in ("cardio", "afib") if (GENERATED_DIR / d).exists())
 
 
 def prompt_text(i: int) -> str:
@@ -32,7 +34,7 @@ def prompt_text(i: int) -> str:
 def make_run_folder(root: Path, n: int = 320) -> Path:
     """A run folder with run.json, n prompts and scenarios (for the oracle)."""
     (root / "prompts").mkdir(parents=True, exist_ok=True)
-    (root / "run.json").write_text(json.dumps({"domain": DOMAIN, "conditions": ["C1"]}))
+    RunFolder(root).describe(CompiledDomain.open(DOMAIN), conditions=["C1"])
     prompts, scenarios = [], []
     for i in range(n):
         sid = f"SCN_{i:04d}"
@@ -69,8 +71,8 @@ def read_log(path: Path) -> list[dict[str, Any]]:
 
 
 def runner_cmd(*args: str) -> list[str]:
-    """`python -m harness.runner run ...` (the same code `kgbench run` mounts)."""
-    return [sys.executable, "-m", "harness.runner", "run", *args]
+    """`python -m kgbench run ...` (the `kgbench run` command, where no script is on PATH)."""
+    return [sys.executable, "-m", "kgbench", "run", *args]
 
 
 def fast_env(**extra: str) -> dict[str, str]:

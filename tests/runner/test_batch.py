@@ -144,7 +144,7 @@ def test_no_wait_submits_then_a_later_run_collects(tmp_path, server):
         batch_options=BatchOptions(wait=False, **POLL),
     )
     assert first.tally.missing == 20
-    wait_until(lambda: all(b.status == "completed" for b in srv.store.batches.values()), 5)
+    assert wait_until(lambda: all(b.status == "completed" for b in srv.store.batches.values()), 5)
     second = run(
         folder,
         "openai:m",

@@ -6,20 +6,16 @@ import io
 import subprocess
 import sys
 
-import typer
 from rich.console import Console
 from typer.testing import CliRunner
 
 from harness.runner.api import RunConfig, run_model
-from harness.runner.cli import run_command, serve_reference_command
+from kgbench.cli import app
 
 from .conftest import fast_env, make_run_folder
 
 
-def _app() -> typer.Typer:
-    app = typer.Typer()
-    app.command("run")(run_command)
-    app.command("serve-reference")(serve_reference_command)
+def _app():
     return app
 
 
@@ -62,7 +58,7 @@ def test_serve_reference_standalone_answers_the_openai_client():
     from openai import OpenAI
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "harness.server", "--port", "0", "--latency-ms", "0"],
+        [sys.executable, "-m", "kgbench", "serve-reference", "--port", "0", "--latency-ms", "0"],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,

@@ -21,12 +21,13 @@ def test_an_answer_with_a_lone_surrogate_is_logged_and_never_resent(
     run_folder, server, tmp_path, monkeypatch: pytest.MonkeyPatch
 ):
     """Review 4f: the log writer crashed on such an answer, and every resume crashed again."""
-    import harness.responders
+    import harness.server.completions
 
     def respond(name: str, prompt: str, gold: Any = None) -> dict[str, Any]:
         return {"recommended_intervention": "Apixaban", "rationale": "cut off " + SURROGATE}
 
-    monkeypatch.setattr(harness.responders, "respond", respond)
+    # the reference server answers through the registry's `respond`, bound at import
+    monkeypatch.setattr(harness.server.completions, "respond", respond)
     url, _ = server()
     first = run(run_folder, "openai:context-reader", tmp_path / "cache", base_url=url, limit=4)
     records = read_log(first.log_path)

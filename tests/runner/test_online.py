@@ -7,11 +7,12 @@ from collections import Counter
 
 import pytest
 
+from harness.runfolder import RUN_FORMAT
 from harness.runner.engine import RetryPolicy
 from harness.server import FaultPlan
 from kgbench.errors import ServiceError, UserError
 
-from .conftest import CANDIDATES, make_run_folder, read_log
+from .conftest import CANDIDATES, DOMAIN, make_run_folder, read_log
 from .helpers import run
 
 
@@ -146,10 +147,14 @@ def test_user_errors(tmp_path, monkeypatch):
     with pytest.raises(UserError, match="does not exist"):
         run(tmp_path / "nowhere", "ref:oracle", tmp_path / "c")
     (folder / "prompts" / "prompts.jsonl").unlink()
-    with pytest.raises(UserError, match=r"prompts\.jsonl does not exist"):
+    with pytest.raises(UserError, match=r"prompts\.jsonl not found; run `kgbench prompts"):
         run(folder, "ref:ungrounded", tmp_path / "c")
-    (folder / "run.json").write_text(json.dumps({"domain": "no-such-domain"}))
-    with pytest.raises(UserError, match="no compiled response schema"):
+    make_run_folder(folder, 3)
+    (folder / "run.json").write_text(json.dumps({"format_version": RUN_FORMAT, "domain": "nope"}))
+    with pytest.raises(UserError, match="domain 'nope' is not compiled"):
+        run(folder, "ref:ungrounded", tmp_path / "c")
+    (folder / "run.json").write_text(json.dumps({"domain": DOMAIN}))  # an older kgbench's
+    with pytest.raises(UserError, match=r"run\.json: written by an older kgbench"):
         run(folder, "ref:ungrounded", tmp_path / "c")
 
 

@@ -10,10 +10,10 @@ import pytest
 from harness.runner.batch import BatchLimits, split_chunks
 from harness.runner.client import build_body, retry_after_seconds, scrub
 from harness.runner.controller import AIMDController, backoff_delay
-from harness.runner.keys import model_slug, request_key
+from harness.runner.keys import request_key
 from harness.runner.parse import ResponseJudge
 from harness.runner.pricing import resolve_prices, table_price
-from harness.runner.spec import parse_model_spec
+from harness.runner.spec import model_slug, parse_model_spec
 from harness.server.faults import FaultPlan, parse_fault_kinds
 from kgbench.errors import UserError
 

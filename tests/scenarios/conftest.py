@@ -59,11 +59,7 @@ def compiled_copy(tmp_path: Path):
 
 @pytest.fixture(scope="session")
 def cli() -> typer.Typer:
-    """The scenario commands mounted like kgbench/cli.py mounts sub-commands."""
-    from harness.scenarios.cli import scenario_app
-    from kgbench.cliutil import user_errors
+    """The kgbench command line (the scenario commands behind its one error boundary)."""
+    from kgbench.cli import app
 
-    app = typer.Typer(add_completion=False)
-    for cmd in scenario_app.registered_commands:
-        app.command(cmd.name)(user_errors(cmd.callback))
     return app

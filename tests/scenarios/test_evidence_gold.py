@@ -29,7 +29,7 @@ from harness.scenarios.patients import score_value
 from harness.scenarios.rules import load_rules
 from harness.scenarios.validation import validate_records
 from harness.scoring import score_response
-from kgbench.errors import SpecError
+from kgbench.errors import UserError
 
 REPO = Path(__file__).resolve().parents[2]
 TOY = REPO / "tests" / "fixtures" / "domains" / "toy"
@@ -211,7 +211,7 @@ def test_a_trial_never_supports_another_drugs_claim(toy_copy: Path, tmp_path: Pa
     # the statin trial (EV_0002, studied atorvastatin only) attached to ezetimibe's claim
     with (toy_copy / "data" / "assertion_evidence.csv").open("a", encoding="utf-8") as f:
         f.write("ASR_0025,EV_0002,,\n")
-    with pytest.raises(SpecError) as err:
+    with pytest.raises(UserError) as err:
         compile_domain(toy_copy, out_root=tmp_path / "gen", force=True)
     assert "trial EV_0002 supports ASR_0025 about DRG_0005, which it did not study" in str(
         err.value
@@ -222,7 +222,7 @@ def test_a_trial_never_supports_another_drugs_claim(toy_copy: Path, tmp_path: Pa
 def test_a_trial_on_a_physiology_edge_is_refused(toy_copy: Path, tmp_path: Path) -> None:
     with (toy_copy / "data" / "assertion_evidence.csv").open("a", encoding="utf-8") as f:
         f.write("ASR_0005,EV_0005,,\n")  # an amlodipine trial behind blood pressure -> MACE
-    with pytest.raises(SpecError) as err:
+    with pytest.raises(UserError) as err:
         compile_domain(toy_copy, out_root=tmp_path / "gen", force=True)
     assert "trial EV_0005 supports ASR_0005, a physiology edge" in str(err.value)
 
@@ -252,7 +252,7 @@ def test_contradictory_claims_need_a_declared_resolution(toy_copy: Path, tmp_pat
         )
     with (toy_copy / "data" / "assertion_evidence.csv").open("a", encoding="utf-8") as f:
         f.write("ASR_0045,EV_0003,,\n")
-    with pytest.raises(SpecError) as err:
+    with pytest.raises(UserError) as err:
         compile_domain(toy_copy, out_root=tmp_path / "gen", force=True)
     assert "ASR_0025 (benefit) and ASR_0045 (no effect) contradict each other" in str(err.value)
     _edit(
@@ -276,7 +276,7 @@ def test_a_class_claim_on_a_class_without_members_is_an_error(
             "ASR_0045,CLS_003,CAUSES_DECREASE_IN,OUT_0001,causal,decrease,causal,low,0.3,"
             "false,,,long_term,,none yet\n"
         )
-    with pytest.raises(SpecError) as err:
+    with pytest.raises(UserError) as err:
         compile_domain(toy_copy, out_root=tmp_path / "gen", force=True)
     assert "ASR_0045 is a class-level claim on 'CLS_003', which has no members" in str(err.value)
 
@@ -404,7 +404,6 @@ def test_check_scenarios_rejects_a_path_that_raises_the_target(generated) -> Non
 
 
 def test_a_category_the_evidence_cannot_fill_is_one_clear_error(toy: CompiledDomain) -> None:
-    from kgbench.errors import UserError
 
     with pytest.raises(UserError) as err:
         Generator(toy).generate(per_category=3)
@@ -441,7 +440,7 @@ def test_a_label_that_lies_about_validation_is_refused(toy_copy: Path, tmp_path:
         "scenarios: scenarios.yaml\n",
         "scenarios: scenarios.yaml\nconditions: conditions.yaml\n",
     )
-    with pytest.raises(SpecError) as err:
+    with pytest.raises(UserError) as err:
         compile_domain(toy_copy, out_root=tmp_path / "gen", force=True)
     assert "provenance label 'validated claim' speaks of validation" in str(err.value)
     assert "field 'validated'" in str(err.value)

@@ -12,11 +12,12 @@ from pathlib import Path
 import pytest
 
 from harness.compiled import CompiledDomain
-from harness.scenarios.files import jsonl_bytes
-from harness.scenarios.generator import Generator, default_output
+from harness.scenarios.files import generated_set
+from harness.scenarios.generator import Generator
 from harness.scenarios.kg import KnowledgeGraph
 from harness.scenarios.paths import ChainFinder
 from harness.scenarios.validation import validate_records
+from kgbench.io import jsonl_bytes
 
 CATEGORIES = [
     "direct_effect",
@@ -316,7 +317,7 @@ def test_generation_is_deterministic_and_seeded(cardio) -> None:
 @pytest.mark.parametrize("domain", ["cardio", "afib"])
 def test_committed_scenarios_are_reproduced_byte_for_byte(domain: str, tmp_path: Path) -> None:
     compiled = CompiledDomain.open(domain)
-    committed = default_output(compiled)
+    committed = generated_set(compiled)
     assert committed.exists(), f"run `kgbench generate --domain {domain}`"
     from harness.scenarios.generator import generate_file
 
@@ -340,5 +341,5 @@ def test_cli_generate_writes_atomically_where_asked(cli, tmp_path: Path) -> None
     out = tmp_path / "x" / "s.jsonl"
     result = CliRunner().invoke(cli, ["generate", "-d", "afib", "--out", str(out)])
     assert result.exit_code == 0, result.output
-    assert out.read_bytes() == default_output(CompiledDomain.open("afib")).read_bytes()
+    assert out.read_bytes() == generated_set(CompiledDomain.open("afib")).read_bytes()
     assert [p.name for p in out.parent.iterdir()] == ["s.jsonl"], "no temporary file left"

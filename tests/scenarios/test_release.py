@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness.release import ReleaseError, read_release, verify_release
+from harness.release import read_release, verify_release
 from harness.release.compat import Assessment, compare_schemas
 from harness.release.layout import Version
 from harness.release.publish import publish_release
-from harness.scenarios.files import jsonl_bytes
-from kgbench.errors import UserError
+from kgbench.errors import UserError, UserErrors
+from kgbench.io import jsonl_bytes
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -201,7 +201,7 @@ def test_tampering_is_detected_and_named(cli, release: Path) -> None:
     assert result.exit_code == 2 and "Traceback" not in result.output
     assert "gold.jsonl: sha256 mismatch" in result.stderr
     assert "gold.jsonl, line 5 (SCN_0005): differs from the gold of the scenario" in result.stderr
-    with pytest.raises(ReleaseError):
+    with pytest.raises(UserErrors):
         read_release(release)
 
 

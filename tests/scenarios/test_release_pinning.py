@@ -16,8 +16,8 @@ from harness.release.index import INDEX, chain_problems, read_index, release_dig
 from harness.release.layout import Version, content_hash
 from harness.release.publish import publish_release
 from harness.release.verify import verify_release
-from harness.scenarios.files import json_bytes, jsonl_bytes
 from kgbench.errors import UserError
+from kgbench.io import json_bytes, jsonl_bytes
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import csv
 import json
-import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
@@ -144,14 +142,14 @@ def test_publish_refuses_disputed_items_and_records_coverage(toy_env) -> None:
     rows = accept_all(records)
     rows[2][2:] = ["dispute", "kgbench maintainers", "2026-12-01", "wrong population"]
     write_reviews(reviews, rows)
-    code, out = run("publish", "-d", "toy", "--version", "1.0.0", "--reviews", str(reviews))
+    code, out = run("publish", "-d", "toy", "--release", "1.0.0", "--reviews", str(reviews))
     assert code == 2 and "1 item(s) are disputed" in out and "wrong population" in out
     assert not (domain.root / "gold").exists()
     write_reviews(reviews, accept_all(records)[:-1])
     changelog = tmp / "CHANGELOG.md"
     changelog.write_text("# 1.0.0\n\nFirst release.\n", encoding="utf-8")
     code, out = run(
-        "publish", "-d", "toy", "--version", "1.0.0", "--reviews", str(reviews),
+        "publish", "-d", "toy", "--release", "1.0.0", "--reviews", str(reviews),
         "--changelog", str(changelog),
     )  # fmt: skip
     assert code == 0, out
@@ -169,30 +167,16 @@ def test_publish_refuses_disputed_items_and_records_coverage(toy_env) -> None:
     assert code == 0, out
 
 
-@pytest.mark.skipif(
-    shutil.which("chromium") is None, reason="needs Debian's chromium (.ci/run installs it)"
-)
-def test_the_review_page_renders_in_headless_chromium(toy_env) -> None:
+def test_the_review_page_renders_in_headless_chromium(toy_env, chromium) -> None:
     tmp, records = toy_env["tmp"], toy_env["records"]
     code, out = run(
         "review", "-d", "toy", "--out", str(tmp / "sheet"), "--reviews", str(tmp / "none.csv")
     )
     assert code == 0, out
     page = tmp / "sheet" / "review.html"
-    flags = [
-        "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-        "--disable-background-networking", "--disable-component-update", "--disable-sync",
-        f"--user-data-dir={tmp / 'chromium'}", "--window-size=800,2000",
-    ]  # fmt: skip
-    dom = subprocess.run(
-        ["chromium", *flags, "--dump-dom", page.as_uri()],
-        capture_output=True, text=True, timeout=120, check=True,
-    ).stdout  # fmt: skip
+    dom = chromium(page, "--dump-dom").stdout
     assert dom.count('class="item"') == len(records)
     assert "Clinical review: toy" in dom and "abstain" in dom
     shot = tmp / "review.png"
-    subprocess.run(
-        ["chromium", *flags, f"--screenshot={shot}", page.as_uri()],
-        capture_output=True, timeout=120, check=True,
-    )  # fmt: skip
+    chromium(page, f"--screenshot={shot}")
     assert shot.stat().st_size > 10_000  # a rendered page, not a blank one

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness.study.config import load_study
 from kgbench.cli import app
+from kgbench.study import load_study
 
 BASE = """name: bad
 domain: cardio

@@ -1,0 +1,469 @@
+"""A run folder: the one owner of its layout, of `run.json`, and of reading what it holds.
+
+```
+runs/<name>/
+  run.json                       format_version, domain, compiled_domain (relative), ...
+  scenarios.jsonl
+  contexts/<scenario>/<condition>.json
+  prompts/prompts.jsonl
+  responses/<log>.jsonl          one per model (the model's slug) or --log-name
+  responses/<log>.run.json       the runner's settings and counts for that log
+  scores/<log>/items.jsonl, panel.json
+  probe/<model-slug>/            the graph-generation probe
+  report/report.md, report.html
+```
+
+Every stage (extract, prompts, run, score, report, probe) asks this module where a file is
+and reads it here, so a change to the layout or to `run.json` is one edit. A run folder is
+user input (written by earlier `kgbench` steps, but also by hand), so every problem is a
+`UserError` naming the file, the line where there is one, and the command that fixes it.
+
+`run.json` carries a `format_version`. Paths in it are relative to the run folder, so a run
+folder and the compiled domain it names can move together. A run.json from an older kgbench
+(absolute paths, no version) is refused with one message saying to re-render the prompts,
+which rewrites it; nothing guesses what an old file meant.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from kgbench import contract
+from kgbench.errors import Location, UserError
+from kgbench.io import atomic_write_json, atomic_write_text, jsonl_text, read_json_object
+
+from .compiled import GENERATED, CompiledDomain
+from .scenarios.files import read_scenarios
+
+RUN_FORMAT = "2.0.0"
+"""The run.json format this kgbench reads and writes (2: relative paths, versioned)."""
+
+RUN_JSON = "run.json"
+SCENARIOS = "scenarios.jsonl"
+PROMPTS = Path("prompts") / "prompts.jsonl"
+KNOWN_KEYS = ("format_version", "domain", "compiled_domain", "response_schema", "replicates")
+
+
+def open_compiled(domain: str) -> CompiledDomain:
+    """A compiled domain by name (generated/<name>/) or by the path of its compiled folder."""
+    path = Path(domain)
+    if path.is_dir() and (path / "kg.json").exists():
+        compiled = CompiledDomain(path.resolve().name, path)
+        compiled.check()
+        return compiled
+    if os.sep in domain or "/" in domain:
+        raise UserError(
+            f"{domain} is not a compiled domain folder (no kg.json); run `kgbench compile`"
+        )
+    return CompiledDomain.open(domain)
+
+
+@dataclass(frozen=True)
+class Prompt:
+    """One rendered prompt (a line of prompts/prompts.jsonl)."""
+
+    prompt_id: str
+    scenario_id: str
+    condition: str
+    messages: list[dict[str, Any]]
+    sha256: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The user content (the frame is a single user message)."""
+        return "\n".join(
+            str(m.get("content", "")) for m in self.messages if m.get("role") == "user"
+        )
+
+    def record(self) -> dict[str, Any]:
+        return {
+            "prompt_id": self.prompt_id,
+            "scenario_id": self.scenario_id,
+            "condition": self.condition,
+            "messages": self.messages,
+            "sha256": self.sha256,
+        }
+
+
+@dataclass(frozen=True)
+class RunDescription:
+    """The content of run.json (format `RUN_FORMAT`)."""
+
+    domain: str
+    compiled_domain: str | None = None  # relative to the run folder; None: generated/<domain>
+    response_schema: str | None = None  # relative to the run folder; None: the compiled one
+    replicates: int | None = None  # the declared replicates, when a run fixes them
+    extra: dict[str, Any] = field(default_factory=dict)  # keys other tools wrote, kept
+
+    def to_json(self) -> dict[str, Any]:
+        data = {**self.extra, "format_version": RUN_FORMAT, "domain": self.domain}
+        for key in ("compiled_domain", "response_schema", "replicates"):
+            value = getattr(self, key)
+            if value is not None:
+                data[key] = value
+        return data
+
+
+class RunFolder:
+    """A run folder on disk; cheap to create, reads lazily and each file at most once."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = Path(path)
+
+    @classmethod
+    def open(cls, path: Path) -> RunFolder:
+        """An existing run folder (a missing one is a UserError)."""
+        folder = cls(path)
+        if not folder.path.is_dir():
+            raise UserError(f"run folder {folder.path} does not exist")
+        return folder
+
+    def __repr__(self) -> str:
+        return f"RunFolder({str(self.path)!r})"
+
+    # --- layout ------------------------------------------------------------------------------
+
+    @property
+    def run_json(self) -> Path:
+        return self.path / RUN_JSON
+
+    @property
+    def scenarios_file(self) -> Path:
+        return self.path / SCENARIOS
+
+    @property
+    def prompts_file(self) -> Path:
+        return self.path / PROMPTS
+
+    @property
+    def responses_dir(self) -> Path:
+        return self.path / "responses"
+
+    @property
+    def scores_dir(self) -> Path:
+        return self.path / "scores"
+
+    @property
+    def report_dir(self) -> Path:
+        return self.path / "report"
+
+    def context_path(self, scenario_id: str, condition: str) -> Path:
+        return self.path / "contexts" / scenario_id / f"{condition}.json"
+
+    def response_log(self, stem: str) -> Path:
+        return self.responses_dir / f"{stem}.jsonl"
+
+    def log_settings(self, stem: str) -> Path:
+        """responses/<stem>.run.json: what the runner records about one log."""
+        return self.responses_dir / f"{stem}.run.json"
+
+    def scores_for(self, stem: str) -> Path:
+        return self.scores_dir / stem
+
+    def probe_dir(self, slug: str) -> Path:
+        return self.path / "probe" / slug
+
+    # --- run.json ----------------------------------------------------------------------------
+
+    @cached_property
+    def description(self) -> RunDescription:
+        """run.json, checked: present, this format, and naming a domain."""
+        if not self.run_json.exists():
+            raise UserError(
+                f"{self.run_json} not found; render the prompts first "
+                f"(`kgbench prompts --run-dir {self.path}`), which writes it"
+            )
+        return self._parse(read_json_object(self.run_json, "run description (JSON object)"))
+
+    def _parse(self, data: dict[str, Any]) -> RunDescription:
+        where = Location(str(self.run_json))
+        version = data.get("format_version")
+        if version != RUN_FORMAT:
+            written = (
+                "an older kgbench (no format_version)"
+                if version is None
+                else f"format {version!r}, not {RUN_FORMAT}"
+            )
+            raise UserError(
+                f"written by {written}; run `kgbench prompts --run-dir {self.path}` to rewrite "
+                "it for this kgbench",
+                where,
+            )
+        domain = data.get("domain")
+        if not isinstance(domain, str) or not domain:
+            raise UserError("names no 'domain'", where)
+        paths = {}
+        for key in ("compiled_domain", "response_schema"):
+            value = data.get(key)
+            if value is not None and (not isinstance(value, str) or Path(value).is_absolute()):
+                raise UserError(f"'{key}' must be a path relative to the run folder", where)
+            paths[key] = value
+        replicates = data.get("replicates")
+        if replicates is not None and (
+            isinstance(replicates, bool) or not isinstance(replicates, int) or replicates < 1
+        ):
+            raise UserError("'replicates' must be a positive integer", where)
+        extra = {k: v for k, v in data.items() if k not in KNOWN_KEYS}
+        return RunDescription(domain, **paths, replicates=replicates, extra=extra)
+
+    def describe(self, compiled: CompiledDomain, **changes: Any) -> RunDescription:
+        """Write run.json for `compiled` (keeping what other tools recorded); returns it.
+
+        The compiled domain is recorded (relative to the run folder) only when it is not the
+        project's generated/<domain>, which the name alone finds.
+        """
+        keep: dict[str, Any] = {}
+        if self.run_json.exists():
+            old = read_json_object(self.run_json, "run description (JSON object)")
+            if old.get("format_version") == RUN_FORMAT:
+                keep = {k: v for k, v in old.items() if k not in ("format_version", "domain")}
+            else:  # an older format: keep what does not name a path
+                keep = {k: v for k, v in old.items() if k not in KNOWN_KEYS}
+        default = (GENERATED / compiled.name).resolve()
+        relative = None
+        if compiled.root.resolve() != default:
+            relative = Path(os.path.relpath(compiled.root.resolve(), self.path.resolve()))
+            relative = relative.as_posix()
+        keep.pop("compiled_domain", None)
+        description = self._parse(
+            {
+                **keep,
+                "format_version": RUN_FORMAT,
+                "domain": compiled.name,
+                **({"compiled_domain": relative} if relative else {}),
+                **changes,
+            }
+        )
+        self.path.mkdir(parents=True, exist_ok=True)
+        atomic_write_json(self.run_json, description.to_json())
+        self.__dict__["description"] = description
+        return description
+
+    # --- the compiled domain -------------------------------------------------------------------
+
+    def domain_name(self) -> str:
+        """run.json's domain, else the one domain its scenarios name."""
+        if self.run_json.exists():
+            return self.description.domain
+        names = sorted(
+            {s.get("domain") for s in self.scenarios() if isinstance(s.get("domain"), str)}
+        )
+        if len(names) != 1:
+            raise UserError(
+                f"cannot tell the domain of {self.path}: it has no run.json and the scenarios "
+                f"name {names or 'none'}; pass --domain"
+            )
+        return names[0]
+
+    def compiled(self, domain: str | None = None) -> CompiledDomain:
+        """The compiled domain this run belongs to: `domain` (a name or a compiled folder)
+        when given, else the one run.json records, else the one its scenarios name."""
+        if domain is not None:
+            return open_compiled(domain)
+        if self.run_json.exists() and self.description.compiled_domain is not None:
+            root = (self.path / self.description.compiled_domain).resolve()
+            if not (root / "manifest.json").exists():
+                raise UserError(
+                    f"the compiled domain {self.description.compiled_domain!r} (relative to "
+                    f"the run folder) has no manifest.json; recompile it, or run `kgbench "
+                    f"prompts --run-dir {self.path} --domain <domain>`",
+                    Location(str(self.run_json)),
+                )
+            return CompiledDomain(self.description.domain, root)
+        return CompiledDomain.open(self.domain_name())
+
+    def response_schema(self) -> tuple[Path, dict[str, Any]]:
+        """The response schema the run's prompts ask for, and its path."""
+        explicit = self.description.response_schema
+        if explicit is not None:
+            path = (self.path / explicit).resolve()
+            if not path.exists():
+                raise UserError(
+                    f"response_schema '{explicit}' not found (relative to the run folder)",
+                    Location(str(self.run_json)),
+                )
+        else:
+            path = self.compiled().root / "schemas" / "response.schema.json"
+            if not path.exists():
+                raise UserError(
+                    f"{path} is missing; run `kgbench compile --domain {self.description.domain}`"
+                )
+        return path, read_json_object(path, "JSON Schema")
+
+    # --- scenarios and contexts ------------------------------------------------------------------
+
+    def scenarios(self) -> list[dict[str, Any]]:
+        if not self.scenarios_file.exists():
+            raise UserError(
+                f"{self.scenarios_file} not found: a run folder needs its scenarios (run "
+                f"`kgbench generate --domain <domain> --out {self.scenarios_file}`, or copy a "
+                "scenarios.jsonl there)"
+            )
+        return self._scenarios
+
+    @cached_property
+    def _scenarios(self) -> list[dict[str, Any]]:
+        return read_scenarios(self.scenarios_file)
+
+    def scenarios_by_id(self) -> dict[str, dict[str, Any]]:
+        """Whole scenarios by id, each checked to carry a gold object (the oracle and the
+        scorer read gold and candidate labels from them)."""
+        out: dict[str, dict[str, Any]] = {}
+        for scenario in self.scenarios():
+            if not isinstance(scenario.get("gold"), dict):
+                raise UserError(
+                    f"scenario {scenario['scenario_id']} has no gold object; regenerate the "
+                    "scenarios",
+                    Location(str(self.scenarios_file)),
+                )
+            out[str(scenario["scenario_id"])] = scenario
+        return out
+
+    def context(self, scenario_id: str, condition: str) -> dict[str, Any]:
+        """The extracted subgraph of a grounded condition; missing means extraction was not run."""
+        path = self.context_path(scenario_id, condition)
+        if not path.exists():
+            raise UserError(
+                f"missing context {path} for scenario {scenario_id} under {condition}; "
+                f"run `kgbench extract --domain <domain> --run-dir {self.path}` first"
+            )
+        data = read_json_object(path, "extracted-context object")
+        contract.parse(
+            contract.Context,
+            data,
+            path,
+            remedy=f"run `kgbench extract --domain <domain> --run-dir {self.path}` again",
+        )
+        for key, want in (("scenario_id", scenario_id), ("condition", condition)):
+            if key in data and data[key] != want:
+                raise UserError(
+                    f"context is for {key} {data[key]!r}, expected {want!r}; re-run "
+                    "`kgbench extract`",
+                    Location(str(path)),
+                )
+        return data
+
+    def write_contexts(self, contexts: Iterable[dict[str, Any]]) -> int:
+        """Write extracted contexts (each names its scenario and condition); returns how many."""
+        n = 0
+        for ctx in contexts:
+            atomic_write_json(self.context_path(ctx["scenario_id"], ctx["condition"]), ctx)
+            n += 1
+        return n
+
+    # --- prompts -------------------------------------------------------------------------------
+
+    def write_prompts(self, prompts: Iterable[Prompt]) -> Path:
+        atomic_write_text(self.prompts_file, jsonl_text(p.record() for p in prompts))
+        return self.prompts_file
+
+    def prompts(self, limit: int | None = None) -> list[Prompt]:
+        """The rendered prompts in file order (the first `limit` of them)."""
+        path = self.prompts_file
+        if not path.exists():
+            raise UserError(f"{path} not found; run `kgbench prompts --run-dir {self.path}` first")
+        prompts: list[Prompt] = []
+        with path.open(encoding="utf-8") as handle:
+            for n, line in enumerate(handle, 1):
+                if not line.strip():
+                    continue
+                if limit is not None and len(prompts) >= limit:
+                    break
+                prompts.append(_prompt(line, Location(str(path), n)))
+        if not prompts:
+            raise UserError(f"{path} holds no prompts")
+        return prompts
+
+    # --- responses, scores, probes -----------------------------------------------------------------
+
+    def response_logs(self, stem: str | None = None) -> list[Path]:
+        """responses/<stem>.jsonl (or every log), sorted; none at all is a UserError."""
+        available = (
+            sorted(self.responses_dir.glob("*.jsonl")) if self.responses_dir.is_dir() else []
+        )
+        if stem is not None:
+            path = self.response_log(stem)
+            if not path.exists():
+                names = ", ".join(p.stem for p in available) or "none"
+                raise UserError(f"no responses log {path} (logs here: {names})")
+            return [path]
+        if not available:
+            raise UserError(
+                f"no responses under {self.responses_dir}; answer the prompts first "
+                f"(`kgbench run --run-dir {self.path} --model MODEL`)"
+            )
+        return available
+
+    def log_settings_of(self, log: Path) -> dict[str, Any]:
+        """What the runner recorded about a log (responses/<stem>.run.json); {} when absent
+        or unreadable (it is informative, never required)."""
+        path = log.with_suffix(".run.json")
+        if not path.is_file():
+            return {}
+        try:
+            value = json.loads(path.read_text(encoding="utf-8"))
+        except (ValueError, OSError, RecursionError):
+            return {}
+        return value if isinstance(value, dict) else {}
+
+    def write_scores(self, stem: str, items_text: str, panel: dict[str, Any]) -> Path:
+        out = self.scores_for(stem)
+        atomic_write_text(out / "items.jsonl", items_text)
+        atomic_write_json(out / "panel.json", panel)
+        return out / "panel.json"
+
+    def panels(self, stem: str | None = None) -> list[dict[str, Any]]:
+        """The panel.json of every scored log (or of one), sorted by log name."""
+        paths = sorted(self.scores_dir.glob("*/panel.json")) if self.scores_dir.is_dir() else []
+        if stem is not None:
+            paths = [p for p in paths if p.parent.name == stem]
+        if not paths:
+            what = f"log '{stem}'" if stem else "any model"
+            raise UserError(
+                f"no scores for {what} under {self.scores_dir}; run `kgbench score --run-dir "
+                f"{self.path}` first"
+            )
+        panels = []
+        for path in paths:
+            panel = read_json_object(path, "panel written by `kgbench score`")
+            if "overall" not in panel:
+                raise UserError("not a panel written by `kgbench score`", Location(str(path)))
+            panel.setdefault("slug", path.parent.name)
+            panels.append(panel)
+        return panels
+
+    def probed(self, slug: str | None = None) -> dict[str, Path]:
+        """slug -> probe folder, for every model the probe ran (or the one asked for)."""
+        root = self.path / "probe"
+        found = {p.name: p for p in sorted(root.iterdir()) if p.is_dir()} if root.is_dir() else {}
+        return {s: p for s, p in found.items() if slug is None or s == slug}
+
+
+def _prompt(line: str, where: Location) -> Prompt:
+    try:
+        row = json.loads(line)
+    except ValueError as exc:
+        raise UserError(f"not valid JSON: {exc}", where) from None
+    messages = row.get("messages") if isinstance(row, dict) else None
+    if (
+        not isinstance(messages, list)
+        or not messages
+        or not all(isinstance(m, dict) and "role" in m and "content" in m for m in messages)
+    ):
+        raise UserError("'messages' must be a non-empty list of {role, content}", where)
+    if not isinstance(row.get("prompt_id"), str) or not row["prompt_id"]:
+        raise UserError("'prompt_id' is missing", where)
+    sha = row.get("sha256")
+    return Prompt(
+        prompt_id=row["prompt_id"],
+        scenario_id=str(row.get("scenario_id", "")),
+        condition=str(row.get("condition", "")),
+        messages=messages,
+        sha256=sha if isinstance(sha, str) else None,
+    )

@@ -1,0 +1,231 @@
+"""Files kgbench writes and reads: the one owner of atomic writes, canonical JSON and sha256.
+
+The compiler and the harness both write files that are compared byte for byte (compiled
+artifacts, scenario sets, releases, run folders) and both name files by their sha256, so
+there is exactly one spelling of each, here, in a module that imports neither of them:
+
+- Every write goes to a temporary sibling, is flushed to disk and renamed over the target
+  (and the folder is fsynced), so a reader or a restarted run sees the old content or the
+  new, never half of it. A folder is replaced the same way (`replace_folder`).
+- Canonical JSON has sorted keys and UTF-8 text; the pretty form (manifests, schemas, run
+  descriptions) has a two-space indent and one trailing newline; a JSON Lines record is one
+  sorted line; the compact form (`canonical_json`) is what request keys hash.
+- Text is encoded with `utf8_bytes`, which never raises: a model can send a lone surrogate
+  that UTF-8 cannot encode, and it becomes a visible escape instead of a crash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from kgbench.errors import Location, UserError
+
+# --- encoding ----------------------------------------------------------------------------
+
+
+def utf8_bytes(text: str) -> bytes:
+    """UTF-8 bytes of any str, never an exception.
+
+    A lone surrogate (a truncated emoji, `"\\ud83d"`), which a Python str can hold but UTF-8
+    cannot encode, becomes the six characters `\\ud83d`. In JSON text a lone surrogate can
+    only sit inside a string, where that escape is the standard spelling, so JSON written
+    this way reads back as the very same str; in other text it is a visible escape.
+    """
+    return text.encode("utf-8", errors="backslashreplace")
+
+
+def dumps(obj: Any, **kwargs: Any) -> str:
+    """`json.dumps` keeping UTF-8 text as is (write its result with `utf8_bytes`)."""
+    kwargs.setdefault("ensure_ascii", False)
+    return json.dumps(obj, **kwargs)
+
+
+def canonical_json(obj: Any) -> str:
+    """Sorted keys, no whitespace, UTF-8 kept: one spelling per value (what keys hash)."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def json_text(obj: Any) -> str:
+    """Pretty canonical JSON: sorted keys, two-space indent, one trailing newline."""
+    return dumps(obj, indent=2, sort_keys=True) + "\n"
+
+
+def json_bytes(obj: Any) -> bytes:
+    return utf8_bytes(json_text(obj))
+
+
+def ordered_json_bytes(obj: Any) -> bytes:
+    """Pretty JSON whose key order is already decided (e.g. a response schema in the spec's
+    declared order, which strict structured output makes the model follow): no sort_keys."""
+    return utf8_bytes(dumps(obj, indent=2) + "\n")
+
+
+def record_line(record: Any) -> str:
+    """One JSON Lines record with sorted keys: the same record always gives the same line."""
+    return dumps(record, sort_keys=True) + "\n"
+
+
+def jsonl_text(records: Iterable[Any]) -> str:
+    return "".join(record_line(r) for r in records)
+
+
+def jsonl_bytes(records: Iterable[Any]) -> bytes:
+    return utf8_bytes(jsonl_text(records))
+
+
+def json_line_bytes(obj: Any, **kwargs: Any) -> bytes:
+    """One JSON Lines record as bytes, in the key order given (safe for any str it holds)."""
+    return utf8_bytes(dumps(obj, **kwargs) + "\n")
+
+
+# --- hashing -----------------------------------------------------------------------------
+
+
+def sha256_bytes(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def sha256_text(text: str) -> str:
+    """The sha256 of a text's UTF-8 bytes (as `utf8_bytes` writes them)."""
+    return sha256_bytes(utf8_bytes(text))
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as handle:
+        for block in iter(lambda: handle.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+# --- atomic writes -----------------------------------------------------------------------
+
+
+def fsync_dir(folder: Path) -> None:
+    """Make a rename durable: fsync the folder that holds the new name (POSIX)."""
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:  # pragma: no cover - platforms without directory fds
+        return
+    try:
+        os.fsync(fd)
+    except OSError:  # pragma: no cover
+        pass
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
+    """Write via a temp file, fsync, os.replace, fsync the folder: all or nothing.
+
+    `mode` sets the file's permissions before any byte is written (e.g. 0o600 for a
+    password), so the content is never readable by others, not even for an instant.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        if mode is not None:
+            os.fchmod(fd, mode)
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    fsync_dir(path.parent)
+
+
+def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:
+    atomic_write_bytes(path, utf8_bytes(text), mode)
+
+
+def atomic_write_json(path: Path, obj: Any) -> None:
+    """Pretty, key-sorted JSON with a trailing newline (deterministic bytes)."""
+    atomic_write_bytes(path, json_bytes(obj))
+
+
+def replace_folder(
+    target: Path, files: Mapping[str, bytes] | Iterable[tuple[str, bytes]], keep: Iterable[str] = ()
+) -> None:
+    """Replace `target` with exactly `files` (relative path -> bytes), all or nothing.
+
+    Everything is written into a sibling temporary folder first; only when every file is in
+    place is the old folder swapped out by rename. A failure at any point leaves the previous
+    folder untouched and removes the half-written one. `keep` names subfolders of the old
+    folder that other commands own (e.g. published gold releases), carried over as they are.
+    """
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    old = target.parent / f".{target.name}.old-{os.getpid()}"
+    items = files.items() if isinstance(files, Mapping) else files
+    try:
+        for rel, data in items:
+            path = tmp / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        for name in keep:
+            src = target / name
+            if src.exists():
+                shutil.copytree(src, tmp / name, symlinks=True)
+        if target.exists():
+            os.replace(target, old)
+        os.replace(tmp, target)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        if old.exists() and not target.exists():
+            os.replace(old, target)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+    fsync_dir(target.parent)
+
+
+# --- reading -----------------------------------------------------------------------------
+
+
+def iter_jsonl(path: Path, what: str = "JSON") -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every non-blank line; a bad line is a UserError naming it."""
+    path = Path(path)
+    if not path.is_file():
+        raise UserError(f"file not found: {path}")
+    with path.open(encoding="utf-8") as handle:
+        for n, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise UserError(f"not valid JSON: {exc.msg}", Location(str(path), n)) from None
+            if not isinstance(item, dict):
+                raise UserError(f"expected a {what} object on each line", Location(str(path), n))
+            yield n, item
+
+
+def read_jsonl(path: Path, what: str = "JSON") -> list[dict[str, Any]]:
+    return [item for _, item in iter_jsonl(path, what)]
+
+
+def read_json_object(path: Path, what: str = "JSON object") -> dict[str, Any]:
+    """The JSON object in `path`; missing, malformed or not an object is a UserError."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise UserError(f"file not found: {path}") from None
+    except UnicodeDecodeError:
+        raise UserError(f"not UTF-8 text; expected a {what}", Location(str(path))) from None
+    except json.JSONDecodeError as exc:
+        raise UserError(f"not valid JSON: {exc.msg}", Location(str(path), exc.lineno)) from None
+    if not isinstance(data, dict):
+        raise UserError(f"expected a {what}", Location(str(path)))
+    return data

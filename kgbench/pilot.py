@@ -1,0 +1,185 @@
+"""`kgbench pilot` / `make pilot`: the whole pipeline end to end, on one command.
+
+compile -> embedded Neo4j (unless NEO4J_URI points elsewhere) -> load -> generate scenarios
+-> extract every (scenario, condition) -> render prompts -> answer with the context-reader
+baseline through the local OpenAI-compatible reference server and the real `openai` client
+-> score -> report. It prints the panel and where the report is. Each step is the same code
+the individual commands run; nothing here is pilot-only logic.
+
+It composes the compiler and the harness, so it lives in the CLI package: the harness never
+imports the compiler. An embedded Neo4j the pilot started (about 1 GB of memory) is stopped
+when it ends, unless `keep_neo4j`; either way it says what it did.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from rich.console import Console
+
+from kgbench.cliutil import escape
+from kgbench.locations import RUNS_DIR
+
+if TYPE_CHECKING:
+    from harness.compiled import CompiledDomain
+    from harness.neo4j import ServerInfo
+
+LOCAL_KEY = "local-reference-server"  # the loopback server checks no key; never a real one
+
+
+def run_pilot(
+    domain: str, run_dir: Path, responder: str, console: Console, *, keep_neo4j: bool = False
+) -> tuple[Path, Path]:
+    """Run the pipeline into `run_dir` (replaced); returns the Markdown and HTML reports."""
+    from compiler.api import compile_domain
+    from harness.compiled import CompiledDomain
+
+    timings: list[tuple[str, float]] = []
+
+    def step(name: str, func: Callable[[], Any]) -> Any:
+        console.print(f"[bold]-- {escape(name)}[/]")
+        t = time.perf_counter()
+        result = func()
+        timings.append((name, time.perf_counter() - t))
+        return result
+
+    if run_dir.exists():
+        shutil.rmtree(run_dir)
+    run_dir.mkdir(parents=True)
+    result = step("compile", lambda: compile_domain(domain))
+    compiled = CompiledDomain(result.domain, result.out_dir)
+    if os.environ.get("NEO4J_URI"):
+        md, html = _pipeline(compiled, run_dir, responder, console, step)
+    else:
+        with embedded_neo4j(console, keep=keep_neo4j, step=step):
+            md, html = _pipeline(compiled, run_dir, responder, console, step)
+    total = sum(t for _, t in timings)
+    console.print(
+        "timings: "
+        + ", ".join(f"{name} {t:.1f} s" for name, t in timings)
+        + f"; total {total:.1f} s"
+    )
+    return md, html
+
+
+@contextmanager
+def embedded_neo4j(
+    console: Console,
+    *,
+    keep: bool = False,
+    state_dir: Path | None = None,
+    step: Callable[[str, Callable[[], Any]], Any] | None = None,
+) -> Iterator[ServerInfo]:
+    """The embedded Neo4j for the length of a block, and a sentence about what became of it.
+
+    One already running is used and left running. One started here (about 1 GB of memory)
+    is stopped when the block ends, however it ends, unless `keep`.
+    """
+    from harness.neo4j import start, stop
+
+    info = (step or (lambda _name, func: func()))(
+        "start the embedded Neo4j", lambda: start(state_dir)
+    )
+    if info.already_running:
+        console.print(f"Neo4j was already running at {escape(info.uri)}; it stays running.")
+    try:
+        yield info
+    finally:
+        if info.already_running:
+            pass
+        elif keep:
+            console.print(
+                f"The embedded Neo4j the pilot started stays running at {escape(info.uri)} "
+                f"(pid {info.pid}); stop it with `kgbench neo4j stop`."
+            )
+        else:
+            stop(state_dir)
+            console.print(
+                "Stopped the embedded Neo4j the pilot started (pass --keep-neo4j to keep it)."
+            )
+
+
+def _pipeline(
+    compiled: CompiledDomain,
+    run_dir: Path,
+    responder: str,
+    console: Console,
+    step: Callable[[str, Callable[[], Any]], Any],
+) -> tuple[Path, Path]:
+    """Everything after the compile, against the Neo4j the settings name."""
+    from harness.graph.extract import check_against_compile, extract
+    from harness.graph.load import load
+    from harness.graph.stamp import require_current
+    from harness.neo4j import connection_settings, open_driver
+    from harness.prompts import build_prompts
+    from harness.report import write_report
+    from harness.runfolder import RunFolder
+    from harness.runner.api import RunConfig, run_model
+    from harness.scenarios.generator import generate_file
+    from harness.scoring import score_run
+    from harness.server.app import start_server_in_thread
+
+    settings = connection_settings()
+    with open_driver(settings) as driver:
+        step("load", lambda: load(driver, compiled, settings.database))
+        _, scenarios, _ = step(
+            "generate scenarios", lambda: generate_file(compiled, out=run_dir / "scenarios.jsonl")
+        )
+
+        def extract_all() -> int:
+            require_current(driver, compiled, settings.database)
+            contexts = []
+            for scenario in scenarios:
+                for cond in (c.id for c in compiled.conditions if c.query):
+                    ctx = extract(driver, compiled, scenario, cond, settings.database)
+                    check_against_compile(ctx, compiled, scenario)
+                    contexts.append(ctx)
+            return RunFolder(run_dir).write_contexts(contexts)
+
+        step("extract", extract_all)
+    step("render prompts", lambda: build_prompts(run_dir, str(compiled.root)))
+    base_url, stop_server = start_server_in_thread(responder=responder, run_dir=run_dir)
+    previous_key = os.environ.get("OPENAI_API_KEY")
+    os.environ["OPENAI_API_KEY"] = LOCAL_KEY
+    try:
+        config = RunConfig(
+            run_dir=run_dir,
+            model=f"openai:{responder}",
+            base_url=base_url,
+            concurrency=16,
+            use_cache=False,
+        )
+        step(f"answer with {responder} via {base_url}", lambda: run_model(config, console))
+    finally:
+        stop_server()
+        if previous_key is None:
+            os.environ.pop("OPENAI_API_KEY", None)
+        else:
+            os.environ["OPENAI_API_KEY"] = previous_key
+    step("score", lambda: score_run(run_dir))
+    return step("report", lambda: write_report(run_dir))
+
+
+def panel_table(md_path: Path) -> str:
+    """The response counts and the overall panel, as the Markdown report has them."""
+    lines = md_path.read_text(encoding="utf-8").splitlines()
+    out: list[str] = []
+    for marker in ("**Responses per condition**", "**Overall panel"):
+        start = next((i for i, line in enumerate(lines) if line.startswith(marker)), None)
+        if start is None:
+            continue
+        end = start + 1
+        while end < len(lines) and (lines[end].startswith("|") or not lines[end].strip()):
+            end += 1
+        out += [*lines[start:end], ""]
+    return "\n".join(out).rstrip() + "\n"
+
+
+def default_run_dir(domain: str) -> Path:
+    return RUNS_DIR / f"pilot-{Path(domain).name}"

@@ -1,0 +1,44 @@
+"""The pilot's embedded Neo4j (about 1 GB): stopped when the pilot started it, unless kept;
+left alone when it was already running; and the pilot says which (a real server, twice)."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from harness.neo4j import status, stop
+from kgbench.errors import UserError
+from kgbench.pilot import embedded_neo4j
+
+pytestmark = [pytest.mark.neo4j, pytest.mark.slow]
+
+
+def test_the_pilot_stops_the_neo4j_it_started_unless_kept(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("KGBENCH_NEO4J_HEAP", "256m")
+    state = tmp_path / "neo4j"
+    out = io.StringIO()
+    console = Console(file=out, width=300)
+    try:
+        with embedded_neo4j(console, keep=True, state_dir=state) as info:
+            assert not info.already_running and status(state).running
+        assert status(state).running
+        assert f"stays running at {info.uri}" in out.getvalue()
+
+        with embedded_neo4j(console, state_dir=state) as again:
+            assert again.already_running and again.pid == info.pid
+        assert status(state).running, "one the pilot did not start is left alone"
+        assert f"Neo4j was already running at {info.uri}; it stays running." in out.getvalue()
+
+        stop(state)
+        with pytest.raises(UserError), embedded_neo4j(console, state_dir=state):
+            assert status(state).running
+            raise UserError("a step failed")
+        assert not status(state).running, "stopped however the pilot ends"
+        assert "Stopped the embedded Neo4j the pilot started" in out.getvalue()
+    finally:
+        stop(state)
