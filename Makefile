@@ -1,6 +1,8 @@
 # kgbench: `make compile DOMAIN=cardio` and `make test` work on a fresh clone.
 SHELL := /bin/bash
-DOMAIN ?= cardio
+# No target picks a domain for you: name it (make compile DOMAIN=<name>, a folder under domains/).
+DOMAIN ?=
+need-domain = $(if $(strip $(DOMAIN)),,$(error name the domain: make $@ DOMAIN=<name> (a folder under domains/)))
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
@@ -29,12 +31,14 @@ $(STAMP): pyproject.toml requirements.lock
 venv: $(STAMP)
 
 compile: $(STAMP)
+	$(need-domain)
 	$(KG) compile --domain $(DOMAIN)
 
 compile-all: $(STAMP)
 	@for d in domains/*/; do $(KG) compile --domain $$(basename $$d) || exit $$?; done
 
 validate: $(STAMP)
+	$(need-domain)
 	$(KG) validate --domain $(DOMAIN)
 
 lint: $(STAMP)
@@ -61,6 +65,7 @@ neo4j: $(STAMP)
 	$(KG) neo4j start
 
 pilot: $(STAMP)
+	$(need-domain)
 	$(KG) pilot --domain $(DOMAIN)
 
 neo4j-stop: $(STAMP)

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import Location, SpecError
+from kgbench.suggest import unknown
 
 from . import ir
 from .declarations import as_mapping, load_declaration
@@ -41,7 +42,7 @@ TABLE_ORDER = (
 
 
 def resolve_domain_dir(domain: str | Path) -> Path:
-    """Accept a domain name (cardio) or a path to its folder."""
+    """Accept a domain name (a folder under domains/) or a path to its folder."""
     path = Path(domain)
     if path.is_dir():
         return path.resolve()
@@ -501,7 +502,7 @@ def _checked_graph(
                 ok = False  # already reported on the entity's own row
             elif cat is None:
                 errors.add(
-                    f"unknown entity '{ref}'" + suggest(ref, category_of),
+                    unknown("entity", ref, category_of),
                     asr_table.location(i, side),
                 )
                 ok = False
@@ -515,7 +516,7 @@ def _checked_graph(
         pop = row["population_id"]
         if pop is not None and pop not in category_of:
             errors.add(
-                f"unknown entity '{pop}'" + suggest(pop, category_of),
+                unknown("entity", pop, category_of),
                 asr_table.location(i, "population_id"),
             )
             ok = False
@@ -545,15 +546,13 @@ def _checked_graph(
         key = (row["assertion_id"], row["evidence_id"])
         if row["assertion_id"] not in all_asr_ids:
             errors.add(
-                f"unknown assertion '{row['assertion_id']}'"
-                + suggest(row["assertion_id"], all_asr_ids),
+                unknown("assertion", row["assertion_id"], all_asr_ids),
                 link_table.location(i, "assertion_id"),
             )
             continue
         if row["evidence_id"] not in evidence_ids:
             errors.add(
-                f"unknown evidence source '{row['evidence_id']}'"
-                + suggest(row["evidence_id"], evidence_ids)
+                unknown("evidence source", row["evidence_id"], evidence_ids)
                 + " (not in evidence_sources)",
                 link_table.location(i, "evidence_id"),
             )
@@ -693,7 +692,7 @@ def _intervention_classes(
                 ok = False  # already reported on the entity's own row
             elif cat is None:
                 errors.add(
-                    f"unknown entity '{ref}'" + suggest(ref, category_of),
+                    unknown("entity", ref, category_of),
                     table.location(i, field),
                 )
                 ok = False

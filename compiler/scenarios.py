@@ -14,6 +14,8 @@ import string
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from kgbench.suggest import unknown
+
 from . import ir
 from .paths import SPEC_DIR, repo_relative
 from .schema import SchemaModel, suggest
@@ -68,7 +70,7 @@ class _Checker:
 
     def entity(self, path: Sequence[str | int], value: Any, what: str = "entity") -> None:
         if value is not None and value not in self.entities:
-            self.add(path, f"unknown {what} '{value}'" + suggest(str(value), self.entities))
+            self.add(path, unknown(what, value, self.entities))
 
     def entities_(self, path: Sequence[str | int], values: Iterable[Any] | None) -> None:
         for i, value in enumerate(values or ()):

@@ -8,12 +8,12 @@ specifications are what the fast row validator runs; nothing about columns is ha
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from kgbench.errors import Location, SpecError
+from kgbench.suggest import suggest
 
 from .ir import EntityClass, Predicate
 from .paths import REPO_ROOT, display_path
@@ -78,12 +78,6 @@ class SchemaModel:
     predicates: tuple[Predicate, ...]
     tables: dict[str, TableSpec]
     imported_files: tuple[Path, ...]
-
-
-def suggest(word: str, options) -> str:
-    """sqlglot-style 'did you mean' hint, or an empty string."""
-    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def _ann(element, key: str) -> str | None:

@@ -35,7 +35,7 @@ DomainArg = Annotated[
 @app.command("compile")
 @user_errors
 def compile_cmd(
-    domain: DomainArg = "cardio",
+    domain: DomainArg,
     out: Annotated[Path | None, typer.Option(help="Output root (default: generated/).")] = None,
     force: Annotated[bool, typer.Option(help="Recompile even when inputs are unchanged.")] = False,
 ) -> None:
@@ -56,7 +56,7 @@ def compile_cmd(
 
 @app.command("validate")
 @user_errors
-def validate_cmd(domain: DomainArg = "cardio") -> None:
+def validate_cmd(domain: DomainArg) -> None:
     """Validate a domain's spec and data without writing anything."""
     from compiler.api import check_domain
 
@@ -78,7 +78,7 @@ def _print_warnings(warnings: tuple[str, ...]) -> None:
 @app.command("pilot")
 @user_errors
 def pilot_cmd(
-    domain: DomainArg = "cardio",
+    domain: DomainArg,
     run_dir: Annotated[
         Path | None, typer.Option(help="Run folder (default runs/pilot-<domain>).")
     ] = None,

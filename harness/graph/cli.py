@@ -22,9 +22,7 @@ def _console():
 
 @graph_app.command("load")
 def load_command(
-    domain: Annotated[
-        str, typer.Option("--domain", "-d", help="Compiled domain to load.")
-    ] = "cardio",
+    domain: Annotated[str, typer.Option("--domain", "-d", help="Compiled domain to load.")],
     batch_size: Annotated[int, typer.Option(help="Rows per write transaction.")] = 2000,
 ) -> None:
     """Load a compiled domain into Neo4j (idempotent), then run its validation queries."""
@@ -63,7 +61,7 @@ def load_command(
 
 @graph_app.command("extract")
 def extract_command(
-    domain: Annotated[str, typer.Option("--domain", "-d")] = "cardio",
+    domain: Annotated[str, typer.Option("--domain", "-d", help="Compiled domain.")],
     scenario: Annotated[
         str | None, typer.Option(help="One scenario id (prints its context).")
     ] = None,

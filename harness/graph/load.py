@@ -166,8 +166,8 @@ def prune(tx: neo4j.ManagedTransaction, label: str, written: Written) -> None:
 def _transactions(units: list, batch_size: int) -> list[list]:
     """Consecutive (statement, batch) units grouped up to `batch_size` rows per transaction.
 
-    Small statements share a transaction instead of paying one commit each (cardio has 25
-    statements of ~27 rows); statement order is kept, so entities exist before the
+    Small statements share a transaction instead of paying one commit each (a paper-scale
+    domain has 25 statements of ~27 rows); statement order is kept, so entities exist before the
     assertions that MATCH them, and a group is all-or-nothing.
     """
     groups: list[list] = []

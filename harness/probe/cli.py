@@ -33,7 +33,7 @@ def probe_command(
             "or ref:oracle | ref:noisy | ref:noisy-<rate> (offline reference responders).",
         ),
     ],
-    domain: Annotated[str, typer.Option("--domain", "-d", help="Compiled domain.")] = "cardio",
+    domain: Annotated[str, typer.Option("--domain", "-d", help="Compiled domain.")],
     run_dir: Annotated[
         Path | None,
         typer.Option(

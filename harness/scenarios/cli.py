@@ -60,7 +60,7 @@ def _display(path: Path) -> str:
 @scenario_app.command("generate")
 @clear_errors
 def generate(
-    domain: DomainOption = "cardio",
+    domain: DomainOption,
     seed: Annotated[
         int | None, typer.Option(help="Random seed (default: the one scenarios.yaml declares).")
     ] = None,
@@ -89,13 +89,13 @@ def generate(
 @scenario_app.command("check-scenarios")
 @clear_errors
 def check_scenarios(
+    domain: DomainOption,
     file: Annotated[
         Path | None,
         typer.Argument(
             help="Scenario file (JSON Lines), e.g. hand-written (default: the domain's generated set)."
         ),
     ] = None,
-    domain: DomainOption = "cardio",
 ) -> None:
     """Validate a scenario file against the scenario schema, the graph and the gold rules."""
     from harness.compiled import CompiledDomain
@@ -112,7 +112,7 @@ def check_scenarios(
 @clear_errors
 def publish(
     version: Annotated[str, typer.Option(help="Release version (MAJOR.MINOR.PATCH).")],
-    domain: DomainOption = "cardio",
+    domain: DomainOption,
     scenarios: Annotated[
         Path | None,
         typer.Option(help="Scenario file (default: generated/<domain>/scenarios/scenarios.jsonl)."),
@@ -241,7 +241,7 @@ def audit_command(
 
 @scenario_app.command("pin-releases")
 @clear_errors
-def pin_releases(domain: DomainOption = "cardio") -> None:
+def pin_releases(domain: DomainOption) -> None:
     """Record releases published before the release index existed (each must verify)."""
     from harness.compiled import CompiledDomain
     from harness.release.index import pin_existing

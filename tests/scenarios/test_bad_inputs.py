@@ -42,7 +42,7 @@ def test_a_hand_written_scenario_is_accepted(cli, cardio) -> None:
 
 def test_generated_records_pass_check_scenarios(cli, cardio_scenarios, tmp_path: Path) -> None:
     path = write(tmp_path / "s.jsonl", cardio_scenarios)
-    result = CliRunner().invoke(cli, ["check-scenarios", str(path)])
+    result = CliRunner().invoke(cli, ["check-scenarios", str(path), "-d", "cardio"])
     assert result.exit_code == 0, result.output
 
 
