@@ -24,7 +24,7 @@ from .jsonschemas import spec_fields
 from .paths import REPO_ROOT, SPEC_DIR, confined, display_path, repo_relative
 from .probe import check_probe
 from .scenarios import check_scenario_rules
-from .schema import ROLES, SEMVER, SchemaModel, load_schema, suggest
+from .schema import SEMVER, SchemaModel, load_schema, suggest
 from .tables import ErrorList, Table, read_table
 from .yamlfile import YamlDoc, read_yaml
 
@@ -135,6 +135,9 @@ def load_domain(domain: str | Path) -> ir.Domain:
         evidence_rules=parse_rules(doc),
         provenance_rules=parse_provenance(conditions_doc),
         unparseable_policy=str(metrics_doc.data["unparseable_policy"]),
+        evidence_levels=next(
+            c.enum_values for c in model.tables["assertions"].columns if c.name == "evidence_level"
+        ),
     )
     integrity_warnings = _check_integrity(domain, doc, tables)
     evidence_warnings: list[str] = []
@@ -267,20 +270,18 @@ def _conditions(doc: YamlDoc) -> tuple[ir.Condition, ...]:
         sections = []
         for j, s in enumerate(c.get("sections") or []):
             shape = s["shape"]
-            shapes = tuple(tuple(x.split()) for x in s.get("path_shapes") or ())
-            if shape == "causal_chain" and not shapes:
-                raise SpecError(
-                    "a causal_chain section needs path_shapes",
-                    doc.location(["conditions", i, "sections", j], "path_shapes"),
-                )
-            for k, seq in enumerate(shapes):
-                bad = [r for r in seq if r not in ROLES]
-                if bad:
+            chain_keys = ("max_length", "max_chains", "chain_order")
+            for key in chain_keys if shape == "causal_chain" else ():
+                if not s.get(key):
                     raise SpecError(
-                        f"unknown predicate role '{bad[0]}'" + suggest(bad[0], ROLES),
-                        doc.location(
-                            ["conditions", i, "sections", j, "path_shapes", k], "path_shapes"
-                        ),
+                        f"a causal_chain section needs {key} (the bounds and order of its chains)",
+                        doc.location(["conditions", i, "sections", j], key),
+                    )
+            for key in chain_keys if shape != "causal_chain" else ():
+                if s.get(key):
+                    raise SpecError(
+                        f"{key} applies to causal_chain sections only (this one is {shape})",
+                        doc.location(["conditions", i, "sections", j, key], key),
                     )
             sections.append(
                 ir.ContextSection(
@@ -290,8 +291,10 @@ def _conditions(doc: YamlDoc) -> tuple[ir.Condition, ...]:
                     roles=tuple(s["roles"]),
                     anchor=s.get("anchor")
                     or ("population" if shape == "context_modifiers" else "candidates"),
-                    path_shapes=shapes,
                     validated_only=bool(s.get("validated_only")),
+                    max_length=int(s.get("max_length") or 0),
+                    max_chains=int(s.get("max_chains") or 0),
+                    chain_order=tuple(s.get("chain_order") or ()),
                 )
             )
         out.append(
@@ -313,7 +316,7 @@ def _resolve_conditions(
     predicates: tuple[ir.Predicate, ...],
     domain: str,
 ) -> tuple[ir.Condition, ...]:
-    """Each section's predicates and buildable chain shapes in this domain's vocabulary.
+    """Each section's predicates in this domain's vocabulary.
 
     Done here rather than in the Cypher backend so that a condition this domain cannot serve
     is a located error of `validate` as much as of `compile` (one pipeline, one message).
@@ -325,20 +328,11 @@ def _resolve_conditions(
     out = []
     for i, cond in enumerate(conditions):
         sections = []
-        for j, sec in enumerate(cond.sections):
+        for sec in cond.sections:
             section_types = types(sec.roles)
             if not section_types:
                 continue  # the domain has no predicate in these roles: nothing to retrieve
-            shapes = tuple(shape for shape in sec.path_shapes if all(types((r,)) for r in shape))
-            if sec.shape == "causal_chain" and not shapes:
-                raise SpecError(
-                    f"condition {cond.id} section {sec.name}: no path shape can be built from "
-                    f"the predicates of domain '{domain}' (every shape needs a predicate in each "
-                    "of its roles)",
-                    doc.location(["conditions", i, "sections", j, "path_shapes"], "path_shapes"),
-                )
-            hops = tuple(tuple(types((r,)) for r in shape) for shape in shapes)
-            sections.append(replace(sec, predicates=section_types, path_shapes=shapes, hops=hops))
+            sections.append(replace(sec, predicates=section_types))
         if cond.sections and not sections:
             raise SpecError(
                 f"grounded condition {cond.id} exposes no predicate of domain '{domain}' "

@@ -18,7 +18,7 @@ from kgbench.suggest import unknown
 
 from . import ir
 from .paths import SPEC_DIR, repo_relative
-from .schema import SchemaModel, suggest
+from .schema import ROLES, SchemaModel, suggest
 from .tables import ErrorList
 from .yamlfile import YamlDoc, read_yaml
 
@@ -174,6 +174,7 @@ def check_scenario_rules(doc: YamlDoc, domain: ir.Domain, model: SchemaModel) ->
     c.count_range(["candidates"], data["candidates"], CANDIDATE_LIMITS)
     c.count_range(["childbearing_age"], data.get("childbearing_age"), (0, 120))
     c.chain(["distractor_exclusion"], data["distractor_exclusion"])
+    _check_gold_path_shapes(c, data)
     policy = data["outcome_evidence"]
     c.enum_values(
         ["outcome_evidence", "evidence_levels"], policy["evidence_levels"], c.evidence_levels
@@ -249,6 +250,40 @@ def check_scenario_rules(doc: YamlDoc, domain: ir.Domain, model: SchemaModel) ->
         categories=tuple(declared),
         document=json.dumps(data, sort_keys=True, ensure_ascii=False),
     )
+
+
+def _check_gold_path_shapes(c: _Checker, data: dict) -> None:
+    """Each declared gold-path shape is a chain every condition a chain rule names can show
+    (roles of its causal_chain section, at most its max_length steps), so a gold path taken
+    by shape is always among the chains the grounded context shows."""
+    named = {r["condition"] for r in _chain_rules(data) if r.get("condition") is not None}
+    sections = [
+        (cond.id, s)
+        for cond in c.conditions
+        if cond.id in named
+        for s in cond.sections
+        if s.shape == "causal_chain"
+    ]
+    for i, text in enumerate(data.get("gold_path_shapes") or ()):
+        shape = str(text).split()
+        bad = [r for r in shape if r not in ROLES]
+        if bad:
+            c.add(["gold_path_shapes", i], unknown("predicate role", bad[0], ROLES))
+            continue
+        for cid, s in sections:
+            if not set(shape) <= set(s.roles) or len(shape) > s.max_length:
+                c.add(
+                    ["gold_path_shapes", i],
+                    f"shape '{' '.join(shape)}' is not a chain condition {cid} shows (roles "
+                    f"{', '.join(s.roles)}, at most {s.max_length} steps)",
+                )
+
+
+def _chain_rules(data: dict) -> list[dict]:
+    out = [data["distractor_exclusion"]]
+    for rule in data["categories"]:
+        out += [r for r in (rule["path"], rule.get("mechanism"), rule.get("pathways")) if r]
+    return out
 
 
 def _check_pinned(c: _Checker, data: dict, declared: list[str]) -> None:

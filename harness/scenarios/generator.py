@@ -91,7 +91,7 @@ class Generator:
         if self.seed is None:
             self.seed = self.rules.seed
         self.kg = KnowledgeGraph(self.domain)
-        self.finder = ChainFinder(self.kg)
+        self.finder = ChainFinder(self.kg, self.rules.gold_path_shapes)
         self.judge = OutcomeJudge(self.kg, self.rules)
         self.clinical = Clinical(self.kg, self.finder, self.rules, self.judge)
         self.patterns = Patterns(self.finder, self.clinical, self.judge, self.rules)

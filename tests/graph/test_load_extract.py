@@ -143,7 +143,13 @@ def test_extraction_contents_per_condition(
     c3 = extract(neo4j_driver, loaded_mini, MINI_SCENARIO, "C3")
     chains = {s["name"]: s for s in c3["sections"]}["causal_chains"]["paths"]
     lisinopril = [p["assertion_ids"] for p in chains if p["candidate_id"] == "DRG_0001"]
-    assert lisinopril == [["ASR_0001", "ASR_0002", "ASR_0003", "ASR_0004"]]
+    # every validated chain, strongest then shortest: the class's outcome claim (class-level,
+    # it applies to lisinopril), its blood-pressure claim then the risk edge, the mechanism
+    assert lisinopril == [
+        ["ASR_0014"],
+        ["ASR_0015", "ASR_0004"],
+        ["ASR_0001", "ASR_0002", "ASR_0003", "ASR_0004"],
+    ]
     assert all(p["candidate_id"] != "INT_0001" for p in chains), (
         "the unvalidated chain is not in C3"
     )
