@@ -8,10 +8,15 @@ VENV := .venv
 BIN := $(VENV)/bin
 KG := $(BIN)/kgbench
 STAMP := $(VENV)/.installed
+# KGX lives in its own environment (its pins conflict with linkml's; see pyproject.toml).
+KGX_VENV := .venv-kgx
+KGX_STAMP := $(KGX_VENV)/.installed
+# linkml-lint walks folders recursively, so it is given schema files: spec/declarations/ holds data.
+SCHEMA_FILES := $(wildcard spec/*.yaml spec/study/*.yaml domains/*/schema/*.yaml)
 
 FUZZ_EXAMPLES ?= 5000
 
-.PHONY: help venv compile compile-all validate test lint format bench fuzz neo4j neo4j-stop pilot clean
+.PHONY: help venv kgx-venv compile compile-all validate test lint format bench fuzz neo4j neo4j-stop pilot export kgx-validate clean
 
 help:
 	@echo "make compile DOMAIN=cardio   compile a domain into generated/<domain>/"
@@ -20,6 +25,8 @@ help:
 	@echo "make fuzz                    the fuzz targets, long and random (FUZZ_EXAMPLES=$(FUZZ_EXAMPLES))"
 	@echo "make neo4j                   build and start the embedded Neo4j"
 	@echo "make pilot DOMAIN=cardio     the whole pipeline end to end with the context-reader baseline"
+	@echo "make export DOMAIN=cardio    KGX and LinkML JSON exports under runs/export/<domain>/"
+	@echo "make kgx-validate DOMAIN=cardio  kgx validate (offline) on the domain's KGX export"
 
 # The virtual environment is rebuilt whenever the pinned dependencies change.
 $(STAMP): pyproject.toml requirements.lock
@@ -29,6 +36,15 @@ $(STAMP): pyproject.toml requirements.lock
 	@touch $(STAMP)
 
 venv: $(STAMP)
+
+# `kgx validate` runs offline through tools/kgx/kgx_offline.py (KGX would download Biolink).
+$(KGX_STAMP): pyproject.toml requirements-kgx.lock
+	@test -x $(KGX_VENV)/bin/python || $(PYTHON) -m venv $(KGX_VENV)
+	$(KGX_VENV)/bin/python -m pip install -q --upgrade pip==26.3
+	$(KGX_VENV)/bin/python -m pip install -q -c requirements-kgx.lock --group kgx
+	@touch $(KGX_STAMP)
+
+kgx-venv: $(KGX_STAMP)
 
 compile: $(STAMP)
 	$(need-domain)
@@ -44,13 +60,15 @@ validate: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	@for f in $(SCHEMA_FILES); do echo "linkml-lint $$f"; $(BIN)/linkml-lint --config .linkmllint.yaml $$f || exit $$?; done
 
 format: $(STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-test: $(STAMP) lint
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+# KGBENCH_REQUIRE_KGX: the kgx validate tests fail (instead of skipping) without .venv-kgx.
+test: $(STAMP) $(KGX_STAMP) lint
+	KGBENCH_REQUIRE_KGX=1 $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench $(BENCH_ARGS)
@@ -60,6 +78,15 @@ bench: $(STAMP)
 fuzz: $(STAMP)
 	time KGBENCH_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) KGBENCH_FUZZ_RANDOM=1 \
 		$(BIN)/python -m pytest tests/fuzz -q --hypothesis-show-statistics $(PYTEST_ARGS)
+
+export: $(STAMP)
+	$(need-domain)
+	$(KG) export --domain $(DOMAIN) --format kgx
+	$(KG) export --domain $(DOMAIN) --format linkml-json
+
+kgx-validate: $(STAMP) $(KGX_STAMP)
+	$(need-domain)
+	$(BIN)/python tools/kgx/validate.py --domain $(DOMAIN)
 
 neo4j: $(STAMP)
 	$(KG) neo4j start

@@ -28,8 +28,13 @@ KG = str(BIN / "kgbench")
 LINKML_VALIDATE = str(BIN / "linkml-validate")
 
 
-def typed_json(csv_path: Path, out: Path) -> None:
-    """The same assertion rows as typed JSON, the input linkml-validate understands."""
+LOCAL_ID = re.compile(r"^[A-Z]{2,5}_[0-9]{3,6}$")
+ID_FIELDS = ("assertion_id", "subject_id", "object_id", "population_id")
+
+
+def typed_json(csv_path: Path, out: Path, prefix: str) -> None:
+    """The same assertion rows in LinkML's JSON form (CURIE ids, typed values), the input
+    linkml-validate understands (what `kgbench export --format linkml-json` writes)."""
     rows = []
     with csv_path.open(newline="") as f:
         for r in csv.DictReader(f):
@@ -37,7 +42,9 @@ def typed_json(csv_path: Path, out: Path) -> None:
             for k, v in r.items():
                 if v == "":
                     continue
-                if k == "validated" and v in ("true", "false"):
+                if k in ID_FIELDS and LOCAL_ID.match(v):
+                    o[k] = f"{prefix}:{v}"
+                elif k == "validated" and v in ("true", "false"):
                     o[k] = v == "true"
                 elif k == "confidence":
                     try:
@@ -58,13 +65,13 @@ def main(quick: bool = False) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
         cardio_json = tmp_path / "cardio_assertions.json"
-        typed_json(REPO_ROOT / "domains/cardio/data/assertions.csv", cardio_json)
+        typed_json(REPO_ROOT / "domains/cardio/data/assertions.csv", cardio_json, "kgbench.cardio")
         baseline = [
             LINKML_VALIDATE,
             "-s",
-            str(REPO_ROOT / "domains/cardio/schema.yaml"),
+            str(REPO_ROOT / "domains/cardio/schema/cardio.yaml"),
             "-C",
-            "Assertion",
+            "CardioAssertion",
             str(cardio_json),
         ]
         out = tmp_path / "gen"
@@ -98,14 +105,14 @@ def main(quick: bool = False) -> list[str]:
         n = 20_000 if quick else 100_000
         domain, planted = make_domain(tmp_path / "synth", n, inject_errors=40)
         synth_json = tmp_path / "synth_assertions.json"
-        typed_json(domain / "data/assertions.csv", synth_json)
+        typed_json(domain / "data/assertions.csv", synth_json, "kgbench.synth")
         ours_cmd = [KG, "validate", "--domain", str(domain)]
         theirs_cmd = [
             LINKML_VALIDATE,
             "-s",
-            str(domain / "schema.yaml"),
+            str(domain / "schema" / "synth.yaml"),
             "-C",
-            "Assertion",
+            "CardioAssertion",
             str(synth_json),
         ]
         cold_env = {**os.environ, "KGBENCH_NO_CACHE": "1"}

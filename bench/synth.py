@@ -40,13 +40,18 @@ def make_domain(
     spec_link = root / "spec"
     if not spec_link.exists():
         os.symlink(REPO_ROOT / "spec", spec_link)
-    schema = (REPO_ROOT / "domains" / "cardio" / "schema.yaml").read_text()
-    schema = schema.replace("domains/cardio", "domains/synth").replace(
-        "name: cardio", "name: synth"
+    schema = (REPO_ROOT / "domains" / "cardio" / "schema" / "cardio.yaml").read_text()
+    schema = (
+        schema.replace("domains/cardio", "domains/synth")
+        .replace("kgbench.cardio", "kgbench.synth")
+        .replace("name: cardio", "name: synth")
     )
-    (domain / "schema.yaml").write_text(schema.replace("CardioPredicate", "SynthPredicate"))
+    (domain / "schema").mkdir()
+    (domain / "schema" / "synth.yaml").write_text(
+        schema.replace("CardioPredicate", "SynthPredicate")
+    )
     (domain / "domain.yaml").write_text(
-        "name: synth\ntitle: Synthetic benchmark domain\nversion: 1.0.0\nschema: schema.yaml\n"
+        "name: synth\ntitle: Synthetic benchmark domain\nversion: 1.0.0\nschema: schema/synth.yaml\n"
         "predicate_enum: SynthPredicate\ntables:\n  entities: data/entities.csv\n"
         "  assertions: data/assertions.csv\n  evidence_sources: data/evidence_sources.csv\n"
         "  assertion_evidence: data/assertion_evidence.csv\n"
@@ -117,7 +122,7 @@ def make_domain(
     planted: list[tuple[int, str]] = []
     kinds = [
         ("evidence_level", "hihg"),
-        ("subject_id", "drug-1"),
+        ("predicate", "targets"),
         ("confidence", "1.7"),
         ("temporality", ""),
     ]

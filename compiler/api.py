@@ -12,7 +12,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .paths import GENERATED_DIR, REPO_ROOT, TEMPLATES_DIR
+from .paths import DECLARATIONS_DIR, GENERATED_DIR, REPO_ROOT, SPEC_DIR, TEMPLATES_DIR
 
 # Subfolders of generated/<domain>/ written by other commands, preserved across compiles.
 PRESERVED = ("gold", "scenarios")
@@ -121,9 +121,13 @@ def _up_to_date(out_dir: Path) -> bool:
 
 
 def _input_set_unchanged(manifest: dict) -> bool:
-    """A new file (e.g. a template or a spec file) must also trigger a rebuild."""
+    """A new file (a template, a spec schema, a shared declaration) must also trigger a rebuild."""
     recorded = {e["path"] for e in manifest["inputs"]}
-    current = {p.relative_to(REPO_ROOT).as_posix() for p in (REPO_ROOT / "spec").glob("*.yaml")}
+    current = {
+        p.relative_to(REPO_ROOT).as_posix()
+        for folder in (SPEC_DIR, DECLARATIONS_DIR)
+        for p in folder.glob("*.yaml")
+    }
     current |= {p.relative_to(REPO_ROOT).as_posix() for p in TEMPLATES_DIR.rglob("*.j2")}
     return current <= recorded
 

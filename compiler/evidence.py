@@ -14,7 +14,7 @@ any backend sees it:
   class's members as the predicate's `members_inherit` annotation says: always, never, or only
   for classes the domain declares homogeneous. A claim on a class without members is an error.
 - **Provenance labels.** The label each assertion carries in contexts is computed here from the
-  declared rules (spec/conditions.yaml `provenance_labels`), never in a template, and a rule
+  declared rules (spec/declarations/conditions.yaml `provenance_labels`), never in a template, and a rule
   whose wording says "validated" or "unvalidated" must require that flag.
 """
 

@@ -18,10 +18,12 @@ from kgbench.errors import Location, SpecError
 from kgbench.suggest import unknown
 
 from . import ir
+from .biolink import load_model
 from .declarations import as_mapping, load_declaration
 from .evidence import EvidenceChecker, parse_provenance, parse_rules
 from .jsonschemas import spec_fields
-from .paths import REPO_ROOT, SPEC_DIR, confined, display_path, repo_relative
+from .paths import DECLARATIONS_DIR, REPO_ROOT, SPEC_DIR, confined, display_path, repo_relative
+from .prefixes import check_curie_prefix, load_prefix_map, merge_xrefs
 from .probe import check_probe
 from .scenarios import check_scenario_rules
 from .schema import SEMVER, SchemaModel, load_schema, suggest
@@ -38,6 +40,7 @@ TABLE_ORDER = (
     "assertions",
     "assertion_evidence",
     "intervention_classes",
+    "xrefs",
 )
 
 
@@ -82,13 +85,21 @@ def load_domain(domain: str | Path) -> ir.Domain:
     model = load_schema(
         schema_path, cfg["predicate_enum"], doc.location(["predicate_enum"], "predicate_enum")
     )
+    biolink_warnings = _check_biolink(model, doc)
+    prefix_map = load_prefix_map(DECLARATIONS_DIR / "prefixes.yaml", load_model().prefixes)
+    curie_prefix = check_curie_prefix(
+        cfg.get("curie_prefix") or f"kgbench.{cfg['name']}",
+        model.prefixes,
+        prefix_map,
+        doc.location(["curie_prefix"] if cfg.get("curie_prefix") else ["name"], "curie_prefix"),
+    )
 
     conditions_doc = load_declaration(
-        _declared_path(domain_dir, doc, "conditions", SPEC_DIR / "conditions.yaml"),
+        _declared_path(domain_dir, doc, "conditions", DECLARATIONS_DIR / "conditions.yaml"),
         "ConditionSet",
     )
     metrics_doc = load_declaration(
-        _declared_path(domain_dir, doc, "metrics", SPEC_DIR / "metrics.yaml"), "MetricSet"
+        _declared_path(domain_dir, doc, "metrics", DECLARATIONS_DIR / "metrics.yaml"), "MetricSet"
     )
     scenarios_doc = (
         load_declaration(
@@ -129,6 +140,8 @@ def load_domain(domain: str | Path) -> ir.Domain:
     probe_path = (domain_dir / cfg["probe"]).resolve() if cfg.get("probe") else None
     domain = _build(cfg, doc, model, tables, conditions, metrics, spec_version, errors)
     errors.raise_if_any()
+    domain = _standards(domain, model, tables, prefix_map, curie_prefix, errors)
+    errors.raise_if_any()
     domain = replace(
         domain,
         schema_file=str(schema_path),
@@ -143,7 +156,11 @@ def load_domain(domain: str | Path) -> ir.Domain:
     evidence_warnings: list[str] = []
     facts = EvidenceChecker(domain, tables, doc, errors, evidence_warnings).run()
     errors.raise_if_any()
-    domain = replace(domain, facts=facts, warnings=(*integrity_warnings, *evidence_warnings))
+    domain = replace(
+        domain,
+        facts=facts,
+        warnings=(*biolink_warnings, *integrity_warnings, *evidence_warnings),
+    )
     _check_expected_counts(domain, doc)
     if scenarios_doc is not None:
         domain = replace(domain, scenario_rules=check_scenario_rules(scenarios_doc, domain, model))
@@ -158,10 +175,106 @@ def load_domain(domain: str | Path) -> ir.Domain:
     return _replace_inputs(domain, inputs)
 
 
+def _check_biolink(model: SchemaModel, doc: YamlDoc) -> tuple[str, ...]:
+    """Biolink terms of the schema against the packaged model: errors raise, domain/range
+    violations are warnings unless domain.yaml accepts them (and an acceptance that matches
+    nothing is an error, so stale ones do not pile up)."""
+    from .biolink import check
+
+    found, warned = check(model)
+    errors = ErrorList()
+    for f in found:
+        errors.add(f.message, f.location)
+    errors.raise_if_any()
+    accepted = ((doc.data.get("biolink") or {}).get("accepted_violations")) or []
+    keys = {(a["predicate"], a["side"], a["class"]): i for i, a in enumerate(accepted)}
+    used: set[int] = set()
+    warnings = []
+    for w in warned:
+        if w.accepted_key in keys:
+            used.add(keys[w.accepted_key])
+            continue
+        warnings.append(f"{w.location}: {w.message} [biolink, accept it in domain.yaml]")
+    for key, i in keys.items():
+        if i not in used:
+            errors.add(
+                f"accepted violation {key[0]} {key[1]} {key[2]} does not occur; expected a "
+                "predicate, side and class the Biolink check actually flags",
+                doc.location(["biolink", "accepted_violations", i], "accepted_violations"),
+            )
+    errors.raise_if_any()
+    return tuple(warnings)
+
+
+def _standards(
+    domain: ir.Domain,
+    model: SchemaModel,
+    tables: dict[str, Table],
+    prefix_map: dict,
+    curie_prefix: str,
+    errors: ErrorList,
+) -> ir.Domain:
+    """Cross-references merged and checked, knowledge levels resolved, Biolink facts the
+    exports need recorded: what makes the graph interoperable rather than merely valid."""
+    from .biolink import load_model, package_version
+    from .knowledge_level import resolve
+
+    ent_rows = _row_index(tables["entities"], "id")
+    xref_table = tables.get("xrefs")
+    extra = []
+    if xref_table is not None:
+        for i, row in enumerate(xref_table.rows):
+            extra.append((row["entity_id"], row["xref"], xref_table.location(i, "xref")))
+    entities = merge_xrefs(
+        domain.entities,
+        extra,
+        lambda eid: tables["entities"].location(ent_rows[eid], "xrefs"),
+        prefix_map,
+        errors,
+    )
+    core = model.core
+    bl = load_model()
+    return replace(
+        domain,
+        entities=tuple(entities),
+        assertions=resolve(domain.assertions, domain.supports, domain.evidence_sources, core),
+        curie_prefix=curie_prefix,
+        curie_expansion=model.prefixes[curie_prefix],
+        xref_prefixes=tuple(sorted((p, d.expansion) for p, d in prefix_map.items())),
+        biolink_version=bl.version,
+        biolink_package=package_version(),
+        assertion_class=model.assertion_class,
+        graph_class=model.graph_class,
+        source_type_categories=tuple(
+            sorted(
+                (name, info.get("biolink_category") or "biolink:Publication")
+                for name, info in (core.get("source_types") or {}).items()
+            )
+        ),
+        source_type_meanings=tuple(
+            sorted(
+                (name, info["meaning"])
+                for name, info in (core.get("source_types") or {}).items()
+                if info.get("meaning")
+            )
+        ),
+        direction_biolink=tuple(sorted((core.get("direction_values") or {}).items())),
+        entity_class_uri=core.get("class_uris", {}).get("Entity") or "biolink:NamedThing",
+        table_patterns=tuple(
+            (name, col.name, col.pattern)
+            for name, spec in sorted(model.tables.items())
+            for col in spec.columns
+            if col.pattern
+        ),
+        evidence_class_uri=core.get("class_uris", {}).get("EvidenceSource")
+        or "biolink:Publication",
+    )
+
+
 def _probe(probe_path: Path, categories, entity_classes, predicates) -> ir.ProbeSpec:
     return check_probe(
         probe_path,
-        SPEC_DIR / "probe.yaml",
+        DECLARATIONS_DIR / "probe.yaml",
         categories,
         [c.name for c in entity_classes],
         predicates,
@@ -255,7 +368,9 @@ def _declared_path(domain_dir: Path, doc: YamlDoc, key: str, default: Path) -> P
     if not value:
         return default
     where = doc.location([key], key)
-    return confined(domain_dir, value, where, allowed=(SPEC_DIR,), parent_refs=True).resolve()
+    return confined(
+        domain_dir, value, where, allowed=(DECLARATIONS_DIR,), parent_refs=True
+    ).resolve()
 
 
 def _conditions(doc: YamlDoc) -> tuple[ir.Condition, ...]:
@@ -809,18 +924,9 @@ def _input_files(
         paths.add(scenarios_doc.path.resolve())
     if probe_path is not None:
         paths.add(probe_path)
-    paths |= {
-        SPEC_DIR / n
-        for n in (
-            "kgbench.yaml",
-            "kg.yaml",
-            "scenario.yaml",
-            "response.yaml",
-            "declarations.yaml",
-            "probe.yaml",
-            "probe_response.yaml",
-        )
-    }
+    # every schema of the spec and every shared declaration (a new file there is a new input)
+    paths |= {p.resolve() for p in SPEC_DIR.glob("*.yaml")}
+    paths |= {p.resolve() for p in DECLARATIONS_DIR.glob("*.yaml")}
     paths |= set(model.imported_files)
     paths |= {(domain_dir / rel).resolve() for rel in table_files.values()}
     return tuple(

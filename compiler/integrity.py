@@ -33,7 +33,7 @@ CHECKS = (
     "synonym_collision",
     "wrong_class_reference",
 )
-# Predicate roles along which chains are followed (spec/conditions.yaml path shapes): a cycle
+# Predicate roles along which chains are followed (spec/declarations/conditions.yaml path shapes): a cycle
 # among these makes a chain revisit a node.
 CHAIN_ROLES = ("mechanistic", "causal")
 

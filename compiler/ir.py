@@ -37,6 +37,11 @@ class Predicate:
     biolink_qualifier: str | None
     description: str
     members_inherit: str = "homogeneous"
+    # Biolink reading of the predicate: the Biolink edge runs object -> subject (a
+    # non-canonical Biolink predicate replaced by its canonical inverse), or it is negated
+    # (a null result: `affects` with negated true).
+    biolink_inverse: bool = False
+    biolink_negated: bool = False
 
 
 class Entity(NamedTuple):
@@ -64,6 +69,10 @@ class Assertion(NamedTuple):
     temporality: str
     source_databases: tuple[str, ...]
     no_evidence_reason: str | None
+    # Biolink's knowledge level and agent type; empty in a table row means "the default of the
+    # assertion's strongest supporting source type", which the frontend fills in.
+    knowledge_level: str | None = None
+    agent_type: str | None = None
 
 
 class EvidenceSource(NamedTuple):
@@ -233,7 +242,7 @@ class ProbeSettings:
 
 @dataclass(frozen=True)
 class ProbeSpec:
-    """The validated graph-generation probe of a domain (spec/probe.yaml + its probe.yaml)."""
+    """The validated graph-generation probe of a domain (spec/declarations/probe.yaml + its probe.yaml)."""
 
     source: str  # repo-relative path of the domain's probe declaration
     settings: ProbeSettings
@@ -271,8 +280,31 @@ class Domain:
     facts: tuple[AssertionFacts, ...] = ()
     warnings: tuple[str, ...] = ()  # downgraded integrity and evidence findings (never compiled)
     probe: ProbeSpec | None = None
-    unparseable_policy: str = "intent_to_treat"  # spec/metrics.yaml, compiled into scorer.py
+    unparseable_policy: str = "intent_to_treat"  # spec/declarations/metrics.yaml, into scorer.py
     evidence_levels: tuple[str, ...] = ()  # the EvidenceLevel enum, strongest first
+    # Interoperability (compiler/prefixes.py, compiler/biolink.py): the domain's CURIE prefix
+    # and its expansion, the declared vocabulary prefixes, the Biolink Model the schema was
+    # checked against, the LinkML classes of the JSON form, and the Biolink facts the exports
+    # write (each evidence source type's category, each direction's qualifier value).
+    curie_prefix: str = ""
+    curie_expansion: str = ""
+    xref_prefixes: tuple[tuple[str, str], ...] = ()
+    biolink_version: str = ""
+    biolink_package: str = ""
+    assertion_class: str = ""
+    graph_class: str = ""
+    source_type_categories: tuple[tuple[str, str], ...] = ()
+    source_type_meanings: tuple[tuple[str, str], ...] = ()  # MeSH publication types
+    direction_biolink: tuple[tuple[str, str], ...] = ()
+    entity_class_uri: str = "biolink:NamedThing"
+    # (table, column, pattern) of every column whose table form differs from its LinkML
+    # pattern (identifiers: DRG_0001 in a table, kgbench.<domain>:DRG_0001 in the JSON form)
+    table_patterns: tuple[tuple[str, str, str], ...] = ()
+    evidence_class_uri: str = "biolink:Publication"
+
+    def curie(self, local_id: str) -> str:
+        """A local id (DRG_0001) as a CURIE under the domain's prefix."""
+        return f"{self.curie_prefix}:{local_id}"
 
     @cached_property
     def neo4j_label(self) -> str:

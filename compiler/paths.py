@@ -9,7 +9,10 @@ from pathlib import Path
 from kgbench.errors import Location, SpecError
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-SPEC_DIR = REPO_ROOT / "spec"
+SPEC_DIR = REPO_ROOT / "spec"  # the LinkML schemas (spec/*.yaml, spec/study/)
+# Declarations validated against spec/declarations.yaml (conditions, metrics, probe defaults,
+# the CURIE prefix map): data, not schemas, so linkml-lint is given schema files, never this folder.
+DECLARATIONS_DIR = SPEC_DIR / "declarations"
 TEMPLATES_DIR = REPO_ROOT / "templates"
 DOMAINS_DIR = REPO_ROOT / "domains"
 GENERATED_DIR = REPO_ROOT / "generated"
@@ -67,8 +70,8 @@ def confined(
     A domain is self-contained: a table path is relative, has no `..`, and after following
     symlinks still lies inside the domain folder, so a data-table entry can never read
     `/etc/passwd` or another project's files into an error message or a compiled artifact.
-    `parent_refs` admits `..` for declarations that may name the shared spec folder (e.g.
-    `conditions: ../../spec/conditions.yaml`); where the path ends up is checked either way.
+    `parent_refs` admits `..` for declarations that may name the shared declarations folder (e.g.
+    `conditions: ../../spec/declarations/conditions.yaml`); where the path ends up is checked either way.
     The path is returned as written (not resolved), so messages name the file the user named.
     """
     raw = Path(str(rel))

@@ -1,6 +1,6 @@
 """Cross-checks of a domain's graph-generation probe (MedG-KRP) against its validated graph.
 
-`load_declaration` proves the shape of spec/probe.yaml (ProbeDeclaration) and of the domain's
+`load_declaration` proves the shape of spec/declarations/probe.yaml (ProbeDeclaration) and of the domain's
 probe.yaml (DomainProbe): types, ranges (k >= 1, thresholds in range), enum values. This
 module proves the meaning: every root is an entity of the domain (or the root rule names real
 classes and selects at least one), no root is listed twice, every prompt template parses and
@@ -70,7 +70,7 @@ def _settings(check: _Checker, spec_doc: YamlDoc, domain_doc: YamlDoc) -> ir.Pro
         check.add(
             spec_doc,
             ["settings"],
-            f"setting '{missing[0]}' is required (in spec/probe.yaml or the domain's probe.yaml)",
+            f"setting '{missing[0]}' is required (in spec/declarations/probe.yaml or the domain's probe.yaml)",
         )
         return None
     return ir.ProbeSettings(

@@ -37,14 +37,31 @@ ANCHORED = ("association", "contraindication", "adverse_effect")
 CANDIDATE_LIMITS = (2, 6)
 
 
+def _scenario_spec() -> dict:
+    """Category names and version of spec/scenario.yaml, cached by the file's hash (the
+    schema is long, and parsing it with the bounded loader on every compile adds up)."""
+    from .cache import cached
+
+    path = SPEC_DIR / "scenario.yaml"
+
+    def build():
+        data = read_yaml(path).data
+        value = {
+            "categories": list(data["enums"]["ScenarioCategory"]["permissible_values"]),
+            "version": str(data["version"]),
+        }
+        return value, [path]
+
+    return cached("scenario-spec", [path], "", build)
+
+
 def scenario_categories() -> tuple[str, ...]:
     """The category names spec/scenario.yaml declares (one source of truth for both files)."""
-    doc = read_yaml(SPEC_DIR / "scenario.yaml")
-    return tuple(doc.data["enums"]["ScenarioCategory"]["permissible_values"])
+    return tuple(_scenario_spec()["categories"])
 
 
 def scenario_schema_version() -> str:
-    return str(read_yaml(SPEC_DIR / "scenario.yaml").data["version"])
+    return _scenario_spec()["version"]
 
 
 class _Checker:

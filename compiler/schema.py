@@ -9,8 +9,9 @@ specifications are what the fast row validator runs; nothing about columns is ha
 from __future__ import annotations
 
 import re
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Any
 
 from kgbench.errors import Location, SpecError
 from kgbench.suggest import suggest
@@ -58,7 +59,7 @@ class Column:
     minimum: float | None
     maximum: float | None
     enum_values: tuple[str, ...]
-    references: str | None  # "Entity" when the value must be an entity id
+    references: str | None  # the class a value names (`range: Entity`), None for plain values
     max_length: int | None = None  # characters per value (per item of a list)
     single_line: bool = False  # no tab, newline or other control character at all
 
@@ -78,6 +79,19 @@ class SchemaModel:
     predicates: tuple[Predicate, ...]
     tables: dict[str, TableSpec]
     imported_files: tuple[Path, ...]
+    # The domain's LinkML-native narrowing: its assertion class (predicate -> its enum) and
+    # its graph container (the tree root the LinkML JSON export instantiates).
+    assertion_class: str = ""
+    graph_class: str = ""
+    # prefix -> expansion, from the schema and everything it imports
+    prefixes: dict[str, str] = field(default_factory=dict)
+    # The Biolink side of the core: the class_uri of Entity, Assertion and EvidenceSource,
+    # SourceType's per-value annotations (biolink_category, knowledge_level, agent_type,
+    # precedence), the values of KnowledgeLevel and AgentType, Direction's biolink_value, and
+    # the defaults of an assertion without evidence.
+    core: dict[str, Any] = field(default_factory=dict)
+    # "classes.Drug" / "enums.CardioPredicate" -> the schema file that declares it (messages)
+    element_files: dict[str, str] = field(default_factory=dict)
 
 
 def _ann(element, key: str) -> str | None:
@@ -136,6 +150,11 @@ def _from_json(data: dict) -> SchemaModel:
             for name, t in data["tables"].items()
         },
         imported_files=tuple(Path(p) for p in data["imported_files"]),
+        assertion_class=data["assertion_class"],
+        graph_class=data["graph_class"],
+        prefixes=data["prefixes"],
+        core=data["core"],
+        element_files=data["element_files"],
     )
 
 
@@ -184,7 +203,121 @@ def _load_schema(path: Path, predicate_enum: str, where: Location) -> SchemaMode
     imported = tuple(
         sorted({Path(p) for p in _import_files(view, path)}, key=lambda p: p.as_posix())
     )
-    return SchemaModel(schema.name, version, entity_classes, predicates, tables, imported)
+    assertion_class, graph_class = _narrowing(view, predicate_enum, shown)
+    return SchemaModel(
+        schema.name,
+        version,
+        entity_classes,
+        predicates,
+        tables,
+        imported,
+        assertion_class=assertion_class,
+        graph_class=graph_class,
+        prefixes={str(k): str(v) for k, v in sorted(view.namespaces().items())},
+        core=_core(view) | {"predicate_enum": predicate_enum},
+        element_files=_element_files(view, path),
+    )
+
+
+def _narrowing(view, predicate_enum: str, shown: str) -> tuple[str, str]:
+    """The domain's assertion class (predicate narrowed to its enum) and its graph container.
+
+    LinkML's own validators and generated models only know a domain's predicates through
+    this narrowing; without it they would accept any predicate string.
+    """
+    narrowing = sorted(
+        name
+        for name in view.class_descendants("Assertion", reflexive=False)
+        if view.induced_slot("predicate", name).range == predicate_enum
+    )
+    if len(narrowing) != 1:
+        found = f" (found {', '.join(narrowing)})" if narrowing else ""
+        raise SpecError(
+            f"expected exactly one assertion class narrowing the predicate to '{predicate_enum}'"
+            f"{found}: declare a class with `is_a: Assertion` and "
+            f"`slot_usage: {{predicate: {{range: {predicate_enum}}}}}`",
+            Location(shown, field="classes"),
+        )
+    assertion_class = narrowing[0]
+    roots = sorted(
+        name
+        for name in view.class_descendants("KnowledgeGraph", reflexive=False)
+        if view.get_class(name).tree_root
+        and view.induced_slot("assertions", name).range == assertion_class
+    )
+    if len(roots) != 1:
+        raise SpecError(
+            f"expected exactly one graph container for '{assertion_class}': declare a class "
+            f"with `is_a: KnowledgeGraph`, `tree_root: true` and "
+            f"`slot_usage: {{assertions: {{range: {assertion_class}}}}}`",
+            Location(shown, field="classes"),
+        )
+    return assertion_class, roots[0]
+
+
+def _core(view) -> dict[str, Any]:
+    """What the core schema declares about Biolink and provenance (see SchemaModel.core)."""
+    enums = view.all_enums()
+
+    def values(enum: str) -> list[str]:
+        return list(enums[enum].permissible_values) if enum in enums else []
+
+    source_types = {}
+    if "SourceType" in enums:
+        for name, pv in enums["SourceType"].permissible_values.items():
+            source_types[name] = {
+                key: _ann(pv, key)
+                for key in ("biolink_category", "knowledge_level", "agent_type", "precedence")
+            } | {"meaning": pv.meaning}
+    direction = {}
+    if "Direction" in enums:
+        for name, pv in enums["Direction"].permissible_values.items():
+            if _ann(pv, "biolink_value"):
+                direction[name] = _ann(pv, "biolink_value")
+    slots = view.all_slots()
+    return {
+        "class_uris": {
+            name: view.get_class(name).class_uri
+            for name in ("Entity", "Assertion", "EvidenceSource")
+            if name in view.all_classes()
+        },
+        "source_types": source_types,
+        "knowledge_levels": values("KnowledgeLevel"),
+        "agent_types": values("AgentType"),
+        "direction_values": direction,
+        "knowledge_level_without_evidence": _ann(
+            slots["knowledge_level"], "default_without_evidence"
+        )
+        if "knowledge_level" in slots
+        else None,
+        "agent_type_without_evidence": _ann(slots["agent_type"], "default_without_evidence")
+        if "agent_type" in slots
+        else None,
+    }
+
+
+def _element_files(view, root: Path) -> dict[str, str]:
+    """Which schema file declares each class, slot and enum (error messages name that file)."""
+    by_id = {}
+    for name, schema in view.schema_map.items():
+        source = getattr(schema, "source_file", None)
+        if not source or ":" in name:
+            continue
+        p = Path(source)
+        if not p.is_absolute():
+            p = (Path.cwd() / p) if (Path.cwd() / p).exists() else (root.parent / p.name)
+        by_id[str(schema.id)] = str(p.resolve())
+    out = {}
+    for kind, elements in (
+        ("classes", view.all_classes()),
+        ("enums", view.all_enums()),
+        ("slots", view.all_slots()),
+    ):
+        for name, element in elements.items():
+            file = by_id.get(str(element.from_schema or ""))
+            if file:
+                out[f"{kind}.{name}"] = file
+    return out
 
 
 def _entity_classes(view, shown: str) -> tuple[EntityClass, ...]:
@@ -292,6 +425,8 @@ def _predicates(enum, class_names: set[str], shown: str) -> tuple[Predicate, ...
                 biolink_qualifier=_ann(pv, "biolink_qualifier"),
                 description=pv.description or "",
                 members_inherit=inherit,
+                biolink_inverse=(_ann(pv, "biolink_inverse") or "").lower() == "true",
+                biolink_negated=(_ann(pv, "biolink_negated") or "").lower() == "true",
             )
         )
     if not out:
@@ -319,8 +454,10 @@ def _tables(view, shown: str) -> dict[str, TableSpec]:
         if not table:
             continue
         columns = []
+        classes = view.all_classes()
         for slot in view.class_induced_slots(name):
             rng = slot.range or "string"
+            references = rng if rng in classes else None
             enum_values: tuple[str, ...] = ()
             if rng in enums:
                 enum_values = tuple(enums[rng].permissible_values)
@@ -341,11 +478,13 @@ def _tables(view, shown: str) -> dict[str, TableSpec]:
                     required=bool(slot.required or slot.identifier),
                     multivalued=bool(slot.multivalued),
                     identifier=bool(slot.identifier),
-                    pattern=slot.pattern,
+                    # the tables write the local part of an identifier (DRG_0001); the
+                    # schema's own pattern describes the CURIE of the LinkML JSON form
+                    pattern=_ann(slot, "table_pattern") or slot.pattern,
                     minimum=slot.minimum_value,
                     maximum=slot.maximum_value,
                     enum_values=enum_values,
-                    references=_ann(slot, "references"),
+                    references=references,
                     max_length=int(max_length)
                     if max_length
                     else (DEFAULT_MAX_LENGTH if is_text else None),

@@ -3,7 +3,7 @@
 Each kind takes the response value, the gold value and a `MetricInputs` bundle (lexicon and
 retrieved context) and returns a float or None when the metric is undefined for the item.
 Which response field meets which gold field, and when a metric is defined, is declared in the
-spec (spec/metrics.yaml) and compiled into generated/<domain>/metrics.json, whose rows are
+spec (spec/declarations/metrics.yaml) and compiled into generated/<domain>/metrics.json, whose rows are
 `kgbench.contract.Metric` (the one definition of a metric's fields).
 
 Every function here must accept any JSON value where a response value is expected: a

@@ -13,7 +13,7 @@ not have its contract type counts as absent (nothing is credited for it), and th
 flagged as a parse failure so the panel can report it beside the scores.
 
 Every item gets a parse status (`PARSE_STATUSES`). An answer with no JSON object in it is
-"unparseable": under the declared policy (spec/metrics.yaml, `unparseable_policy`) it either
+"unparseable": under the declared policy (spec/declarations/metrics.yaml, `unparseable_policy`) it either
 counts as a wrong answer (intent-to-treat: scored as an empty answer) or is left out of the
 means (per-protocol); the panel carries both where they differ. Parsing is linear in the
 answer (no backtracking regular expression), and numbers read from the responses log are

@@ -7,7 +7,7 @@ run seed and the metric name, so adding a metric never moves another metric's in
 
 Missing and failed responses are counted beside the scores and never enter a mean as zeros.
 An unparseable answer (no JSON object) enters the means as the declared policy says
-(spec/metrics.yaml `unparseable_policy`): intent-to-treat scores it as an empty answer,
+(spec/declarations/metrics.yaml `unparseable_policy`): intent-to-treat scores it as an empty answer,
 per-protocol leaves it out. The panel is computed under the primary policy; where some answer
 was unparseable, the overall table under the other policy is carried beside it.
 """

@@ -131,6 +131,9 @@ def _mount_subapps() -> None:
     from harness.study.cli import study_command
 
     app.command("study")(user_errors(study_command))
+    from kgbench.export_cli import export_command
+
+    app.command("export")(user_errors(export_command))
 
 
 _mount_subapps()

@@ -121,7 +121,7 @@ def test_manifest_hashes_every_input_and_output(tmp_path: Path) -> None:
     inputs = {e["path"] for e in manifest["inputs"]}
     assert {
         "spec/kg.yaml",
-        "domains/cardio/schema.yaml",
+        "domains/cardio/schema/cardio.yaml",
         "domains/cardio/data/assertions.csv",
     } <= inputs
     assert any(p.startswith("templates/") for p in inputs)
@@ -298,7 +298,14 @@ def test_every_command_needs_its_domain() -> None:
 
     from kgbench.cli import app
 
-    for args in (["compile"], ["validate"], ["generate"], ["load"], ["check-scenarios"]):
+    for args in (
+        ["compile"],
+        ["validate"],
+        ["generate"],
+        ["load"],
+        ["check-scenarios"],
+        ["export"],
+    ):
         result = CliRunner().invoke(app, args)
         assert result.exit_code == 2, (args, result.output)
         assert "--domain" in result.output, (args, result.output)

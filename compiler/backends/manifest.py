@@ -31,6 +31,7 @@ def compiler_versions() -> dict[str, str]:
         "kgbench": v("kgbench"),
         "linkml": v("linkml"),
         "linkml-runtime": v("linkml-runtime"),
+        "biolink-model": v("biolink-model"),
         "jinja2": v("jinja2"),
         "source_sha256": compiler_source_digest(),
     }
@@ -58,6 +59,8 @@ def build(
         "domain": domain.name,
         "domain_version": domain.version,
         "spec_version": domain.spec_version,
+        # the Biolink Model every class, predicate and qualifier was checked against
+        "biolink_model_version": domain.biolink_version,
         "compiler": compiler_versions(),
         "formats": dict(sorted(ctx.formats.items())),
         "backends": {b.name: b.format_version for b in backends},

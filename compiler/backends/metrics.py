@@ -1,4 +1,4 @@
-"""`metrics.json`: the declared metric panel as data (spec/metrics.yaml after validation).
+"""`metrics.json`: the declared metric panel as data (spec/declarations/metrics.yaml after validation).
 
 The harness binds each metric's `kind` to its implementation; which response field meets
 which gold field, when a metric is defined and how unparseable answers count are all here.

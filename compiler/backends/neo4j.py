@@ -343,6 +343,7 @@ def _import_files(domain: Domain) -> list[Artifact]:
         ("relation_class", ""), ("direction", ""), ("causal_status", ""), ("evidence_level", ""),
         ("confidence", ":double"), ("validated", ":boolean"), ("context", ""), ("population_id", ""),
         ("temporality", ""), ("source_databases", ":string[]"), ("no_evidence_reason", ""),
+        ("knowledge_level", ""), ("agent_type", ""),
     ]  # fmt: skip
     facts = {f.assertion_id: f for f in domain.facts}
     asr_header = [f"id:ID({space})", ":LABEL"] + [f"{n}{t}" for n, t in asr_fields]

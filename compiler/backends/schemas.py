@@ -19,6 +19,7 @@ TABLE_CLASSES = {
     "evidence_sources": "EvidenceSource",
     "assertion_evidence": "AssertionEvidence",
     "intervention_classes": "InterventionClassMember",
+    "xrefs": "EntityXref",
 }
 
 
@@ -39,7 +40,7 @@ class SchemasBackend(Backend):
     """JSON Schemas of the tables, scenarios, gold and the model response."""
 
     name = "schemas"
-    format_version = "1.0.0"
+    format_version = "1.1.0"  # 1.1: xrefs.schema.json; table rows with their local id patterns
     outputs = ("schemas/*.schema.json",)
 
     def emit(self, domain: Domain, ctx: EmitContext) -> list[Artifact]:
@@ -58,6 +59,11 @@ def _emit(domain: Domain) -> list[Artifact]:
             schema["properties"]["category"]["enum"] = [c.name for c in domain.entity_classes]
         if table == "assertions":
             schema["properties"]["predicate"]["enum"] = [p.name for p in domain.predicates]
+        # a table row holds the local part of each identifier (DRG_0001), not its CURIE
+        for t, column, pattern in domain.table_patterns:
+            prop = schema["properties"].get(column) if t == table else None
+            if prop is not None:
+                prop.get("items", prop)["pattern"] = pattern
         out.append(Artifact(f"schemas/{table}.schema.json", json_bytes(schema)))
     out.append(
         Artifact(

@@ -172,7 +172,7 @@ def load_study(path: Path, domain: str) -> StudyConfig:
             doc.location(["domain"], "domain"),
         )
     compiled = open_domain(domain)
-    known = [c["id"] for c in compiled.conditions]
+    known = [c.id for c in compiled.conditions]
     conditions = list(data.get("conditions") or known)
     seen_conditions: dict[str, int] = {}
     for i, cond in enumerate(conditions):

@@ -206,7 +206,7 @@ def prepare(
 
 def grounded_conditions(config: StudyConfig, compiled: CompiledDomain) -> list[str]:
     """The study's conditions that carry a grounded context (C1 has none)."""
-    return [c for c in config.conditions if compiled.condition(c)["query"]]
+    return [c for c in config.conditions if compiled.condition(c).query]
 
 
 def contexts_fingerprint(config: StudyConfig, compiled: CompiledDomain) -> dict[str, Any]:

@@ -47,8 +47,8 @@ from typing import Any
 
 import numpy as np
 
-from harness.metrics import MetricSpec
 from harness.stats import EXACT_SIGN_FLIP_MAX_N, favorable, holm, mcnemar_exact, summary
+from kgbench.contract import Metric
 
 STATISTICS_VERSION = "1.0.0"
 CI_LEVEL = 0.95
@@ -68,7 +68,7 @@ class StudyData:
 
     models: list[str]
     conditions: list[str]
-    metrics: list[MetricSpec]
+    metrics: list[Metric]
     scenarios: list[str]
     values: dict[str, ScenarioValues]
     replicates: int = 1
@@ -419,7 +419,7 @@ def compute(data: StudyData, settings: Settings | None = None) -> dict[str, Any]
 
 
 def _ranking(
-    models: list[str], cells: dict[str, Any], boot: np.ndarray, m: MetricSpec
+    models: list[str], cells: dict[str, Any], boot: np.ndarray, m: Metric
 ) -> list[dict[str, Any]]:
     """Models by mean with their rank, the rank's bootstrap interval and P(best).
 
@@ -475,7 +475,7 @@ def _interaction(
     matrices: dict[tuple[str, str], np.ndarray],
     counts: np.ndarray,
     signs: np.ndarray,
-    metrics: dict[str, MetricSpec],
+    metrics: dict[str, Metric],
 ) -> dict[str, Any] | None:
     """Does grounding help one model more than another? Per condition X (vs the baseline R),
     metric and model pair: mean over scenarios of (a_X - a_R) - (b_X - b_R)."""
@@ -606,7 +606,7 @@ def _icc_entry(y: np.ndarray, settings: Settings, rng: np.random.Generator) -> d
 def study_data(
     models: Sequence[str],
     conditions: Sequence[str],
-    metrics: Sequence[MetricSpec],
+    metrics: Sequence[Metric],
     scenarios: Sequence[str],
     items: dict[str, list[dict[str, Any]]],
     replicates: int,

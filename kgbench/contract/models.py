@@ -49,7 +49,7 @@ class Manifest(Document):
     """Versions and hashes of a compile; `formats` names the format version of each artifact
     the harness reads, so opening a compiled domain can refuse an incompatible one at once."""
 
-    FORMAT: ClassVar[str] = "2.0.0"
+    FORMAT: ClassVar[str] = "2.1.0"  # 2.1: biolink_model_version
     PATH: ClassVar[str] = "manifest.json"
     VERSION_FIELD: ClassVar[str] = "manifest_version"
 
@@ -57,6 +57,9 @@ class Manifest(Document):
     domain: str
     domain_version: str
     spec_version: str
+    biolink_model_version: str | None = Field(
+        default=None, description="the Biolink Model the domain's terms were checked against"
+    )
     compiler: dict[str, str]
     formats: dict[str, str] = Field(description="artifact path -> its format version")
     backends: dict[str, str] = Field(description="backend name -> its format version")
@@ -88,6 +91,8 @@ class Predicate(Model):
     biolink_qualifier: str | None
     description: str
     members_inherit: str = "homogeneous"
+    biolink_inverse: bool = False  # the Biolink edge runs object -> subject
+    biolink_negated: bool = False  # the Biolink edge is negated (a null result)
 
 
 class Entity(Model):
@@ -118,6 +123,8 @@ class Assertion(Model):
     temporality: str
     source_databases: list[str]
     no_evidence_reason: str | None
+    knowledge_level: str | None = None  # Biolink's, resolved by the compiler (2.1)
+    agent_type: str | None = None  # Biolink's, resolved by the compiler (2.1)
     provenance: str
     member_ids: list[str]
 
@@ -173,7 +180,7 @@ class PromptText(Model):
 class KnowledgeGraph(Document):
     """kg.json: the validated graph as data (the harness never reads the raw spec)."""
 
-    FORMAT: ClassVar[str] = "2.0.0"
+    FORMAT: ClassVar[str] = "2.1.0"  # 2.1: knowledge_level, agent_type, biolink_inverse/negated
     PATH: ClassVar[str] = "kg.json"
 
     format_version: str
@@ -307,7 +314,7 @@ class Metric(Model):
 
 
 class MetricPanel(Document):
-    """metrics.json: the declared panel as data (spec/metrics.yaml, validated)."""
+    """metrics.json: the declared panel as data (spec/declarations/metrics.yaml, validated)."""
 
     FORMAT: ClassVar[str] = "1.0.0"
     PATH: ClassVar[str] = "metrics.json"

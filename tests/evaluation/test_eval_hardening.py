@@ -214,7 +214,9 @@ def test_score_refuses_a_log_mixing_two_request_identities(prompted: Path, mini_
 
 
 def test_the_default_policy_is_the_declared_one(mini_scorer):
-    declared = yaml.safe_load((REPO / "spec/metrics.yaml").read_text())["unparseable_policy"]
+    declared = yaml.safe_load((REPO / "spec/declarations/metrics.yaml").read_text())[
+        "unparseable_policy"
+    ]
     assert DEFAULT_UNPARSEABLE_POLICY == declared == mini_scorer.policy
     assert "intent-to-treat" in (REPO / "README.md").read_text()
 

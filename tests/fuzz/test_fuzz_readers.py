@@ -26,7 +26,7 @@ MINI = REPO_ROOT / "tests" / "fixtures" / "domains" / "mini"
 YAML_FILES = [
     MINI / "domain.yaml",
     REPO_ROOT / "domains" / "cardio" / "scenarios.yaml",
-    REPO_ROOT / "spec" / "conditions.yaml",
+    REPO_ROOT / "spec" / "declarations" / "conditions.yaml",
 ]
 CSV_FILES = {
     "entities": MINI / "data" / "entities.csv",

@@ -86,7 +86,7 @@ def test_bounds_cut_chains_and_never_fail(neo4j_driver: neo4j.Driver, tmp_path: 
     root = tmp_path / "domains" / "cardio"  # beside the spec, as in the repository
     shutil.copytree(REPO / "domains" / "cardio", root)
     (tmp_path / "spec").symlink_to(REPO / "spec")
-    text = (REPO / "spec" / "conditions.yaml").read_text()
+    text = (REPO / "spec" / "declarations" / "conditions.yaml").read_text()
     text = text.replace("max_length: 6", "max_length: 2").replace("max_chains: 12", "max_chains: 1")
     (root / "conditions.yaml").write_text(text)
     config = (root / "domain.yaml").read_text().replace("scenarios: scenarios.yaml\n", "")

@@ -42,7 +42,8 @@ def _domain_copy(tmp: Path) -> Path:
     shutil.copytree(MINI, root)
     (tmp / "spec").symlink_to(REPO / "spec")
     cfg = root / "domain.yaml"
-    cfg.write_text(cfg.read_text().replace("name: mini", "name: stale"))
+    # a renamed copy keeps the CURIE prefix its schema declares
+    cfg.write_text(cfg.read_text().replace("name: mini", "name: stale\ncurie_prefix: kgbench.mini"))
     return root
 
 

@@ -116,7 +116,7 @@ def test_bad_templates_in_the_spec_are_located(cardio_reference, tmp_path):
     from compiler.api import validate_domain
     from compiler.probe import check_probe
 
-    spec = (REPO / "spec" / "probe.yaml").read_text()
+    spec = (REPO / "spec" / "declarations" / "probe.yaml").read_text()
     bad = spec.replace('What does "{{ concept }}" directly cause?', "What does {{ concep }} cause?")
     bad = bad.replace("Consider two medical concepts", "{% if %}Consider")
     bad = bad.replace(

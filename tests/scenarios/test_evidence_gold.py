@@ -428,7 +428,7 @@ def test_provenance_labels_never_contradict_the_assertion(toy: CompiledDomain) -
 
 def test_a_label_that_lies_about_validation_is_refused(toy_copy: Path, tmp_path: Path) -> None:
     conditions = toy_copy / "conditions.yaml"
-    text = (REPO / "spec" / "conditions.yaml").read_text(encoding="utf-8")
+    text = (REPO / "spec" / "declarations" / "conditions.yaml").read_text(encoding="utf-8")
     conditions.write_text(
         text.replace(
             "  - label: validated claim\n    validated: true\n",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -16,7 +17,6 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
-from harness.metrics import DEFAULT_METRICS, MetricSpec
 from harness.stats import paired_contrast
 from harness.study.stats import (
     Settings,
@@ -28,10 +28,39 @@ from harness.study.stats import (
     sign_flip_p,
     wilson_interval,
 )
+from kgbench.contract import Metric, MetricPanel
 
-BINARY = MetricSpec("acc", "Accuracy", "intervention_match", "r", "g", "always", True, True)
-SCORE = MetricSpec("f1", "F1", "set_f1", "r", "g", "always", True, False)
-RATE = MetricSpec("bad", "Bad rate", "unsupported_claims", "r", "g", "always", False, False)
+CARDIO_PANEL = Path(__file__).resolve().parents[2] / "generated" / "cardio" / MetricPanel.PATH
+BINARY = Metric(
+    name="acc",
+    title="Accuracy",
+    kind="intervention_match",
+    response_field="r",
+    gold_field="g",
+    defined_when="always",
+    higher_is_better=True,
+    binary=True,
+)
+SCORE = Metric(
+    name="f1",
+    title="F1",
+    kind="set_f1",
+    response_field="r",
+    gold_field="g",
+    defined_when="always",
+    higher_is_better=True,
+    binary=False,
+)
+RATE = Metric(
+    name="bad",
+    title="Bad rate",
+    kind="unsupported_claims",
+    response_field="r",
+    gold_field="g",
+    defined_when="always",
+    higher_is_better=False,
+    binary=False,
+)
 
 
 def synthetic(
@@ -382,6 +411,7 @@ def test_deterministic_given_the_seed_and_stable_when_a_model_is_added() -> None
 
 def test_default_panel_metrics_run_end_to_end() -> None:
     """The real metric panel (10 metrics, some undefined per scenario) in the study code."""
+    metrics = MetricPanel.model_validate_json(CARDIO_PANEL.read_text(encoding="utf-8")).metrics
     rng = random.Random(2)
     sids = [f"S{i:02d}" for i in range(40)]
     values = {
@@ -392,14 +422,14 @@ def test_default_panel_metrics_run_end_to_end() -> None:
                     for s in sids
                     if x.binary or rng.random() < 0.7
                 }
-                for x in DEFAULT_METRICS
+                for x in metrics
             }
             for c in ("C1", "C4")
         }
         for m in ("A", "B", "C")
     }
-    data = StudyData(["A", "B", "C"], ["C1", "C4"], list(DEFAULT_METRICS), sids, values)
+    data = StudyData(["A", "B", "C"], ["C1", "C4"], list(metrics), sids, values)
     out = compute(data, Settings(bootstrap=500, permutations=500, seed=0))
-    assert len(out["pairwise"]) == 3 * 2 * len(DEFAULT_METRICS)
-    assert len(out["interaction"]["rows"]) == 3 * len(DEFAULT_METRICS)
+    assert len(out["pairwise"]) == 3 * 2 * len(metrics)
+    assert len(out["interaction"]["rows"]) == 3 * len(metrics)
     assert all(r["p_holm"] is not None for r in out["pairwise"])

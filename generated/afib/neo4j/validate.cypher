@@ -26,19 +26,19 @@ MATCH (a:KG_afib:Assertion)
 WHERE NOT EXISTS { (:EvidenceSource)-[:SUPPORTS]->(a) } AND a.no_evidence_reason IS NULL
 RETURN count(a) AS value;
 
-// check entities, expected 95: entity count matches the spec
+// check entities, expected 98: entity count matches the spec
 MATCH (n:KG_afib:Entity) RETURN count(n) AS value;
 
-// check assertions, expected 181: assertion count matches the spec
+// check assertions, expected 196: assertion count matches the spec
 MATCH (n:KG_afib:Assertion) RETURN count(n) AS value;
 
-// check evidence_sources, expected 33: evidence source count matches the spec
+// check evidence_sources, expected 34: evidence source count matches the spec
 MATCH (n:KG_afib:EvidenceSource) RETURN count(n) AS value;
 
-// check supports, expected 292: SUPPORTS link count matches the spec
+// check supports, expected 316: SUPPORTS link count matches the spec
 MATCH (:KG_afib:EvidenceSource)-[r:SUPPORTS]->(:KG_afib:Assertion) RETURN count(r) AS value;
 
-// check members, expected 21: MEMBER_OF link count matches the spec
+// check members, expected 23: MEMBER_OF link count matches the spec
 MATCH (:KG_afib:Entity)-[r:MEMBER_OF]->(:KG_afib:Entity) RETURN count(r) AS value;
 
 // check entities_AdverseEffect, expected 8: AdverseEffect count matches the spec
@@ -50,13 +50,13 @@ MATCH (n:KG_afib:BiologicalProcess) RETURN count(n) AS value;
 // check entities_ClinicalOutcome, expected 7: ClinicalOutcome count matches the spec
 MATCH (n:KG_afib:ClinicalOutcome) RETURN count(n) AS value;
 
-// check entities_Contraindication, expected 12: Contraindication count matches the spec
+// check entities_Contraindication, expected 13: Contraindication count matches the spec
 MATCH (n:KG_afib:Contraindication) RETURN count(n) AS value;
 
 // check entities_Disease, expected 1: Disease count matches the spec
 MATCH (n:KG_afib:Disease) RETURN count(n) AS value;
 
-// check entities_Drug, expected 11: Drug count matches the spec
+// check entities_Drug, expected 13: Drug count matches the spec
 MATCH (n:KG_afib:Drug) RETURN count(n) AS value;
 
 // check entities_InterventionClass, expected 12: InterventionClass count matches the spec
@@ -77,25 +77,25 @@ MATCH (n:KG_afib:RiskFactor) RETURN count(n) AS value;
 // check edges_ASSOCIATED_WITH, expected 16: ASSOCIATED_WITH direct edge count matches the spec
 MATCH (:KG_afib)-[r:ASSOCIATED_WITH]->(:KG_afib) RETURN count(r) AS value;
 
-// check edges_CAUSES_DECREASE_IN, expected 32: CAUSES_DECREASE_IN direct edge count matches the spec
+// check edges_CAUSES_DECREASE_IN, expected 35: CAUSES_DECREASE_IN direct edge count matches the spec
 MATCH (:KG_afib)-[r:CAUSES_DECREASE_IN]->(:KG_afib) RETURN count(r) AS value;
 
 // check edges_CAUSES_INCREASE_IN, expected 30: CAUSES_INCREASE_IN direct edge count matches the spec
 MATCH (:KG_afib)-[r:CAUSES_INCREASE_IN]->(:KG_afib) RETURN count(r) AS value;
 
-// check edges_CONTRAINDICATED_FOR, expected 31: CONTRAINDICATED_FOR direct edge count matches the spec
+// check edges_CONTRAINDICATED_FOR, expected 34: CONTRAINDICATED_FOR direct edge count matches the spec
 MATCH (:KG_afib)-[r:CONTRAINDICATED_FOR]->(:KG_afib) RETURN count(r) AS value;
 
-// check edges_HAS_NO_EFFECT_ON, expected 8: HAS_NO_EFFECT_ON direct edge count matches the spec
+// check edges_HAS_NO_EFFECT_ON, expected 10: HAS_NO_EFFECT_ON direct edge count matches the spec
 MATCH (:KG_afib)-[r:HAS_NO_EFFECT_ON]->(:KG_afib) RETURN count(r) AS value;
 
-// check edges_INDICATED_FOR, expected 14: INDICATED_FOR direct edge count matches the spec
+// check edges_INDICATED_FOR, expected 16: INDICATED_FOR direct edge count matches the spec
 MATCH (:KG_afib)-[r:INDICATED_FOR]->(:KG_afib) RETURN count(r) AS value;
 
-// check edges_INTERACTS_WITH, expected 8: INTERACTS_WITH direct edge count matches the spec
+// check edges_INTERACTS_WITH, expected 9: INTERACTS_WITH direct edge count matches the spec
 MATCH (:KG_afib)-[r:INTERACTS_WITH]->(:KG_afib) RETURN count(r) AS value;
 
-// check edges_MAY_CAUSE_ADVERSE_EFFECT, expected 16: MAY_CAUSE_ADVERSE_EFFECT direct edge count matches the spec
+// check edges_MAY_CAUSE_ADVERSE_EFFECT, expected 18: MAY_CAUSE_ADVERSE_EFFECT direct edge count matches the spec
 MATCH (:KG_afib)-[r:MAY_CAUSE_ADVERSE_EFFECT]->(:KG_afib) RETURN count(r) AS value;
 
 // check edges_PARTICIPATES_IN, expected 7: PARTICIPATES_IN direct edge count matches the spec
@@ -104,5 +104,5 @@ MATCH (:KG_afib)-[r:PARTICIPATES_IN]->(:KG_afib) RETURN count(r) AS value;
 // check edges_REQUIRES_DOSE_ADJUSTMENT_IN, expected 5: REQUIRES_DOSE_ADJUSTMENT_IN direct edge count matches the spec
 MATCH (:KG_afib)-[r:REQUIRES_DOSE_ADJUSTMENT_IN]->(:KG_afib) RETURN count(r) AS value;
 
-// check edges_TARGETS, expected 14: TARGETS direct edge count matches the spec
+// check edges_TARGETS, expected 16: TARGETS direct edge count matches the spec
 MATCH (:KG_afib)-[r:TARGETS]->(:KG_afib) RETURN count(r) AS value;

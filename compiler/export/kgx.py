@@ -1,0 +1,206 @@
+"""KGX export: the domain graph as Biolink nodes and edges (TSV and JSON Lines).
+
+Nodes are the entities and the evidence sources; edges are the reified assertions (each
+with its assertion id as the edge id) and the MEMBER_OF links. Everything is written as
+Biolink and KGX expect it:
+
+- ids are CURIEs: the domain's own under its declared prefix (kgbench.<domain>:DRG_0001), with
+  the entity's standard-vocabulary CURIEs in `xref`;
+- `category` is the class's Biolink class (evidence sources: their source type's category);
+- `predicate` is the predicate's Biolink `meaning`; a predicate declared `biolink_inverse`
+  has subject and object swapped (its Biolink predicate is the canonical inverse), one
+  declared `biolink_negated` is written with `negated: true` (a null result);
+- the predicate's declared qualifiers, the assertion's population as
+  `population_context_qualifier`, its `knowledge_level` and `agent_type`, its confidence as
+  `has_confidence_score`, and its evidence sources as `publications` and `has_evidence`;
+- kgbench's own fields ride along under their own names (`kgbench_predicate`,
+  `causal_status`, ...), which KGX carries through and does not validate.
+
+`prefixes.json` maps every prefix the files use to its IRI (the domain's prefix and the
+declared vocabularies), for consumers and for the offline `kgx validate` (tools/kgx/).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from ..backends.base import Artifact, json_bytes
+from ..biolink import parse_qualifiers
+from ..ir import Domain
+
+LIST_DELIMITER = "|"
+NODE_COLUMNS = (
+    "id",
+    "category",
+    "name",
+    "description",
+    "synonym",
+    "xref",
+    "publication_type",
+    "kgbench_class",
+    "kgbench_source_type",
+    "year",
+)
+EDGE_COLUMNS = (
+    "id",
+    "subject",
+    "predicate",
+    "object",
+    "knowledge_level",
+    "agent_type",
+    "negated",
+    "object_direction_qualifier",
+    "response_context_qualifier",
+    "population_context_qualifier",
+    "has_confidence_score",
+    "publications",
+    "has_evidence",
+    "kgbench_predicate",
+    "relation_class",
+    "direction",
+    "causal_status",
+    "evidence_level",
+    "validated",
+    "temporality",
+)
+MEMBER_OF = "biolink:member_of"
+
+
+def nodes(domain: Domain) -> list[dict[str, Any]]:
+    classes = domain.class_by_name
+    categories = dict(domain.source_type_categories)
+    meanings = dict(domain.source_type_meanings)
+    out: list[dict[str, Any]] = []
+    for e in domain.entities:
+        rec: dict[str, Any] = {
+            "id": domain.curie(e.id),
+            "category": [classes[e.category].biolink],
+            "name": e.name,
+            "kgbench_class": e.category,
+        }
+        if e.description:
+            rec["description"] = e.description
+        if e.synonyms:
+            rec["synonym"] = list(e.synonyms)
+        if e.xrefs:
+            rec["xref"] = list(e.xrefs)
+        out.append(rec)
+    for ev in domain.evidence_sources:
+        rec = {
+            "id": domain.curie(ev.evidence_id),
+            "category": [categories.get(ev.source_type, domain.evidence_class_uri)],
+            "name": ev.title,
+            "description": ev.citation,
+            "kgbench_class": "EvidenceSource",
+            "kgbench_source_type": ev.source_type,
+            "year": ev.year,
+        }
+        if ev.source_type in meanings:
+            rec["publication_type"] = [meanings[ev.source_type]]
+        out.append(rec)
+    return out
+
+
+def edges(domain: Domain) -> list[dict[str, Any]]:
+    preds = domain.predicate_by_name
+    evidence: dict[str, list[str]] = {}
+    for s in domain.supports:
+        evidence.setdefault(s.assertion_id, []).append(domain.curie(s.evidence_id))
+    out: list[dict[str, Any]] = []
+    for a in domain.assertions:
+        p = preds[a.predicate]
+        subject, obj = domain.curie(a.subject_id), domain.curie(a.object_id)
+        if p.biolink_inverse:
+            subject, obj = obj, subject
+        rec: dict[str, Any] = {
+            "id": domain.curie(a.assertion_id),
+            "subject": subject,
+            "predicate": p.biolink,
+            "object": obj,
+            "knowledge_level": a.knowledge_level,
+            "agent_type": a.agent_type,
+            "has_confidence_score": a.confidence,
+            "kgbench_predicate": a.predicate,
+            "relation_class": a.relation_class,
+            "direction": a.direction,
+            "causal_status": a.causal_status,
+            "evidence_level": a.evidence_level,
+            "validated": a.validated,
+            "temporality": a.temporality,
+        }
+        if p.biolink_negated:
+            rec["negated"] = True
+        for slot, value in parse_qualifiers(p.biolink_qualifier):
+            rec[slot] = value
+        if a.population_id:
+            rec["population_context_qualifier"] = domain.curie(a.population_id)
+        sources = sorted(evidence.get(a.assertion_id, ()))
+        if sources:
+            rec["publications"] = sources
+            rec["has_evidence"] = sources
+        out.append(rec)
+    for cls in domain.intervention_classes:
+        for member in cls.member_ids:
+            out.append(
+                {
+                    "id": domain.curie(f"MEMBER_OF.{cls.class_id}.{member}"),
+                    "subject": domain.curie(member),
+                    "predicate": MEMBER_OF,
+                    "object": domain.curie(cls.class_id),
+                    "knowledge_level": "knowledge_assertion",
+                    "agent_type": "manual_agent",
+                    "kgbench_predicate": "MEMBER_OF",
+                }
+            )
+    return out
+
+
+def _cell(column: str, value: Any) -> str:
+    """One TSV cell as KGX reads it: lists joined by '|', no tabs, newlines or stray '|'."""
+    if value is None:
+        return ""
+    if column == "negated":  # KGX casts any non-empty string in this column to True
+        return "True" if value else ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return LIST_DELIMITER.join(_text(v) for v in value)
+    return _text(value)
+
+
+def _text(value: Any) -> str:
+    text = str(value)
+    return text.replace("\t", " ").replace("\r", " ").replace("\n", " ").replace("|", "/")
+
+
+def tsv_bytes(columns: tuple[str, ...], rows: list[dict[str, Any]]) -> bytes:
+    lines = ["\t".join(columns)]
+    lines += ["\t".join(_cell(c, r.get(c)) for c in columns) for r in rows]
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def jsonl_bytes(rows: list[dict[str, Any]]) -> bytes:
+    return "".join(json.dumps(r, sort_keys=True, ensure_ascii=False) + "\n" for r in rows).encode(
+        "utf-8"
+    )
+
+
+def prefix_context(domain: Domain) -> dict[str, str]:
+    """Every prefix the export uses, with its IRI (biolink, the domain's, the vocabularies)."""
+    context = {"biolink": "https://w3id.org/biolink/vocab/"}
+    context[domain.curie_prefix] = domain.curie_expansion
+    context.update(dict(domain.xref_prefixes))
+    return dict(sorted(context.items()))
+
+
+def emit(domain: Domain) -> list[Artifact]:
+    node_rows, edge_rows = nodes(domain), edges(domain)
+    stem = domain.name
+    return [
+        Artifact(f"{stem}_nodes.tsv", tsv_bytes(NODE_COLUMNS, node_rows)),
+        Artifact(f"{stem}_edges.tsv", tsv_bytes(EDGE_COLUMNS, edge_rows)),
+        Artifact(f"{stem}_nodes.jsonl", jsonl_bytes(node_rows)),
+        Artifact(f"{stem}_edges.jsonl", jsonl_bytes(edge_rows)),
+        Artifact("prefixes.json", json_bytes(prefix_context(domain))),
+    ]

@@ -1,0 +1,63 @@
+"""Cross-reference coverage of a domain: how many entities that have a standard concept cite it.
+
+    .venv/bin/python tools/xref_coverage.py cardio afib
+
+Denominator: the domain's entities minus those judged to have no standard concept in the
+declared vocabularies (spec/declarations/prefixes.yaml), listed with a reason in
+tools/xref_coverage.yaml (composites such as "stroke or systemic embolism", unions of findings,
+guideline- or trial-defined subgroups and populations, management strategies). An entity not
+listed there counts as having a concept, so an entity added later without an xref lowers the
+figure until someone curates it. Numerator: those with at least one xref (either the entities
+table's column or data/xrefs.csv), as the compiled domain has them.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def coverage(domain_name: str) -> dict:
+    sys.path.insert(0, str(REPO))
+    from compiler.api import validate_domain
+
+    domain = validate_domain(domain_name)
+    judged = yaml.safe_load((Path(__file__).with_suffix(".yaml")).read_text())
+    none = judged.get(domain_name, {}).get("no_standard_concept", {}) or {}
+    ids = {e.id for e in domain.entities}
+    unknown = sorted(set(none) - ids)
+    with_concept = [e for e in domain.entities if e.id not in none]
+    covered = [e for e in with_concept if e.xrefs]
+    missing = [e.id for e in with_concept if not e.xrefs]
+    return {
+        "domain": domain_name,
+        "entities": len(domain.entities),
+        "no_standard_concept": len(ids & set(none)),
+        "with_concept": len(with_concept),
+        "covered": len(covered),
+        "coverage": len(covered) / len(with_concept) if with_concept else 1.0,
+        "no_confident_id": missing,
+        "stale_judgements": unknown,
+    }
+
+
+def main(argv: list[str]) -> int:
+    for name in argv or ["cardio", "afib"]:
+        c = coverage(name)
+        print(
+            f"{c['domain']}: {c['covered']}/{c['with_concept']} entities with a standard concept "
+            f"cite it ({c['coverage']:.1%}); {c['no_standard_concept']} of {c['entities']} judged "
+            "to have none"
+        )
+        print(f"  no confident id yet: {' '.join(c['no_confident_id']) or '-'}")
+        if c["stale_judgements"]:
+            print(f"  judged but not in the domain: {' '.join(c['stale_judgements'])}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
