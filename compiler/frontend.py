@@ -17,7 +17,7 @@ from typing import Any
 from kgbench.errors import Location, SpecError
 from kgbench.suggest import unknown
 
-from . import ir
+from . import idschemes, ir
 from .biolink import load_model
 from .declarations import as_mapping, load_declaration
 from .evidence import EvidenceChecker, parse_provenance, parse_rules
@@ -86,6 +86,8 @@ def load_domain(domain: str | Path) -> ir.Domain:
         schema_path, cfg["predicate_enum"], doc.location(["predicate_enum"], "predicate_enum")
     )
     biolink_warnings = _check_biolink(model, doc)
+    id_schemes = idschemes.resolve(doc, model)
+    model = idschemes.apply(model, id_schemes)
     prefix_map = load_prefix_map(DECLARATIONS_DIR / "prefixes.yaml", load_model().prefixes)
     curie_prefix = check_curie_prefix(
         cfg.get("curie_prefix") or f"kgbench.{cfg['name']}",
@@ -138,7 +140,7 @@ def load_domain(domain: str | Path) -> ir.Domain:
     # `validate` runs exactly what `compile` runs, in the same order, so the two never
     # disagree on a domain; it only skips writing.
     probe_path = (domain_dir / cfg["probe"]).resolve() if cfg.get("probe") else None
-    domain = _build(cfg, doc, model, tables, conditions, metrics, spec_version, errors)
+    domain = _build(cfg, doc, model, tables, conditions, metrics, spec_version, errors, id_schemes)
     errors.raise_if_any()
     domain = _standards(domain, model, tables, prefix_map, curie_prefix, errors)
     errors.raise_if_any()
@@ -504,14 +506,16 @@ def _build(
     metrics: tuple[ir.Metric, ...],
     spec_version: str,
     errors: ErrorList,
+    id_schemes: idschemes.IdSchemes,
 ) -> ir.Domain:
     classes = {c.name: c for c in model.entity_classes}
     predicates = {p.name: p for p in model.predicates}
+    class_prefix = id_schemes.entities.class_prefix
 
-    if _arrow_checks(model, tables):
+    if _arrow_checks(model, tables, class_prefix):
         graph = _graph_from_columns(tables)
     else:
-        graph = _checked_graph(model, tables, classes, predicates, errors)
+        graph = _checked_graph(model, tables, classes, predicates, errors, class_prefix)
     entities, evidence, assertions, supports, category_of = graph
 
     classes_out = _intervention_classes(
@@ -547,6 +551,7 @@ def _build(
         conditions=conditions,
         metrics=metrics,
         expected=_expected(cfg),
+        id_schemes=id_schemes,
     )
 
 
@@ -556,6 +561,7 @@ def _checked_graph(
     classes: dict[str, ir.EntityClass],
     predicates: dict[str, ir.Predicate],
     errors: ErrorList,
+    class_prefix: bool = True,
 ):
     """Row-by-row cross-table checks: the source of truth for every message."""
     ent_table = tables["entities"]
@@ -574,7 +580,7 @@ def _checked_graph(
                 ent_table.location(i, "category"),
             )
             continue
-        if not row["id"].startswith(cls.id_prefix + "_"):
+        if class_prefix and not row["id"].startswith(cls.id_prefix + "_"):
             errors.add(
                 f"id '{row['id']}' of a {cat} must start with '{cls.id_prefix}_'",
                 ent_table.location(i, "id"),
@@ -695,7 +701,7 @@ def _checked_graph(
     return entities, evidence, assertions, supports, category_of
 
 
-def _arrow_checks(model: SchemaModel, tables: dict[str, Table]) -> bool:
+def _arrow_checks(model: SchemaModel, tables: dict[str, Table], class_prefix: bool = True) -> bool:
     """The cross-table rules of `_checked_graph`, by column with Arrow kernels.
 
     It only answers "all valid?" (True) for tables read by the fast path; messages always
@@ -724,7 +730,9 @@ def _arrow_checks(model: SchemaModel, tables: dict[str, Table]) -> bool:
         return False
     prefixes = pa.array([c.id_prefix for c in classes.values()])
     expected_prefix = pc.take(prefixes, pc.index_in(cats, value_set=class_names))
-    if not every(pc.equal(pc.replace_substring_regex(ids, "_[0-9]+$", ""), expected_prefix)):
+    if class_prefix and not every(
+        pc.equal(pc.replace_substring_regex(ids, "_[0-9]+$", ""), expected_prefix)
+    ):
         return False
 
     asr = tables["assertions"].arrow

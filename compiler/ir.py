@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from .idschemes import IdSchemes
 
 
 @dataclass(frozen=True)
@@ -282,6 +285,7 @@ class Domain:
     probe: ProbeSpec | None = None
     unparseable_policy: str = "intent_to_treat"  # spec/declarations/metrics.yaml, into scorer.py
     evidence_levels: tuple[str, ...] = ()  # the EvidenceLevel enum, strongest first
+    id_schemes: IdSchemes | None = None  # the domain's id formats (compiler/idschemes.py)
     # Interoperability (compiler/prefixes.py, compiler/biolink.py): the domain's CURIE prefix
     # and its expansion, the declared vocabulary prefixes, the Biolink Model the schema was
     # checked against, the LinkML classes of the JSON form, and the Biolink facts the exports

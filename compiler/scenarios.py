@@ -10,6 +10,7 @@ and reported together, each with its file, line and field.
 from __future__ import annotations
 
 import json
+import re
 import string
 from collections.abc import Iterable, Sequence
 from typing import Any
@@ -73,6 +74,7 @@ class _Checker:
         self.entities = {e.id: e for e in domain.entities}
         self.classes = {c.name: c for c in domain.entity_classes}
         self.conditions = domain.conditions
+        self.scenario_ids = domain.id_schemes.scenarios if domain.id_schemes else None
         columns = {c.name: c for c in model.tables["assertions"].columns}
         self.evidence_levels = columns["evidence_level"].enum_values
         self.causal_status = columns["causal_status"].enum_values
@@ -261,11 +263,14 @@ def check_scenario_rules(doc: YamlDoc, domain: ir.Domain, model: SchemaModel) ->
     _check_pinned(c, data, declared)
     _check_profiles(c, data)
     c.errors.raise_if_any()
+    # the generator numbers its items in the domain's scenario id scheme (compiler/idschemes.py)
+    ids = c.scenario_ids
+    scheme = {"pattern": ids.pattern, "format": ids.format} if ids else None
     return ir.ScenarioRules(
         source=repo_relative(doc.path),
         scenario_schema_version=scenario_schema_version(),
         categories=tuple(declared),
-        document=json.dumps(data, sort_keys=True, ensure_ascii=False),
+        document=json.dumps({**data, "scenario_ids": scheme}, sort_keys=True, ensure_ascii=False),
     )
 
 
@@ -312,6 +317,13 @@ def _check_pinned(c: _Checker, data: dict, declared: list[str]) -> None:
                 [*path, "scenario_id"], f"pinned scenario '{pin['scenario_id']}' is declared twice"
             )
         seen.add(pin["scenario_id"])
+        scheme = c.scenario_ids
+        if scheme is not None and re.fullmatch(scheme.pattern, pin["scenario_id"]) is None:
+            c.add(
+                [*path, "scenario_id"],
+                f"scenario id '{pin['scenario_id']}' is outside the domain's scenario id scheme "
+                f"(expected {scheme.pattern})",
+            )
         if pin["category"] not in declared:
             c.add(
                 [*path, "category"],

@@ -62,6 +62,9 @@ class Column:
     references: str | None  # the class a value names (`range: Entity`), None for plain values
     max_length: int | None = None  # characters per value (per item of a list)
     single_line: bool = False  # no tab, newline or other control character at all
+    # entities | assertions | evidence: the id scheme whose pattern the column follows (the
+    # domain may declare its own in domain.yaml `id_schemes`; `pattern` is the default)
+    id_scheme: str | None = None
 
 
 @dataclass(frozen=True)
@@ -490,6 +493,7 @@ def _tables(view, shown: str) -> dict[str, TableSpec]:
                     else (DEFAULT_MAX_LENGTH if is_text else None),
                     single_line=(_ann(slot, "single_line") or "").lower() == "true"
                     or bool(slot.identifier or slot.pattern),
+                    id_scheme=_ann(slot, "id_scheme"),
                 )
             )
         tables[table] = TableSpec(table, name, tuple(columns))
