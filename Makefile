@@ -1,6 +1,8 @@
 # kgbench: `make compile DOMAIN=cardio` and `make test` work on a fresh clone.
 SHELL := /bin/bash
-DOMAIN ?= cardio
+# No target picks a domain for you: name it (make compile DOMAIN=<name>, a folder under domains/).
+DOMAIN ?=
+need-domain = $(if $(strip $(DOMAIN)),,$(error name the domain: make $@ DOMAIN=<name> (a folder under domains/)))
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV := .venv
 BIN := $(VENV)/bin
@@ -47,12 +49,14 @@ $(KGX_STAMP): pyproject.toml requirements-kgx.lock
 kgx-venv: $(KGX_STAMP)
 
 compile: $(STAMP)
+	$(need-domain)
 	$(KG) compile --domain $(DOMAIN)
 
 compile-all: $(STAMP)
 	@for d in domains/*/; do $(KG) compile --domain $$(basename $$d) || exit $$?; done
 
 validate: $(STAMP)
+	$(need-domain)
 	$(KG) validate --domain $(DOMAIN)
 
 lint: $(STAMP)
@@ -78,10 +82,12 @@ fuzz: $(STAMP)
 		$(BIN)/python -m pytest tests/fuzz -q --hypothesis-show-statistics $(PYTEST_ARGS)
 
 export: $(STAMP)
+	$(need-domain)
 	$(KG) export --domain $(DOMAIN) --format kgx
 	$(KG) export --domain $(DOMAIN) --format linkml-json
 
 kgx-validate: $(STAMP) $(KGX_STAMP)
+	$(need-domain)
 	$(BIN)/python tools/kgx/validate.py --domain $(DOMAIN)
 
 neo4j: $(STAMP)
@@ -89,6 +95,7 @@ neo4j: $(STAMP)
 
 # WITH_C5=1 adds C5 (verify-and-revise); ORDER_VARIANTS=1 adds the option presentations.
 pilot: $(STAMP)
+	$(need-domain)
 	$(KG) pilot --domain $(DOMAIN) $(if $(WITH_C5),--with-c5) $(if $(ORDER_VARIANTS),--order-variants) $(PILOT_ARGS)
 
 neo4j-stop: $(STAMP)

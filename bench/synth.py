@@ -83,12 +83,12 @@ def make_domain(
             w.writerow(
                 [
                     f"EV_{i:06d}",
-                    "trial",
-                    f"Trial {i}",
+                    "database",  # a trial would have to name what it studied
+                    f"Database {i}",
                     f"Group {i}, Journal, 2020",
                     2020,
-                    "tier_2",
-                    "true",
+                    "tier_4",
+                    "false",
                 ]
             )
     shapes = [

@@ -24,7 +24,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from kgbench.errors import Location
+from kgbench.errors import Location, UserError
 
 from .ir import EntityClass, Predicate
 from .schema import SchemaModel, suggest
@@ -120,18 +120,28 @@ class BiolinkModel:
         return None
 
 
-def _files() -> tuple[Path, Path]:
-    """The model YAML and prefix map of the installed wheel, found without importing it."""
+def _distribution():
+    """The installed Biolink Model wheel; an environment without it is a user error (the
+    pinned requirements were not installed), never a traceback."""
     from importlib import metadata
 
-    dist = metadata.distribution(DISTRIBUTION)
+    try:
+        return metadata.distribution(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        raise UserError(
+            f"the Biolink Model package '{DISTRIBUTION}' is not installed in this environment; "
+            "run `make venv` (it installs the pinned requirements.lock)"
+        ) from None
+
+
+def _files() -> tuple[Path, Path]:
+    """The model YAML and prefix map of the installed wheel, found without importing it."""
+    dist = _distribution()
     return Path(str(dist.locate_file(MODEL_FILE))), Path(str(dist.locate_file(PREFIX_MAP_FILE)))
 
 
 def package_version() -> str:
-    from importlib import metadata
-
-    return metadata.version(DISTRIBUTION)
+    return _distribution().version
 
 
 def _camel(name: str) -> str:

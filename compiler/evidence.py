@@ -24,6 +24,7 @@ import re
 from collections import defaultdict
 
 from kgbench.scope import study_covers
+from kgbench.suggest import unknown
 
 from . import ir
 from .schema import suggest
@@ -178,7 +179,7 @@ class EvidenceChecker:
                 if oid not in self.category:
                     path = ["composite_outcomes", i] + (["outcome_id"] if j == 0 else ["members"])
                     self.errors.add(
-                        f"unknown entity '{oid}'" + suggest(oid, self.category),
+                        unknown("entity", oid, self.category),
                         self.rules_location(path, path[-1]),
                     )
         ids = {a.assertion_id for a in self.domain.assertions}
@@ -186,7 +187,7 @@ class EvidenceChecker:
             for aid in c["assertions"]:
                 if aid not in ids:
                     self.errors.add(
-                        f"unknown assertion '{aid}'" + suggest(aid, ids),
+                        unknown("assertion", aid, ids),
                         self.rules_location(["conflicts", i, "assertions"], "assertions"),
                     )
             res = str(c["resolution"])
@@ -209,7 +210,7 @@ class EvidenceChecker:
             for ref in e.studied_interventions:
                 if ref not in self.category:
                     self.errors.add(
-                        f"unknown entity '{ref}'" + suggest(ref, self.category),
+                        unknown("entity", ref, self.category),
                         self.ev_location(e.evidence_id, "studied_interventions"),
                     )
                 elif not self.is_intervention(ref):
@@ -220,7 +221,7 @@ class EvidenceChecker:
             for ref in e.studied_populations:
                 if ref not in self.category:
                     self.errors.add(
-                        f"unknown entity '{ref}'" + suggest(ref, self.category),
+                        unknown("entity", ref, self.category),
                         self.ev_location(e.evidence_id, "studied_populations"),
                     )
 

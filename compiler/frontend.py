@@ -15,8 +15,9 @@ from typing import Any
 
 from kgbench.errors import Location, SpecError
 from kgbench.io import sha256_file
+from kgbench.suggest import unknown
 
-from . import ir
+from . import idschemes, ir
 from .biolink import load_model
 from .declarations import as_mapping, load_declaration
 from .evidence import EvidenceChecker, parse_provenance, parse_rules
@@ -32,7 +33,7 @@ from .paths import (
 from .prefixes import check_curie_prefix, load_prefix_map, merge_xrefs
 from .probe import check_probe
 from .scenarios import check_scenario_rules
-from .schema import ROLES, SEMVER, SchemaModel, load_schema, suggest
+from .schema import SEMVER, SchemaModel, load_schema, suggest
 from .tables import ErrorList, Table, read_table
 from .yamlfile import YamlDoc, read_yaml
 
@@ -90,6 +91,8 @@ def load_domain(domain: str | Path) -> ir.Domain:
         schema_path, cfg["predicate_enum"], doc.location(["predicate_enum"], "predicate_enum")
     )
     biolink_warnings = _check_biolink(model, doc)
+    id_schemes = idschemes.resolve(doc, model)
+    model = idschemes.apply(model, id_schemes)
     prefix_map = load_prefix_map(DECLARATIONS_DIR / "prefixes.yaml", load_model().prefixes)
     curie_prefix = check_curie_prefix(
         cfg.get("curie_prefix") or f"kgbench.{cfg['name']}",
@@ -142,7 +145,7 @@ def load_domain(domain: str | Path) -> ir.Domain:
     # `validate` runs exactly what `compile` runs, in the same order, so the two never
     # disagree on a domain; it only skips writing.
     probe_path = (domain_dir / cfg["probe"]).resolve() if cfg.get("probe") else None
-    domain = _build(cfg, doc, model, tables, conditions, metrics, spec_version, errors)
+    domain = _build(cfg, doc, model, tables, conditions, metrics, spec_version, errors, id_schemes)
     errors.raise_if_any()
     domain = _standards(domain, model, tables, prefix_map, curie_prefix, errors)
     errors.raise_if_any()
@@ -153,6 +156,9 @@ def load_domain(domain: str | Path) -> ir.Domain:
         provenance_rules=parse_provenance(conditions_doc),
         presentations=_presentations(conditions_doc),
         unparseable_policy=str(metrics_doc.data["unparseable_policy"]),
+        evidence_levels=next(
+            c.enum_values for c in model.tables["assertions"].columns if c.name == "evidence_level"
+        ),
     )
     integrity_warnings = _check_integrity(domain, doc, tables)
     evidence_warnings: list[str] = []
@@ -387,20 +393,18 @@ def _conditions(doc: YamlDoc) -> tuple[ir.Condition, ...]:
         sections = []
         for j, s in enumerate(c.get("sections") or []):
             shape = s["shape"]
-            shapes = tuple(tuple(x.split()) for x in s.get("path_shapes") or ())
-            if shape == "causal_chain" and not shapes:
-                raise SpecError(
-                    "a causal_chain section needs path_shapes",
-                    doc.location(["conditions", i, "sections", j], "path_shapes"),
-                )
-            for k, seq in enumerate(shapes):
-                bad = [r for r in seq if r not in ROLES]
-                if bad:
+            chain_keys = ("max_length", "max_chains", "chain_order")
+            for key in chain_keys if shape == "causal_chain" else ():
+                if not s.get(key):
                     raise SpecError(
-                        f"unknown predicate role '{bad[0]}'" + suggest(bad[0], ROLES),
-                        doc.location(
-                            ["conditions", i, "sections", j, "path_shapes", k], "path_shapes"
-                        ),
+                        f"a causal_chain section needs {key} (the bounds and order of its chains)",
+                        doc.location(["conditions", i, "sections", j], key),
+                    )
+            for key in chain_keys if shape != "causal_chain" else ():
+                if s.get(key):
+                    raise SpecError(
+                        f"{key} applies to causal_chain sections only (this one is {shape})",
+                        doc.location(["conditions", i, "sections", j, key], key),
                     )
             sections.append(
                 ir.ContextSection(
@@ -410,8 +414,10 @@ def _conditions(doc: YamlDoc) -> tuple[ir.Condition, ...]:
                     roles=tuple(s["roles"]),
                     anchor=s.get("anchor")
                     or ("population" if shape == "context_modifiers" else "candidates"),
-                    path_shapes=shapes,
                     validated_only=bool(s.get("validated_only")),
+                    max_length=int(s.get("max_length") or 0),
+                    max_chains=int(s.get("max_chains") or 0),
+                    chain_order=tuple(s.get("chain_order") or ()),
                 )
             )
         out.append(
@@ -508,7 +514,7 @@ def _resolve_conditions(
     predicates: tuple[ir.Predicate, ...],
     domain: str,
 ) -> tuple[ir.Condition, ...]:
-    """Each section's predicates and buildable chain shapes in this domain's vocabulary.
+    """Each section's predicates in this domain's vocabulary.
 
     Done here rather than in the Cypher backend so that a condition this domain cannot serve
     is a located error of `validate` as much as of `compile` (one pipeline, one message).
@@ -520,20 +526,11 @@ def _resolve_conditions(
     out = []
     for i, cond in enumerate(conditions):
         sections = []
-        for j, sec in enumerate(cond.sections):
+        for sec in cond.sections:
             section_types = types(sec.roles)
             if not section_types:
                 continue  # the domain has no predicate in these roles: nothing to retrieve
-            shapes = tuple(shape for shape in sec.path_shapes if all(types((r,)) for r in shape))
-            if sec.shape == "causal_chain" and not shapes:
-                raise SpecError(
-                    f"condition {cond.id} section {sec.name}: no path shape can be built from "
-                    f"the predicates of domain '{domain}' (every shape needs a predicate in each "
-                    "of its roles)",
-                    doc.location(["conditions", i, "sections", j, "path_shapes"], "path_shapes"),
-                )
-            hops = tuple(tuple(types((r,)) for r in shape) for shape in shapes)
-            sections.append(replace(sec, predicates=section_types, path_shapes=shapes, hops=hops))
+            sections.append(replace(sec, predicates=section_types))
         if cond.verify is not None:
             v = cond.verify
             vocabulary = types(v.roles)
@@ -603,14 +600,16 @@ def _build(
     metrics: tuple[ir.Metric, ...],
     spec_version: str,
     errors: ErrorList,
+    id_schemes: idschemes.IdSchemes,
 ) -> ir.Domain:
     classes = {c.name: c for c in model.entity_classes}
     predicates = {p.name: p for p in model.predicates}
+    class_prefix = id_schemes.entities.class_prefix
 
-    if _arrow_checks(model, tables):
+    if _arrow_checks(model, tables, class_prefix):
         graph = _graph_from_columns(tables)
     else:
-        graph = _checked_graph(model, tables, classes, predicates, errors)
+        graph = _checked_graph(model, tables, classes, predicates, errors, class_prefix)
     entities, evidence, assertions, supports, category_of = graph
 
     classes_out = _intervention_classes(
@@ -646,6 +645,7 @@ def _build(
         conditions=conditions,
         metrics=metrics,
         expected=_expected(cfg),
+        id_schemes=id_schemes,
     )
 
 
@@ -655,6 +655,7 @@ def _checked_graph(
     classes: dict[str, ir.EntityClass],
     predicates: dict[str, ir.Predicate],
     errors: ErrorList,
+    class_prefix: bool = True,
 ):
     """Row-by-row cross-table checks: the source of truth for every message."""
     ent_table = tables["entities"]
@@ -673,7 +674,7 @@ def _checked_graph(
                 ent_table.location(i, "category"),
             )
             continue
-        if not row["id"].startswith(cls.id_prefix + "_"):
+        if class_prefix and not row["id"].startswith(cls.id_prefix + "_"):
             errors.add(
                 f"id '{row['id']}' of a {cat} must start with '{cls.id_prefix}_'",
                 ent_table.location(i, "id"),
@@ -710,7 +711,7 @@ def _checked_graph(
                 ok = False  # already reported on the entity's own row
             elif cat is None:
                 errors.add(
-                    f"unknown entity '{ref}'" + suggest(ref, category_of),
+                    unknown("entity", ref, category_of),
                     asr_table.location(i, side),
                 )
                 ok = False
@@ -724,7 +725,7 @@ def _checked_graph(
         pop = row["population_id"]
         if pop is not None and pop not in category_of:
             errors.add(
-                f"unknown entity '{pop}'" + suggest(pop, category_of),
+                unknown("entity", pop, category_of),
                 asr_table.location(i, "population_id"),
             )
             ok = False
@@ -754,15 +755,13 @@ def _checked_graph(
         key = (row["assertion_id"], row["evidence_id"])
         if row["assertion_id"] not in all_asr_ids:
             errors.add(
-                f"unknown assertion '{row['assertion_id']}'"
-                + suggest(row["assertion_id"], all_asr_ids),
+                unknown("assertion", row["assertion_id"], all_asr_ids),
                 link_table.location(i, "assertion_id"),
             )
             continue
         if row["evidence_id"] not in evidence_ids:
             errors.add(
-                f"unknown evidence source '{row['evidence_id']}'"
-                + suggest(row["evidence_id"], evidence_ids)
+                unknown("evidence source", row["evidence_id"], evidence_ids)
                 + " (not in evidence_sources)",
                 link_table.location(i, "evidence_id"),
             )
@@ -796,7 +795,7 @@ def _checked_graph(
     return entities, evidence, assertions, supports, category_of
 
 
-def _arrow_checks(model: SchemaModel, tables: dict[str, Table]) -> bool:
+def _arrow_checks(model: SchemaModel, tables: dict[str, Table], class_prefix: bool = True) -> bool:
     """The cross-table rules of `_checked_graph`, by column with Arrow kernels.
 
     It only answers "all valid?" (True) for tables read by the fast path; messages always
@@ -825,7 +824,9 @@ def _arrow_checks(model: SchemaModel, tables: dict[str, Table]) -> bool:
         return False
     prefixes = pa.array([c.id_prefix for c in classes.values()])
     expected_prefix = pc.take(prefixes, pc.index_in(cats, value_set=class_names))
-    if not every(pc.equal(pc.replace_substring_regex(ids, "_[0-9]+$", ""), expected_prefix)):
+    if class_prefix and not every(
+        pc.equal(pc.replace_substring_regex(ids, "_[0-9]+$", ""), expected_prefix)
+    ):
         return False
 
     asr = tables["assertions"].arrow
@@ -902,7 +903,7 @@ def _intervention_classes(
                 ok = False  # already reported on the entity's own row
             elif cat is None:
                 errors.add(
-                    f"unknown entity '{ref}'" + suggest(ref, category_of),
+                    unknown("entity", ref, category_of),
                     table.location(i, field),
                 )
                 ok = False

@@ -33,8 +33,8 @@ CHECKS = (
     "synonym_collision",
     "wrong_class_reference",
 )
-# Predicate roles along which chains are followed (spec/declarations/conditions.yaml path shapes): a cycle
-# among these makes a chain revisit a node.
+# Predicate roles along which chains are followed (the causal_chain sections of
+# spec/declarations/conditions.yaml): a cycle among these makes a chain revisit a node.
 CHAIN_ROLES = ("mechanistic", "causal")
 
 Locate = Callable[[str, str, str], Location]  # (table, row key, field) -> Location

@@ -11,7 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING:
+    from .idschemes import IdSchemes
 
 
 @dataclass(frozen=True)
@@ -151,8 +154,9 @@ class ContextSection:
     """One section of a grounded condition, resolved against the domain by the frontend.
 
     `predicates` are the domain's predicates in the section's roles (the relationship types
-    its query matches); `path_shapes` are the declared role sequences this domain can build
-    (every role has a predicate), and `hops` the predicates of each of their steps. A section
+    its query matches). A causal_chain section shows every chain over them of at most
+    `max_length` steps, ranked by `chain_order` and cut at `max_chains` per candidate (and
+    per validation status, when unvalidated chains are shown beside validated ones). A section
     whose roles the domain lacks is dropped by the frontend, so no backend meets one.
     """
 
@@ -161,10 +165,11 @@ class ContextSection:
     shape: str
     roles: tuple[str, ...]
     anchor: str
-    path_shapes: tuple[tuple[str, ...], ...]
     validated_only: bool
     predicates: tuple[str, ...] = ()
-    hops: tuple[tuple[tuple[str, ...], ...], ...] = ()
+    max_length: int = 0  # causal_chain sections only
+    max_chains: int = 0
+    chain_order: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -313,6 +318,8 @@ class Domain:
     probe: ProbeSpec | None = None
     unparseable_policy: str = "intent_to_treat"  # spec/declarations/metrics.yaml, into scorer.py
     presentations: tuple[Presentation, ...] = ()  # spec/declarations/conditions.yaml
+    evidence_levels: tuple[str, ...] = ()  # the EvidenceLevel enum, strongest first
+    id_schemes: IdSchemes | None = None  # the domain's id formats (compiler/idschemes.py)
     # Interoperability (compiler/prefixes.py, compiler/biolink.py): the domain's CURIE prefix
     # and its expansion, the declared vocabulary prefixes, the Biolink Model the schema was
     # checked against, the LinkML classes of the JSON form, and the Biolink facts the exports

@@ -10,13 +10,16 @@ and reported together, each with its file, line and field.
 from __future__ import annotations
 
 import json
+import re
 import string
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from kgbench.suggest import unknown
+
 from . import ir
 from .paths import SPEC_DIR, repo_relative
-from .schema import SchemaModel, suggest
+from .schema import ROLES, SchemaModel, suggest
 from .tables import ErrorList
 from .yamlfile import YamlDoc, read_yaml
 
@@ -71,6 +74,7 @@ class _Checker:
         self.entities = {e.id: e for e in domain.entities}
         self.classes = {c.name: c for c in domain.entity_classes}
         self.conditions = domain.conditions
+        self.scenario_ids = domain.id_schemes.scenarios if domain.id_schemes else None
         columns = {c.name: c for c in model.tables["assertions"].columns}
         self.evidence_levels = columns["evidence_level"].enum_values
         self.causal_status = columns["causal_status"].enum_values
@@ -85,7 +89,7 @@ class _Checker:
 
     def entity(self, path: Sequence[str | int], value: Any, what: str = "entity") -> None:
         if value is not None and value not in self.entities:
-            self.add(path, f"unknown {what} '{value}'" + suggest(str(value), self.entities))
+            self.add(path, unknown(what, value, self.entities))
 
     def entities_(self, path: Sequence[str | int], values: Iterable[Any] | None) -> None:
         for i, value in enumerate(values or ()):
@@ -189,6 +193,7 @@ def check_scenario_rules(doc: YamlDoc, domain: ir.Domain, model: SchemaModel) ->
     c.count_range(["candidates"], data["candidates"], CANDIDATE_LIMITS)
     c.count_range(["childbearing_age"], data.get("childbearing_age"), (0, 120))
     c.chain(["distractor_exclusion"], data["distractor_exclusion"])
+    _check_gold_path_shapes(c, data)
     policy = data["outcome_evidence"]
     c.enum_values(
         ["outcome_evidence", "evidence_levels"], policy["evidence_levels"], c.evidence_levels
@@ -258,12 +263,49 @@ def check_scenario_rules(doc: YamlDoc, domain: ir.Domain, model: SchemaModel) ->
     _check_pinned(c, data, declared)
     _check_profiles(c, data)
     c.errors.raise_if_any()
+    # the generator numbers its items in the domain's scenario id scheme (compiler/idschemes.py)
+    ids = c.scenario_ids
+    scheme = {"pattern": ids.pattern, "format": ids.format} if ids else None
     return ir.ScenarioRules(
         source=repo_relative(doc.path),
         scenario_schema_version=scenario_schema_version(),
         categories=tuple(declared),
-        document=json.dumps(data, sort_keys=True, ensure_ascii=False),
+        document=json.dumps({**data, "scenario_ids": scheme}, sort_keys=True, ensure_ascii=False),
     )
+
+
+def _check_gold_path_shapes(c: _Checker, data: dict) -> None:
+    """Each declared gold-path shape is a chain every condition a chain rule names can show
+    (roles of its causal_chain section, at most its max_length steps), so a gold path taken
+    by shape is always among the chains the grounded context shows."""
+    named = {r["condition"] for r in _chain_rules(data) if r.get("condition") is not None}
+    sections = [
+        (cond.id, s)
+        for cond in c.conditions
+        if cond.id in named
+        for s in cond.sections
+        if s.shape == "causal_chain"
+    ]
+    for i, text in enumerate(data.get("gold_path_shapes") or ()):
+        shape = str(text).split()
+        bad = [r for r in shape if r not in ROLES]
+        if bad:
+            c.add(["gold_path_shapes", i], unknown("predicate role", bad[0], ROLES))
+            continue
+        for cid, s in sections:
+            if not set(shape) <= set(s.roles) or len(shape) > s.max_length:
+                c.add(
+                    ["gold_path_shapes", i],
+                    f"shape '{' '.join(shape)}' is not a chain condition {cid} shows (roles "
+                    f"{', '.join(s.roles)}, at most {s.max_length} steps)",
+                )
+
+
+def _chain_rules(data: dict) -> list[dict]:
+    out = [data["distractor_exclusion"]]
+    for rule in data["categories"]:
+        out += [r for r in (rule["path"], rule.get("mechanism"), rule.get("pathways")) if r]
+    return out
 
 
 def _check_pinned(c: _Checker, data: dict, declared: list[str]) -> None:
@@ -275,6 +317,13 @@ def _check_pinned(c: _Checker, data: dict, declared: list[str]) -> None:
                 [*path, "scenario_id"], f"pinned scenario '{pin['scenario_id']}' is declared twice"
             )
         seen.add(pin["scenario_id"])
+        scheme = c.scenario_ids
+        if scheme is not None and re.fullmatch(scheme.pattern, pin["scenario_id"]) is None:
+            c.add(
+                [*path, "scenario_id"],
+                f"scenario id '{pin['scenario_id']}' is outside the domain's scenario id scheme "
+                f"(expected {scheme.pattern})",
+            )
         if pin["category"] not in declared:
             c.add(
                 [*path, "category"],

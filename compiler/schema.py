@@ -8,13 +8,13 @@ specifications are what the fast row validator runs; nothing about columns is ha
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from kgbench.errors import Location, SpecError
+from kgbench.suggest import suggest
 
 from .ir import EntityClass, Predicate
 from .paths import PROJECT_ROOT, SPEC_DIR, display_path, shipped_imports
@@ -62,6 +62,9 @@ class Column:
     references: str | None  # the class a value names (`range: Entity`), None for plain values
     max_length: int | None = None  # characters per value (per item of a list)
     single_line: bool = False  # no tab, newline or other control character at all
+    # entities | assertions | evidence: the id scheme whose pattern the column follows (the
+    # domain may declare its own in domain.yaml `id_schemes`; `pattern` is the default)
+    id_scheme: str | None = None
 
 
 @dataclass(frozen=True)
@@ -92,12 +95,6 @@ class SchemaModel:
     core: dict[str, Any] = field(default_factory=dict)
     # "classes.Drug" / "enums.CardioPredicate" -> the schema file that declares it (messages)
     element_files: dict[str, str] = field(default_factory=dict)
-
-
-def suggest(word: str, options) -> str:
-    """sqlglot-style 'did you mean' hint, or an empty string."""
-    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def _ann(element, key: str) -> str | None:
@@ -496,6 +493,7 @@ def _tables(view, shown: str) -> dict[str, TableSpec]:
                     else (DEFAULT_MAX_LENGTH if is_text else None),
                     single_line=(_ann(slot, "single_line") or "").lower() == "true"
                     or bool(slot.identifier or slot.pattern),
+                    id_scheme=_ann(slot, "id_scheme"),
                 )
             )
         tables[table] = TableSpec(table, name, tuple(columns))

@@ -80,6 +80,12 @@ class CompiledDomain:
         """The declared option presentations (order sensitivity), in declared order."""
         return list(self.document(contract.Conditions).presentations)
 
+    @cached_property
+    def evidence_rank(self) -> dict[str, int]:
+        """Evidence level -> rank (higher is stronger), from the compiled scale."""
+        levels = self.document(contract.Conditions).evidence_levels
+        return {level: len(levels) - i for i, level in enumerate(levels)}
+
     def condition(self, condition_id: str) -> contract.Condition:
         for c in self.conditions:
             if c.id == condition_id:

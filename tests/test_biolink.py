@@ -254,3 +254,19 @@ def test_the_domain_prefix_must_be_declared(mini_copy: Path, tmp_path: Path) -> 
     _edit(mini_copy / "domain.yaml", "curie_prefix: kgbench.other", "curie_prefix: MONDO")
     with pytest.raises(UserError, match="is a standard vocabulary's prefix"):
         check_domain(mini_copy)
+
+
+def test_a_missing_biolink_wheel_is_a_user_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An environment without the pinned wheel says how to fix it (exit 2), never a traceback."""
+    from importlib import metadata
+
+    from compiler import biolink
+    from kgbench.errors import UserError
+
+    def missing(name: str):
+        raise metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(metadata, "distribution", missing)
+    with pytest.raises(UserError, match="make venv") as info:
+        biolink.package_version()
+    assert info.value.exit_code == 2

@@ -1,6 +1,14 @@
 """Extraction queries and `conditions.json`: one parameterised, scenario-conditioned Cypher
 query per grounded condition, compiled from the condition declarations, and the one compiled
-description of every condition (sections, relationship types, path shapes, query file).
+description of every condition (sections, relationship types, chain bounds and order, query
+file).
+
+A causal_chain section returns every chain over its relationship types from a candidate to the
+target of at most `max_length` steps that never revisits a node, the best `max_chains` of them
+per candidate in the declared order (a top-k the planner does with one sort per candidate). A
+class-level claim that applies to the candidate (`member_ids` on the edge) may be the first
+step. With unvalidated chains shown (C4), they are a second group with its own top-k, so they
+are added beside the validated chains and can never push one out.
 
 The query is rendered from a typed view-model (`ExtractionView`); its dialect-specific syntax
 comes from the Cypher generator (`cyphergen.Neo4j5`). Relationship types are the domain's
@@ -18,7 +26,32 @@ from ..ir import Condition, ContextSection, Domain
 from .base import Artifact, Backend, EmitContext, render
 from .cyphergen import CypherGenerator, Neo4j5, VerifyExact, VerifyPath, VerifyReview
 
-PARAMETERS = ("candidate_ids", "target_id", "outcome_ids", "context_ids")
+PARAMETERS = ("candidate_ids", "target_id", "outcome_ids", "context_ids", "evidence_rank")
+
+# Cypher for each chain-order key, given `strength` (rank of the weakest step's evidence level,
+# higher is stronger) and `chain` (the assertion ids); assertion ids always break the last tie.
+ORDER_KEYS = {
+    "strongest_evidence": "strength DESC",
+    "fewest_hops": "size(chain)",
+    "most_hops": "size(chain) DESC",
+}
+
+
+@dataclass(frozen=True)
+class ChainGroup:
+    """The chains of one validation status. `direct` filters a path `p` from the candidate,
+    `via_class` one that starts with a class-level claim `first`; a validated-only filter
+    stays on the variable-length pattern itself, so the planner prunes while it expands."""
+
+    name: str
+    direct: str
+    via_class: str
+
+
+_ALL = "all(r IN relationships(p) WHERE r.validated)"
+VALIDATED = ChainGroup("validated", _ALL, f"first.validated AND {_ALL}")
+UNVALIDATED = ChainGroup("unvalidated", f"NOT {_ALL}", f"NOT (first.validated AND {_ALL})")
+
 VERIFY_PARAMETERS = ("subject_id", "object_id", "predicate", "sign")
 """The review query's parameters (the exact and path renderings take the first two)."""
 SIGNS = {"increase": 1, "decrease": -1}
@@ -26,14 +59,17 @@ SIGNS = {"increase": 1, "decrease": -1}
 
 @dataclass(frozen=True)
 class SectionView:
-    """One section as the template says it: relationship types joined, chain patterns built."""
+    """One section as the template says it: relationship types joined, chain bounds and order."""
 
     name: str
     title: str
     shape: str
     types: str  # "A|B": the section's relationship types
-    patterns: tuple[str, ...]  # one fixed-length pattern between (c) and (t) per path shape
     validated_only: bool
+    max_length: int = 0
+    max_chains: int = 0
+    order_by: str = ""  # ORDER BY expression list of a chain group
+    groups: tuple[ChainGroup, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -45,14 +81,8 @@ class ExtractionView:
     dialect: CypherGenerator
 
 
-def _patterns(label: str, section: ContextSection) -> tuple[str, ...]:
-    """Each buildable role sequence as a fixed-length relationship pattern between (c) and
-    (t); fixed lengths keep expansion bounded on large graphs."""
-    out = []
-    for hops in section.hops:
-        steps = [f"-[:{'|'.join(types)}]->" for types in hops]
-        out.append(f"(c){f'(:{label})'.join(steps)}(t)")
-    return tuple(out)
+def _order_by(section: ContextSection) -> str:
+    return ", ".join([*(ORDER_KEYS[k] for k in section.chain_order), "chain"])
 
 
 def view(domain: Domain, cond: Condition, dialect: CypherGenerator) -> ExtractionView:
@@ -67,8 +97,11 @@ def view(domain: Domain, cond: Condition, dialect: CypherGenerator) -> Extractio
                 title=s.title,
                 shape=s.shape,
                 types="|".join(s.predicates),
-                patterns=_patterns(label, s),
                 validated_only=s.validated_only,
+                max_length=s.max_length,
+                max_chains=s.max_chains,
+                order_by=_order_by(s) if s.shape == "causal_chain" else "",
+                groups=(VALIDATED,) if s.validated_only else (VALIDATED, UNVALIDATED),
             )
             for s in cond.sections
         ),
@@ -113,8 +146,16 @@ class ExtractionBackend(Backend):
                             "roles": list(s.roles),
                             "anchor": s.anchor,
                             "predicates": list(s.predicates),
-                            "path_shapes": [list(shape) for shape in s.path_shapes],
                             "validated_only": s.validated_only,
+                            **(
+                                {
+                                    "max_length": s.max_length,
+                                    "max_chains": s.max_chains,
+                                    "chain_order": list(s.chain_order),
+                                }
+                                if s.shape == "causal_chain"
+                                else {}
+                            ),
                         }
                         for s in cond.sections
                     ],
@@ -125,6 +166,7 @@ class ExtractionBackend(Backend):
                 Conditions,
                 {
                     "domain": domain.name,
+                    "evidence_levels": list(domain.evidence_levels),
                     "conditions": conditions,
                     "presentations": [
                         {

@@ -26,7 +26,9 @@ def load_command(
     domain: Annotated[str, typer.Option("--domain", "-d", help="Compiled domain to load.")],
     batch_size: Annotated[int, typer.Option(help="Rows per write transaction.")] = 2000,
 ) -> None:
-    """Load a compiled domain into Neo4j (idempotent), then run its validation queries."""
+    """Load a compiled domain into Neo4j, or sync an already-loaded one (what the spec no
+    longer holds is removed), run its validation queries and report what was added, changed
+    and removed."""
     from rich.progress import Progress
     from rich.table import Table
 
@@ -43,7 +45,14 @@ def load_command(
         def progress(name: str, done: int, total: int) -> None:
             bar.update(task, description=f"{name} {done}/{total}")
 
-        report = load(driver, compiled, settings.database, batch_size=batch_size, progress=progress)
+        report = load(
+            driver,
+            compiled,
+            settings.database,
+            batch_size=batch_size,
+            progress=progress,
+            changes=True,
+        )
     table = Table(
         title=f"{escape(domain)}: loaded {report.rows} rows in {report.seconds:.2f} s",
         show_edge=False,
@@ -58,6 +67,19 @@ def load_command(
             "[green]ok[/]" if value == expect else "[red]FAIL[/]",
         )
     console.print(table)
+    changes = report.changes
+    if changes is not None:
+        # what the sync did: the graph now equals the compiled domain
+        console.print(
+            "graph already equal to the compiled domain"
+            if changes.unchanged
+            else f"synced with the compiled domain: {escape(changes.summary())}"
+        )
+        for kind in ("nodes", "relationships"):
+            for what in ("added", "changed", "removed"):
+                keys = getattr(changes, f"{kind}_{what}")
+                if keys and len(keys) <= 20:
+                    console.print(f"  {kind} {what}: {escape(', '.join(keys))}")
 
 
 @graph_app.command("extract")

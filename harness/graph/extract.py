@@ -1,8 +1,9 @@
 """`kgbench extract`: run a condition's compiled query for a scenario and shape the result into
 the self-contained context JSON the prompts and the scorer read (see harness/README.md).
 
-Ordering is deterministic: sections in declaration order, paths sorted by the candidate's
-position in the scenario and then by assertion ids, evidence sorted by id.
+Ordering is deterministic: sections in declaration order; paths by the candidate's position
+in the scenario, then (causal chains) validated chains before unvalidated ones, each in the
+section's declared chain order, else by length and assertion ids; evidence sorted by id.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from kgbench.contract import Context
 from kgbench.errors import UserError
 
 from ..compiled import CompiledDomain
+from .chains import chain_rank_key
 
 CONTEXT_SCHEMA_VERSION = Context.FORMAT
 
@@ -92,6 +94,7 @@ def parameters(scenario: dict[str, Any], domain: CompiledDomain) -> dict[str, An
         "target_id": target,
         "outcome_ids": outcome_ids,
         "context_ids": sorted(set(context_ids)),
+        "evidence_rank": domain.evidence_rank,
     }
 
 
@@ -131,6 +134,8 @@ def extract(
     )
     row = records[0] if records else {"paths": [], "assertions": []}
     order = {cid: i for i, cid in enumerate(params["candidate_ids"])}
+    validated = {a["assertion_id"]: bool(a.get("validated")) for a in row["assertions"]}
+    levels = {a["assertion_id"]: {"evidence_level": a["evidence_level"]} for a in row["assertions"]}
     sections = []
     for sec in cond.sections:
         paths = {
@@ -138,7 +143,17 @@ def extract(
             for p in row["paths"]
             if p["section"] == sec.name
         }
-        ordered = sorted(paths, key=lambda p: (order.get(p[0], len(order)), len(p[1]), p[1]))
+
+        def key(p: tuple[str, tuple[str, ...]], sec=sec) -> tuple:
+            if sec.shape != "causal_chain":
+                return (order.get(p[0], len(order)), len(p[1]), p[1])
+            return (
+                order.get(p[0], len(order)),
+                not all(validated[i] for i in p[1]),
+                chain_rank_key(p[1], levels, sec.chain_order or (), domain.evidence_rank),
+            )
+
+        ordered = sorted(paths, key=key)
         sections.append(
             {
                 "name": sec.name,

@@ -10,6 +10,11 @@ label holds that the compile does not (an assertion deleted from the data, an ed
 subject changed, a class label an entity no longer has) is removed, so a reload after
 deleting rows converges too. The load is stamped (see `stamp`): "loading" first, "loaded"
 with the compiled manifest's digest once everything passed.
+
+With `changes=True` (what `kgbench load` does) the domain's graph is read before and after,
+and the report says which nodes and relationships were added, changed (labels or properties)
+and removed, so a curator who edited the spec sees what the sync did. Only the domain's own
+label is read or written: other domains are never touched.
 """
 
 from __future__ import annotations
@@ -40,10 +45,86 @@ class LoadReport:
     statements: int = 0
     seconds: float = 0.0
     checks: list[tuple[str, int, int]] = field(default_factory=list)  # name, value, expect
+    changes: Changes | None = None  # with load(changes=True): what the sync did
 
     @property
     def failures(self) -> list[tuple[str, int, int]]:
         return [c for c in self.checks if c[1] != c[2]]
+
+
+@dataclass(frozen=True)
+class Changes:
+    """Keys of the nodes and relationships a load added, changed or removed."""
+
+    nodes_added: tuple[str, ...] = ()
+    nodes_changed: tuple[str, ...] = ()
+    nodes_removed: tuple[str, ...] = ()
+    relationships_added: tuple[str, ...] = ()
+    relationships_changed: tuple[str, ...] = ()
+    relationships_removed: tuple[str, ...] = ()
+
+    @classmethod
+    def between(cls, before: dict[str, str], after: dict[str, str]) -> Changes:
+        def diff(kind: str) -> dict[str, tuple[str, ...]]:
+            b = {k[len(kind) + 1 :]: v for k, v in before.items() if k.startswith(kind + " ")}
+            a = {k[len(kind) + 1 :]: v for k, v in after.items() if k.startswith(kind + " ")}
+            return {
+                "added": tuple(sorted(a.keys() - b.keys())),
+                "changed": tuple(sorted(k for k in a.keys() & b.keys() if a[k] != b[k])),
+                "removed": tuple(sorted(b.keys() - a.keys())),
+            }
+
+        n, r = diff("node"), diff("rel")
+        return cls(n["added"], n["changed"], n["removed"], r["added"], r["changed"], r["removed"])
+
+    @property
+    def unchanged(self) -> bool:
+        return not any(
+            (
+                self.nodes_added,
+                self.nodes_changed,
+                self.nodes_removed,
+                self.relationships_added,
+                self.relationships_changed,
+                self.relationships_removed,
+            )
+        )
+
+    def summary(self) -> str:
+        return (
+            f"nodes: {len(self.nodes_added)} added, {len(self.nodes_changed)} changed, "
+            f"{len(self.nodes_removed)} removed; relationships: {len(self.relationships_added)} "
+            f"added, {len(self.relationships_changed)} changed, "
+            f"{len(self.relationships_removed)} removed"
+        )
+
+
+def snapshot(driver: neo4j.Driver, label: str, database: str | None = None) -> dict[str, str]:
+    """Every node and relationship of one domain as key -> fingerprint (labels, properties).
+
+    Node keys are ids; a relationship's key is subject id, type, object id and, for the edge
+    of an assertion, its assertion id (there is one edge of a type per pair otherwise).
+    """
+    nodes, _, _ = driver.execute_query(
+        f"MATCH (n:{label}) RETURN n.id AS k, labels(n) AS labels, properties(n) AS p",
+        database_=database,
+        routing_=neo4j.RoutingControl.READ,
+    )
+    rels, _, _ = driver.execute_query(
+        f"MATCH (s:{label})-[r]->(o:{label}) "
+        "RETURN s.id AS s, type(r) AS t, o.id AS o, properties(r) AS p",
+        database_=database,
+        routing_=neo4j.RoutingControl.READ,
+    )
+    out: dict[str, str] = {}
+    for rec in nodes:
+        fp = json.dumps([sorted(rec["labels"]), rec["p"]], sort_keys=True, default=str)
+        out[f"node {rec['k']}"] = fp
+    for rec in rels:
+        aid = rec["p"].get("assertion_id")
+        key = f"{rec['s']}|{rec['t']}|{rec['o']}" + (f"|{aid}" if aid else "")
+        out[f"rel {key}"] = json.dumps(rec["p"], sort_keys=True, default=str)
+    return out
 
 
 def apply_constraints(driver: neo4j.Driver, domain: CompiledDomain, database: str | None) -> None:
@@ -61,10 +142,12 @@ def load(
     batch_size: int = DEFAULT_BATCH,
     progress: Callable[[str, int, int], None] | None = None,
     validate: bool = True,
+    changes: bool = False,
 ) -> LoadReport:
     report = LoadReport(domain.name)
     start = time.perf_counter()
     apply_constraints(driver, domain, database)
+    before = snapshot(driver, domain.label, database) if changes else {}
     digest = manifest_digest(domain)
     with driver.session(database=database) as session:
         session.execute_write(mark, domain, digest, "loading")
@@ -85,6 +168,8 @@ def load(
                     progress(name, done + len(batch), total)
         session.execute_write(prune, domain.label, written)
     report.seconds = time.perf_counter() - start
+    if changes:
+        report.changes = Changes.between(before, snapshot(driver, domain.label, database))
     if validate:
         report.checks = run_checks(driver, domain, database)
         if report.failures:

@@ -7,8 +7,8 @@ by (seed, category), so categories do not disturb each other. Each instance gets
 candidates, then its patient (whose computed scores may add findings), then its gold; an
 instance whose final patient breaks the evidence rule (the preferred no longer qualifies, or
 another candidate does) is skipped, never published. Asking for more than the graph supports
-is an error naming the category and the evidence it lacks. Ids run SCN_0001.. in category
-blocks.
+is an error naming the category and the evidence it lacks. Ids run 1.. in category blocks,
+written in the domain's scenario id scheme (SCN_0001 unless it declares its own).
 
 The output is a pure function of generated/<domain>/ and the seed, validated against the
 scenario schema and the graph before it is written (atomically). `GenerationReport` says, per
@@ -42,8 +42,6 @@ from .pinned import Pins
 from .rules import CategoryRule, Rules, load_rules
 from .selection import spread
 from .validation import validate_records
-
-ID_WIDTH = 4
 
 
 @dataclass
@@ -91,7 +89,7 @@ class Generator:
         if self.seed is None:
             self.seed = self.rules.seed
         self.kg = KnowledgeGraph(self.domain)
-        self.finder = ChainFinder(self.kg)
+        self.finder = ChainFinder(self.kg, self.rules.gold_path_shapes)
         self.judge = OutcomeJudge(self.kg, self.rules)
         self.clinical = Clinical(self.kg, self.finder, self.rules, self.judge)
         self.patterns = Patterns(self.finder, self.clinical, self.judge, self.rules)
@@ -235,7 +233,7 @@ class Generator:
                     f"{self.rules.source}, more than the {n} requested"
                 )
             for pin in pins:
-                sid = _scenario_id(len(records) + 1)
+                sid = self.rules.scenario_id(len(records) + 1)
                 if pin["scenario_id"] != sid:
                     raise UserError(
                         f"pinned scenario {pin['scenario_id']} in {self.rules.source} would be "
@@ -304,7 +302,7 @@ class Generator:
                 continue
             if adds:
                 inst = replace(inst, conditions=tuple(dict.fromkeys((*inst.conditions, *adds))))
-            sid = _scenario_id(len(records) + len(out) + 1)
+            sid = self.rules.scenario_id(len(records) + len(out) + 1)
             try:
                 record = self.scenario(rule, inst, candidates, rng, sid, source)
             except GoldError as exc:
@@ -366,10 +364,6 @@ def rule_order_dependent(judge: OutcomeJudge, records: list[dict[str, Any]]) -> 
         if len(qualified) > 1 or qualified != ([preferred] if preferred else []):
             count += 1
     return count
-
-
-def _scenario_id(n: int) -> str:
-    return f"SCN_{n:0{ID_WIDTH}d}"
 
 
 def generate_file(

@@ -178,7 +178,7 @@ class KnowledgeGraph:
         return self.classes[entity_id]["class_name"]
 
     def condition_section(self, condition_id: str) -> Section | None:
-        """The causal_chain section of a condition (its path shapes and validated_only)."""
+        """The causal_chain section of a condition (its roles, bounds, order, validated_only)."""
         for cond in self.domain.conditions:
             if cond.id == condition_id:
                 return cond.section("causal_chain")

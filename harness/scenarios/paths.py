@@ -1,11 +1,12 @@
 """Causal chains through the graph: finding, filtering and ranking them.
 
 A chain is a sequence of assertions in which each one's object is the next one's subject. A
-rule that names a condition (e.g. C3) takes its chains from that condition's declared path
-shapes through `harness.graph.chains.ChainIndex`, the same finder the extraction queries are
-tested against, so a gold path is always one the grounded context shows. A rule without a
-condition walks every simple chain over its roles (used for the stricter checks: "has this
-distractor any validated chain to the target at all?").
+rule that names a condition (e.g. C3) takes its chains from what that condition's causal_chain
+section shows, through `harness.graph.chains.ChainIndex`, the mirror the extraction queries
+are tested against, so a gold path is one the grounded context shows; where the domain
+declares `gold_path_shapes`, only the chains of the first shape that matches count. A rule
+without a condition walks every simple chain over its roles (used for the stricter checks:
+"has this distractor any validated chain to the target at all?").
 """
 
 from __future__ import annotations
@@ -47,13 +48,14 @@ class Chain:
 class ChainFinder:
     """Chain queries over one graph, memoised (the graph is small, the questions repeat)."""
 
-    def __init__(self, kg: KnowledgeGraph) -> None:
+    def __init__(self, kg: KnowledgeGraph, shapes: tuple[tuple[str, ...], ...] = ()) -> None:
         self.kg = kg
+        self.shapes = shapes  # scenarios.yaml gold_path_shapes (first match wins), if any
         self._cache: dict[tuple, tuple[Chain, ...]] = {}
 
     @cached_property
     def _index(self) -> ChainIndex:
-        return ChainIndex(self.kg.graph)
+        return ChainIndex(self.kg.graph, self.kg.domain.evidence_rank)
 
     def chain_of(self, ids: Iterable[str]) -> Chain:
         ids = tuple(ids)
@@ -66,11 +68,12 @@ class ChainFinder:
         if key not in self._cache:
             if rule.condition:
                 section = self.kg.condition_section(rule.condition)
-                found = (
-                    self._index.chains(start, end, section.path_shapes, section.validated_only)
-                    if section
-                    else []
-                )
+                if section is None:
+                    found = []
+                elif self.shapes:
+                    found = self._index.chains(start, end, self.shapes, section.validated_only)
+                else:
+                    found = self._index.section_chains(start, end, section)
                 raw = [self.chain_of(ids) for ids in found]
             else:
                 raw = [c for c in self.walk(start, rule) if c.end == end]

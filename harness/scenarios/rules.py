@@ -172,6 +172,12 @@ class Rules:
     narrative: dict[str, Any]
     distractor_share_max: float = 0.2
     clinical_scores: tuple[dict[str, Any], ...] = ()
+    gold_path_shapes: tuple[tuple[str, ...], ...] = ()  # first matching shape wins, if declared
+    scenario_id_format: str = ""  # the domain's scenario id scheme: how item n is numbered
+
+    def scenario_id(self, n: int) -> str:
+        """The n-th item's id (1-based) in the domain's declared scheme."""
+        return self.scenario_id_format.format(n=n)
 
     def category(self, name: str) -> CategoryRule:
         return next(c for c in self.categories if c.category == name)
@@ -224,4 +230,6 @@ def load_rules(domain: CompiledDomain) -> Rules:
             r["distractor_share_max"] if r.get("distractor_share_max") is not None else 0.2
         ),
         clinical_scores=tuple(r.get("clinical_scores") or ()),
+        gold_path_shapes=tuple(tuple(str(s).split()) for s in r.get("gold_path_shapes") or ()),
+        scenario_id_format=r["scenario_ids"]["format"],
     )

@@ -13,7 +13,6 @@ assertions of those roles. Each problem names the file, line, scenario and field
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
@@ -23,6 +22,7 @@ from typing import Any
 from harness.compiled import CompiledDomain
 from kgbench.errors import Location, UserError, UserErrors
 from kgbench.io import iter_jsonl as read_jsonl
+from kgbench.suggest import unknown
 
 from .kg import KnowledgeGraph
 
@@ -39,11 +39,6 @@ class Problem:
         if loc.field:
             where.append(f"field '{loc.field}'")
         return ", ".join(where) + f": {self.message}"
-
-
-def _suggest(word: str, options: Iterable[str]) -> str:
-    close = difflib.get_close_matches(word, list(options), n=1, cutoff=0.8)
-    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 @cache
@@ -102,9 +97,7 @@ class _Checker:
     ) -> bool:
         ent = self.kg.entities.get(value)
         if ent is None:
-            self.add(
-                line, sid, field, f"unknown {what} '{value}'" + _suggest(value, self.kg.entities)
-            )
+            self.add(line, sid, field, unknown(what, value, self.kg.entities))
             return False
         if kinds is not None and ent["category"] not in kinds:
             self.add(
@@ -125,7 +118,7 @@ class _Checker:
                     line,
                     sid,
                     f"{field}[{i}]",
-                    f"unknown assertion '{aid}'" + _suggest(aid, self.kg.assertions),
+                    unknown("assertion", aid, self.kg.assertions),
                 )
                 ok = False
             elif role is not None and self.kg.role(a) != role:
@@ -167,7 +160,7 @@ class _Checker:
                     line,
                     sid,
                     f"gold.acceptable_interventions[{i}]",
-                    f"unknown intervention or class '{a}'" + _suggest(a, known),
+                    unknown("intervention or class", a, known),
                 )
             elif a in self.kg.group_ids and a not in self.kg.homogeneous:
                 self.add(
@@ -243,7 +236,7 @@ class _Checker:
                     line,
                     sid,
                     f"gold.evidence_source_ids[{i}]",
-                    f"unknown evidence source '{e}'" + _suggest(e, self.kg.evidence),
+                    unknown("evidence source", e, self.kg.evidence),
                 )
         self.assertions(
             line, sid, "anchor_assertion_ids", s.get("anchor_assertion_ids") or [], None

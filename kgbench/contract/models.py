@@ -239,9 +239,15 @@ class LoadPlan(Document):
 SectionShape = Literal["candidate_edges", "causal_chain", "target_edges", "context_modifiers"]
 
 
+ChainOrderKey = Literal["strongest_evidence", "fewest_hops", "most_hops"]
+
+
 class Section(Model):
     """A section of a grounded context, resolved against the domain: `predicates` are the
-    relationship types its query matches, `path_shapes` the role sequences it can build."""
+    relationship types its query matches. A causal_chain section shows every chain over them
+    of at most `max_length` steps, the first `max_chains` per candidate in `chain_order`
+    (assertion ids break the remaining ties), and with `validated_only` false as many
+    unvalidated chains again beside them."""
 
     name: str
     title: str
@@ -249,8 +255,10 @@ class Section(Model):
     roles: list[str]
     anchor: str
     predicates: list[str]
-    path_shapes: list[list[str]]
     validated_only: bool
+    max_length: int | None = Field(default=None, ge=1)
+    max_chains: int | None = Field(default=None, ge=1)
+    chain_order: list[ChainOrderKey] | None = None
 
 
 class VerifyQueries(Model):
@@ -314,13 +322,18 @@ class Presentation(Model):
 
 
 class Conditions(Document):
-    """conditions.json: the grounding conditions, in declaration order (the one source)."""
+    """conditions.json: the grounding conditions, in declaration order (the one source).
+    `evidence_levels` is the evidence-level scale, strongest first (how chains are ranked).
 
-    FORMAT: ClassVar[str] = "1.3.0"  # 1.1: verify; 1.2: presentations; 1.3: verify review query
+    2.0.0: chain sections declare bounds and an order instead of path shapes; 2.1.0 adds the
+    optional verify block (with its one-round-trip review query) and option presentations."""
+
+    FORMAT: ClassVar[str] = "2.1.0"
     PATH: ClassVar[str] = "conditions.json"
 
     format_version: str
     domain: str
+    evidence_levels: list[str]
     conditions: list[Condition]
     presentations: list[Presentation] = Field(
         default_factory=list, description="extra option presentations (order sensitivity)"

@@ -144,7 +144,13 @@ def test_extraction_contents_per_condition(
     c3 = extract(neo4j_driver, loaded_mini, MINI_SCENARIO, "C3")
     chains = {s["name"]: s for s in c3["sections"]}["causal_chains"]["paths"]
     lisinopril = [p["assertion_ids"] for p in chains if p["candidate_id"] == "DRG_0001"]
-    assert lisinopril == [["ASR_0001", "ASR_0002", "ASR_0003", "ASR_0004"]]
+    # every validated chain, strongest then shortest: the class's outcome claim (class-level,
+    # it applies to lisinopril), its blood-pressure claim then the risk edge, the mechanism
+    assert lisinopril == [
+        ["ASR_0014"],
+        ["ASR_0015", "ASR_0004"],
+        ["ASR_0001", "ASR_0002", "ASR_0003", "ASR_0004"],
+    ]
     assert all(p["candidate_id"] != "INT_0001" for p in chains), (
         "the unvalidated chain is not in C3"
     )
@@ -273,3 +279,54 @@ def test_bulk_import_matches_the_transactional_load(
     load(neo4j_driver, compiled)
     assert graph_counts(neo4j_driver, compiled.label) == imported_counts
     assert extract(neo4j_driver, compiled, scenario, "C4") == imported_ctx
+
+
+def test_load_syncs_an_edited_domain_and_reports_it(
+    neo4j_driver: neo4j.Driver, mini: CompiledDomain, mini_copy: Path, tmp_path: Path
+) -> None:
+    """Issue 15: after rows are deleted from (and a value changed in) a loaded domain, a load
+    leaves Neo4j equal to the compiled graph, reports what it added, changed and removed, and
+    never touches another domain."""
+    from harness.graph.load import snapshot
+
+    afib = CompiledDomain.open("afib")
+    load(neo4j_driver, afib)
+    afib_before = snapshot(neo4j_driver, afib.label)
+    wipe(neo4j_driver, mini.label)
+    load(neo4j_driver, mini)
+
+    # the curator deletes an assertion (and its evidence link) and renames an entity
+    data = mini_copy / "data"
+    for name in ("assertions.csv", "assertion_evidence.csv"):
+        lines = (data / name).read_text().splitlines(keepends=True)
+        (data / name).write_text("".join(ln for ln in lines if not ln.startswith("ASR_0016,")))
+    entities = (data / "entities.csv").read_text()
+    (data / "entities.csv").write_text(entities.replace(",Amlodipine,", ",Amlodipine besilate,", 1))
+    compile_domain(mini_copy, out_root=tmp_path / "out", force=True)
+    edited = CompiledDomain.open("mini", generated=tmp_path / "out")
+
+    report = load(neo4j_driver, edited, changes=True)
+    changes = report.changes
+    assert changes is not None
+    assert changes.nodes_removed == ("ASR_0016",)
+    assert changes.nodes_changed == ("DRG_0002",)
+    assert not changes.nodes_added and not changes.relationships_added
+    assert {
+        "ASR_0016|HAS_SUBJECT|DRG_0002",
+        "ASR_0016|HAS_OBJECT|OUT_0001",
+        "DRG_0002|CAUSES_DECREASE_IN|OUT_0001|ASR_0016",
+        "EV_0001|SUPPORTS|ASR_0016",
+    } <= set(changes.relationships_removed)
+    assert "removed" in changes.summary()
+
+    # equal to the compiled graph: the same as a clean load of the edited domain
+    synced = snapshot(neo4j_driver, edited.label)
+    wipe(neo4j_driver, edited.label)
+    load(neo4j_driver, edited)
+    assert snapshot(neo4j_driver, edited.label) == synced
+    assert snapshot(neo4j_driver, afib.label) == afib_before, "another domain was touched"
+
+    again = load(neo4j_driver, edited, changes=True).changes
+    assert again is not None and again.unchanged
+    restored = load(neo4j_driver, mini, changes=True).changes
+    assert restored is not None and restored.nodes_added == ("ASR_0016",)

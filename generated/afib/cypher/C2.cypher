@@ -2,7 +2,8 @@
 // Candidate-level indications, associations and adverse effects with evidence identifiers, without the mechanistic chain.
 // Parameters: $candidate_ids (entity ids of the candidate actions), $target_id (the target
 // outcome), $outcome_ids (the target and the composite outcomes that contain it),
-// $context_ids (the scenario population and the patient's conditions).
+// $context_ids (the scenario population and the patient's conditions), $evidence_rank
+// (evidence level -> rank, higher is stronger: how chains are ranked).
 // A class-level claim (its subject an intervention class) appears under each member it
 // applies to: the compiler lists those members on the edge (`member_ids`).
 // Returns one row: `paths` (section, candidate, ordered assertion ids) and `assertions`

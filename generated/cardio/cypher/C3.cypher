@@ -2,7 +2,8 @@
 // The validated causal chain from each candidate to the target outcome (target, biological process, intermediate outcome, clinical outcome), plus directly attached adverse effects.
 // Parameters: $candidate_ids (entity ids of the candidate actions), $target_id (the target
 // outcome), $outcome_ids (the target and the composite outcomes that contain it),
-// $context_ids (the scenario population and the patient's conditions).
+// $context_ids (the scenario population and the patient's conditions), $evidence_rank
+// (evidence level -> rank, higher is stronger: how chains are ranked).
 // A class-level claim (its subject an intervention class) appears under each member it
 // applies to: the compiler lists those members on the edge (`member_ids`).
 // Returns one row: `paths` (section, candidate, ordered assertion ids) and `assertions`
@@ -12,41 +13,27 @@ UNWIND $candidate_ids AS candidate_id
 MATCH (c:KG_cardio {id: candidate_id}) USING INDEX SEEK c:KG_cardio(id)
 CALL (c) {
   // section causal_chains: Validated causal pathways
-  // chains of the first declared shape that matches, per candidate
+  // validated chains of at most 6 steps, no node twice; the first 12 by strength DESC, size(chain), chain
   MATCH (t:KG_cardio {id: $target_id}) USING INDEX SEEK t:KG_cardio(id)
   CALL (c, t) {
-    MATCH p = (c)-[:PARTICIPATES_IN|TARGETS]->(:KG_cardio)-[:PARTICIPATES_IN|TARGETS]->(:KG_cardio)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(:KG_cardio)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(t)
+    MATCH p = (c)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN|PARTICIPATES_IN|TARGETS*1..6]->(t)
     WHERE all(r IN relationships(p) WHERE r.validated)
-    RETURN 0 AS shape_rank, [r IN relationships(p) | r.assertion_id] AS chain
+      AND all(n IN nodes(p) WHERE single(m IN nodes(p) WHERE m = n))
+    RETURN relationships(p) AS rels
     UNION
-    MATCH p = (c)-[:PARTICIPATES_IN|TARGETS]->(:KG_cardio)-[:PARTICIPATES_IN|TARGETS]->(:KG_cardio)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(:KG_cardio)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(:KG_cardio)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(t)
-    WHERE all(r IN relationships(p) WHERE r.validated)
-    RETURN 1 AS shape_rank, [r IN relationships(p) | r.assertion_id] AS chain
-    UNION
-    MATCH p = (c)-[:PARTICIPATES_IN|TARGETS]->(:KG_cardio)-[:PARTICIPATES_IN|TARGETS]->(:KG_cardio)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(:KG_cardio)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(:KG_cardio)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(:KG_cardio)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(t)
-    WHERE all(r IN relationships(p) WHERE r.validated)
-    RETURN 2 AS shape_rank, [r IN relationships(p) | r.assertion_id] AS chain
-    UNION
-    MATCH p = (c)-[:PARTICIPATES_IN|TARGETS]->(:KG_cardio)-[:PARTICIPATES_IN|TARGETS]->(:KG_cardio)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(t)
-    WHERE all(r IN relationships(p) WHERE r.validated)
-    RETURN 3 AS shape_rank, [r IN relationships(p) | r.assertion_id] AS chain
-    UNION
-    MATCH p = (c)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(:KG_cardio)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(t)
-    WHERE all(r IN relationships(p) WHERE r.validated)
-    RETURN 4 AS shape_rank, [r IN relationships(p) | r.assertion_id] AS chain
-    UNION
-    MATCH p = (c)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(:KG_cardio)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(:KG_cardio)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(t)
-    WHERE all(r IN relationships(p) WHERE r.validated)
-    RETURN 5 AS shape_rank, [r IN relationships(p) | r.assertion_id] AS chain
-    UNION
-    MATCH p = (c)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN]->(t)
-    WHERE all(r IN relationships(p) WHERE r.validated)
-    RETURN 6 AS shape_rank, [r IN relationships(p) | r.assertion_id] AS chain
+    // a class-level claim that applies to the candidate as the first step
+    MATCH (c)-[:MEMBER_OF]->(:KG_cardio)-[first:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN|PARTICIPATES_IN|TARGETS]->(x:KG_cardio)
+    WHERE c.id IN first.member_ids
+    MATCH p = (x)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN|PARTICIPATES_IN|TARGETS*0..5]->(t)
+    WHERE first.validated AND all(r IN relationships(p) WHERE r.validated)
+      AND all(n IN [c] + nodes(p) WHERE single(m IN [c] + nodes(p) WHERE m = n))
+    RETURN [first] + relationships(p) AS rels
   }
-  WITH shape_rank, chain ORDER BY shape_rank
-  WITH collect({rank: shape_rank, chain: chain}) AS found
-  UNWIND [f IN found WHERE f.rank = found[0].rank] AS best
-  RETURN 'causal_chains' AS section, best.chain AS chain
+  WITH [r IN rels | r.assertion_id] AS chain, [r IN rels | $evidence_rank[r.evidence_level]] AS ranks
+  WITH chain, reduce(w = head(ranks), x IN ranks | CASE WHEN x < w THEN x ELSE w END) AS strength
+  ORDER BY strength DESC, size(chain), chain
+  LIMIT 12
+  RETURN 'causal_chains' AS section, chain
   UNION
   // section outcome_evidence: Validated outcome evidence for the target
   // the candidate's own claims, then its classes' claims, on the target or a composite of it
