@@ -13,11 +13,12 @@ line, field) is the one check for every id.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
 from kgbench.errors import SpecError
 
+from .ir import IdScheme, IdSchemes
 from .schema import SchemaModel
 from .yamlfile import YamlDoc
 
@@ -25,29 +26,6 @@ KINDS = ("entities", "assertions", "evidence", "scenarios")
 DEFAULT_SCENARIO_PATTERN = "^SCN_[0-9]{4,6}$"
 DEFAULT_SCENARIO_FORMAT = "SCN_{n:04d}"
 SAMPLE_NUMBERS = (1, 9, 10, 99, 100, 999)  # the generator's ids a format is checked on
-
-
-@dataclass(frozen=True)
-class IdScheme:
-    """One kind's format: `pattern` every id matches in full; `format` (scenarios) how the
-    generator writes the n-th id; `class_prefix` (entities) whether an entity id starts with
-    its class's id_prefix and '_'."""
-
-    pattern: str
-    format: str = ""
-    class_prefix: bool = False
-    declared: bool = False  # the domain declared it (else the paper's default)
-
-
-@dataclass(frozen=True)
-class IdSchemes:
-    entities: IdScheme
-    assertions: IdScheme
-    evidence: IdScheme
-    scenarios: IdScheme
-
-    def of(self, kind: str) -> IdScheme:
-        return getattr(self, kind)
 
 
 def _defaults(model: SchemaModel) -> dict[str, IdScheme]:

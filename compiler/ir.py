@@ -11,10 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, NamedTuple
-
-if TYPE_CHECKING:
-    from .idschemes import IdSchemes
+from typing import NamedTuple
 
 
 @dataclass(frozen=True)
@@ -287,6 +284,32 @@ class Presentation:
     order: str  # original | reverse | cyclic_shift
     shift: int = 0
     labels: str = "none"  # none | letters | letters_reversed
+
+
+# --- identifier schemes (resolved and applied by compiler/idschemes.py) ---
+
+
+@dataclass(frozen=True)
+class IdScheme:
+    """One kind's format: `pattern` every id matches in full; `format` (scenarios) how the
+    generator writes the n-th id; `class_prefix` (entities) whether an entity id starts with
+    its class's id_prefix and '_'."""
+
+    pattern: str
+    format: str = ""
+    class_prefix: bool = False
+    declared: bool = False  # the domain declared it (else the paper's default)
+
+
+@dataclass(frozen=True)
+class IdSchemes:
+    entities: IdScheme
+    assertions: IdScheme
+    evidence: IdScheme
+    scenarios: IdScheme
+
+    def of(self, kind: str) -> IdScheme:
+        return getattr(self, kind)
 
 
 @dataclass(frozen=True)

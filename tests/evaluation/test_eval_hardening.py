@@ -68,15 +68,13 @@ def test_fence_parsing_matches_the_regex_it_replaces():
 
 @pytest.mark.parametrize("kind", sorted(adversarial_answers()))
 def test_a_1mb_adversarial_answer_is_scored_quickly(mini_scorer, load_context, kind):
-    """Each 1 MB answer in well under a second (target 50 ms, see `make bench`)."""
+    """Each 1 MB answer is scored, every score in range (its time is measured by `make bench`,
+    hostile_bench, against a 50 ms target; tests assert no timings)."""
     raw = adversarial_answers()[kind]
     gold = {"preferred_intervention": "DRG_0001", "causal_path_assertion_ids": ["ASR_0001"]}
     context = load_context("SCN_0001", "C4")
-    start = time.perf_counter()
     item = mini_scorer.score(gold, raw, context)
-    took = time.perf_counter() - start
     assert all(v is None or 0.0 <= v <= 1.0 for v in item.scores.values())
-    assert took < 1.0, f"{kind}: {took:.3f} s"
 
 
 def test_parsing_time_grows_linearly(mini_scorer):
