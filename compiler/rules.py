@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Literal
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -337,16 +338,18 @@ def rules_for(col: Column) -> tuple[Rule, ...]:
 # --- running the rules over one column ------------------------------------------------------
 
 
+def _keep_mask(n: int, drop: Indices) -> np.ndarray:
+    keep = np.ones(n, dtype=bool)
+    keep[drop] = False
+    return keep
+
+
 def _positions_without(n: int, drop: Indices) -> Indices:
-    dropped = set(drop)
-    return [i for i in range(n) if i not in dropped]
+    return np.flatnonzero(_keep_mask(n, drop)).tolist()
 
 
 def _drop(values, drop: Indices):
-    keep = [True] * len(values)
-    for i in drop:
-        keep[i] = False
-    return values.filter(pa.array(keep, pa.bool_()))
+    return values.filter(pa.array(_keep_mask(len(values), drop)))
 
 
 def items_of(col: Column, values, empty: Any | None) -> tuple[Any, Any | None]:

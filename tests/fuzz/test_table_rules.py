@@ -60,7 +60,7 @@ def _corruption(col: Column, rows: list[list[str]], index: int) -> st.SearchStra
         st.sampled_from(others).map(lambda t: t[:3] + "\x00" + t[3:]),
         st.sampled_from(others).map(lambda t: t + "\x1b"),
         st.sampled_from(others).map(lambda t: t[:2] + "\t" + t[2:]),
-        st.sampled_from(others).map(lambda t: t + "\nsecond line, \"quoted\""),
+        st.sampled_from(others).map(lambda t: t + '\nsecond line, "quoted"'),
         st.text(max_size=8),
     ]
     if col.max_length is not None:
