@@ -55,7 +55,7 @@ class Table:
     ) -> None:
         self.spec = spec
         self.path = path
-        self.arrow = arrow  # validated Arrow columns when the fast path read the table
+        self.arrow = arrow  # validated Arrow columns (trimmed strings, "" when empty)
         self._columns = columns
         self._lines = lines
 
@@ -98,7 +98,7 @@ def _record_lines(path: Path) -> tuple[int, ...]:
         # no quoted newlines, no blank lines, no bare CR: record i starts on line i + 2
         n = data.count(b"\n") + (0 if data.endswith(b"\n") else 1) - 1
         return tuple(range(2, n + 2))
-    return _python_parse(data.decode("utf-8"), None, strict=False).lines
+    return _python_parse(data.decode("utf-8"), None, display_path(path), strict=False).lines
 
 
 class ErrorList:
@@ -125,7 +125,7 @@ class _Parsed:
     problems: list[tuple[int, str]] = field(default_factory=list)  # (line, message)
 
 
-def _python_parse(text: str, width: int | None, strict: bool = True) -> _Parsed:
+def _python_parse(text: str, width: int | None, shown: str, strict: bool = True) -> _Parsed:
     """Python's csv module: every record with its start line. With a `width`, a record with
     another number of cells is a problem and is left out; without, only lines are kept."""
     with io.StringIO(text, newline="") as handle:
@@ -146,7 +146,7 @@ def _python_parse(text: str, width: int | None, strict: bool = True) -> _Parsed:
                 records.append(record)
                 lines.append(line)
         except csv.Error as exc:
-            raise SpecError(f"malformed CSV: {exc}", Location("", reader.line_num + 1)) from None
+            raise SpecError(f"malformed CSV: {exc}", Location(shown, reader.line_num + 1)) from None
     names = [] if width is None else [h.strip().lstrip("\ufeff") for h in header]
     columns = {name: pa.array([r[i] for r in records], pa.string()) for i, name in enumerate(names)}
     return _Parsed(columns, tuple(lines), problems)
@@ -238,10 +238,7 @@ def read_table(spec: TableSpec, path: Path, errors: ErrorList, reader: Reader = 
     _check_header(spec, header, shown)
     parsed = _arrow_parse(path, header) if reader == "auto" else None
     if parsed is None:
-        try:
-            parsed = _python_parse(text, len(header))
-        except SpecError as exc:
-            raise SpecError(exc.message, Location(shown, exc.location.line)) from None
+        parsed = _python_parse(text, len(header), shown)
     return _validated(spec, path, shown, parsed, errors)
 
 
