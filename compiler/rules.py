@@ -1,0 +1,443 @@
+"""The validation rules of a data-table cell, each declared once.
+
+A rule has a name, the columns it applies to (decided from the LinkML slot, `schema.Column`),
+a vectorised check over a column of values (a pyarrow string array) that returns the indices
+of the failing values, and the message for one failing value. `check_column` runs the rules of
+one column in their order over whatever CSV parser read the file (pyarrow's, or Python's csv
+module for a file pyarrow cannot parse; see `tables.read_table`), so the two readers cannot
+disagree on a cell: before this table each rule was written twice, once per reader, and kept
+in agreement by hand.
+
+Scopes: a "cell" rule sees the whole cell (a value is required); an "item" rule sees each
+value, or each item of a `|`-separated list; a "column" rule sees the column's valid values
+together (an identifier appears once). A cell gets at most one message: the first rule its
+first failing item breaks, which is the order a reader fixing the file wants.
+
+Every check is exact, not a prefilter: where Arrow's kernels would differ from the rule's
+definition (a Python regex that RE2 reads differently, an integer beyond 64 bits), the check
+falls back to Python for that column, so the fast path never accepts what the rule rejects.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any, Literal
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .schema import Column, suggest
+
+LIST_SEPARATOR = "|"
+TRUE_WORDS = {"true": True, "false": False}
+NUMERIC = ("integer", "float")
+NOT_TEXT = ("integer", "float", "boolean")
+INT64 = (-(2**63), 2**63 - 1)  # what Arrow and Neo4j store; a larger integer cannot load
+
+# Numbers are written in ASCII: Python's int() and float() also accept other scripts' digits
+# ("２０１８") and underscores ("2_018"), which a curator never means; Arrow's integer cast
+# accepts hexadecimal ("0x7DE"), which a curator never means either.
+INTEGER = re.compile(r"[+-]?[0-9]+")
+DECIMAL = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+RE2_INTEGER = rf"^{INTEGER.pattern}$"
+RE2_DECIMAL = rf"^{DECIMAL.pattern}$"
+# Control characters (Unicode category Cc): never in a name or an id; in free text only tab,
+# newline and carriage return. NUL in particular would end strings in other tools.
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+TEXT_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# The same character classes in RE2 syntax, for Arrow.
+RE2_CONTROL = r"[\x00-\x1f\x7f-\x{9f}]"
+RE2_TEXT_CONTROL = r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x{9f}]"
+# What a schema pattern (Python syntax) may hold for RE2 to read it the same way: no
+# backslash class (`\d`, `\s`, `\w` and `\b` are Unicode-aware in Python, ASCII in RE2), no
+# `(?` group (flags, lookaround), no `{,n}` and no POSIX `[:class:]`. Values are trimmed, so
+# Python's `$` (which also matches before a final newline) never sees a final newline.
+NOT_RE2_SAFE = re.compile(r"\\[A-Za-z0-9]|\(\?|\{,|\[:")
+
+Scope = Literal["cell", "item", "column"]
+Indices = list[int]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One validation rule, declared once for both table readers.
+
+    `failing(col, values)` gets the non-empty values (trimmed; for a list column, its items)
+    and returns the indices of those that break the rule; `message(col, text)` says what was
+    expected of one of them (a column rule's message also gets the line of the first value it
+    repeats).
+    """
+
+    name: str
+    scope: Scope
+    applies: Callable[[Column], bool]
+    failing: Callable[[Column, Any], Indices]
+    message: Callable[..., str]
+
+
+def _where(mask) -> Indices:
+    """Indices where a boolean array is true (null counts as false)."""
+    if mask.null_count:
+        mask = pc.fill_null(mask, False)
+    if not pc.any(mask).as_py():
+        return []
+    return pc.indices_nonzero(mask).to_pylist()
+
+
+def _is_text(col: Column) -> bool:
+    """Length and control characters are checked on text, not on numbers or booleans."""
+    return col.range not in NOT_TEXT and (
+        col.max_length is not None or col.single_line or col.range == "string"
+    )
+
+
+def typed(col: Column, text: str) -> Any:
+    """The Python value of one valid item (what the IR holds and what messages print)."""
+    if col.range == "integer":
+        return int(text)
+    if col.range == "float":
+        return float(text)
+    if col.range == "boolean":
+        return TRUE_WORDS[text.lower()]
+    return text
+
+
+def numbers(col: Column, values) -> Any:
+    """Valid integer or float items as an Arrow numeric array (a leading '+' is allowed)."""
+    if col.range == "float":
+        return pc.cast(values, pa.float64())
+    if len(values) and pc.any(pc.starts_with(values, "+")).as_py():
+        values = pc.replace_substring_regex(values, r"^\+", "")
+    return pc.cast(values, pa.int64())
+
+
+# --- required -------------------------------------------------------------------------------
+
+
+def _empty(col: Column, values) -> Indices:
+    return _where(pc.equal(values, ""))
+
+
+# --- integer --------------------------------------------------------------------------------
+
+
+def _not_integer(col: Column, values) -> Indices:
+    bad = _where(pc.invert(pc.match_substring_regex(values, RE2_INTEGER)))
+    ok = values if not bad else _drop(values, bad)
+    try:
+        numbers(col, ok)
+        return bad
+    except pa.ArrowInvalid:  # beyond 64 bits: rare, so found in Python
+        lo, hi = INT64
+        texts = values.to_pylist()
+        return sorted(
+            set(bad)
+            | {
+                i
+                for i, t in enumerate(texts)
+                if INTEGER.fullmatch(t) and (len(t) > 20 or not lo <= int(t) <= hi)
+            }
+        )
+
+
+def _integer_message(col: Column, text: str) -> str:
+    if INTEGER.fullmatch(text):
+        return f"expected a 64-bit integer, got {text!r}"
+    try:
+        int(text)
+    except ValueError:
+        return f"expected an integer, got {text!r}"
+    return f"expected an integer in ASCII digits 0-9, got {text!r}"
+
+
+# --- float ----------------------------------------------------------------------------------
+
+
+def _not_float(col: Column, values) -> Indices:
+    bad = _where(pc.invert(pc.match_substring_regex(values, RE2_DECIMAL)))
+    if not bad:
+        return _where(pc.invert(pc.is_finite(numbers(col, values))))  # "1e999"
+    ok = _positions_without(len(values), bad)
+    infinite = _where(pc.invert(pc.is_finite(numbers(col, values.take(pa.array(ok, pa.int64()))))))
+    return sorted(set(bad) | {ok[i] for i in infinite})
+
+
+def _float_message(col: Column, text: str) -> str:
+    try:
+        value = float(text)
+    except ValueError:
+        return f"expected a number, got {text!r}"
+    if not math.isfinite(value):
+        return f"expected a finite number, got {text!r}"
+    return f"expected a number in ASCII digits 0-9, got {text!r}"
+
+
+# --- boolean, enum --------------------------------------------------------------------------
+
+
+def _not_boolean(col: Column, values) -> Indices:
+    return _where(pc.invert(pc.is_in(pc.utf8_lower(values), value_set=pa.array(list(TRUE_WORDS)))))
+
+
+def _not_in_enum(col: Column, values) -> Indices:
+    return _where(pc.invert(pc.is_in(values, value_set=pa.array(col.enum_values, pa.string()))))
+
+
+def _enum_message(col: Column, text: str) -> str:
+    listing = ", ".join(col.enum_values)
+    return f"expected one of {listing}; got {text!r}" + suggest(text, col.enum_values)
+
+
+# --- text: length, control characters -------------------------------------------------------
+
+
+def _too_long(col: Column, values) -> Indices:
+    return _where(pc.greater(pc.utf8_length(values), col.max_length))
+
+
+def _length_message(col: Column, text: str) -> str:
+    limit = col.max_length
+    return f"{len(text):,} characters, expected at most {limit:,} (starts {text[:40]!r})"
+
+
+def _has_control(col: Column, values) -> Indices:
+    forbidden = RE2_CONTROL if col.single_line else RE2_TEXT_CONTROL
+    return _where(pc.match_substring_regex(values, forbidden))
+
+
+def _control_message(col: Column, text: str) -> str:
+    bad = (CONTROL if col.single_line else TEXT_CONTROL).search(text)
+    assert bad is not None  # the check found one
+    what = "NUL byte" if bad.group() == "\x00" else "control character"
+    allowed = "" if col.single_line else " (only tab and line breaks are allowed)"
+    return (
+        f"contains a {what} {bad.group()!r} at position {bad.start() + 1}{allowed}; "
+        f"got {text[:80]!r}"
+    )
+
+
+# --- pattern --------------------------------------------------------------------------------
+
+
+@lru_cache(maxsize=256)
+def _python_regex(pattern: str) -> re.Pattern[str]:
+    return re.compile(pattern)
+
+
+def _no_match(col: Column, values) -> Indices:
+    pattern = col.pattern
+    assert pattern is not None
+    if not NOT_RE2_SAFE.search(pattern):
+        try:
+            return _where(pc.invert(pc.match_substring_regex(values, pattern)))
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            pass  # RE2 cannot compile it (e.g. a repetition too large): Python decides
+    regex = _python_regex(pattern)
+    return [i for i, text in enumerate(values.to_pylist()) if not regex.search(text)]
+
+
+def _pattern_message(col: Column, text: str) -> str:
+    return f"expected a value matching {col.pattern}, got {typed(col, text)!r}"
+
+
+# --- range ----------------------------------------------------------------------------------
+
+
+def _out_of_range(col: Column, values) -> Indices:
+    typed_values = numbers(col, values)
+    lo, hi = col.minimum, col.maximum
+    bad = None
+    if lo is not None:
+        bad = pc.less(typed_values, lo)
+    if hi is not None:
+        above = pc.greater(typed_values, hi)
+        bad = above if bad is None else pc.or_(bad, above)
+    return [] if bad is None else _where(bad)
+
+
+def _range_message(col: Column, text: str) -> str:
+    return f"expected a value in [{col.minimum}, {col.maximum}], got {typed(col, text)}"
+
+
+# --- identifier -----------------------------------------------------------------------------
+
+
+def _repeated(col: Column, values) -> Indices:
+    if pc.count_distinct(values).as_py() == len(values):
+        return []
+    seen: set[str] = set()
+    repeats = []
+    for i, text in enumerate(values.to_pylist()):
+        if text in seen:
+            repeats.append(i)
+        seen.add(text)
+    return repeats
+
+
+def _duplicate_message(col: Column, text: str, first_line: int) -> str:
+    return f"duplicate id '{text}' (first defined on line {first_line})"
+
+
+# --- the rule table -------------------------------------------------------------------------
+
+RULES: tuple[Rule, ...] = (
+    Rule("required", "cell", lambda c: c.required, _empty, lambda c, t: "a value is required"),
+    Rule("integer", "item", lambda c: c.range == "integer", _not_integer, _integer_message),
+    Rule("float", "item", lambda c: c.range == "float", _not_float, _float_message),
+    Rule(
+        "boolean",
+        "item",
+        lambda c: c.range == "boolean",
+        _not_boolean,
+        lambda c, t: f"expected true or false, got {t!r}",
+    ),
+    Rule(
+        "enum",
+        "item",
+        lambda c: bool(c.enum_values) and c.range not in NOT_TEXT,
+        _not_in_enum,
+        _enum_message,
+    ),
+    Rule(
+        "max_length",
+        "item",
+        lambda c: _is_text(c) and c.max_length is not None,
+        _too_long,
+        _length_message,
+    ),
+    Rule("control_characters", "item", _is_text, _has_control, _control_message),
+    Rule("pattern", "item", lambda c: bool(c.pattern), _no_match, _pattern_message),
+    Rule(
+        "range",
+        "item",
+        lambda c: c.range in NUMERIC and (c.minimum is not None or c.maximum is not None),
+        _out_of_range,
+        _range_message,
+    ),
+    Rule(
+        "unique_identifier",
+        "column",
+        lambda c: c.identifier and not c.multivalued,
+        _repeated,
+        _duplicate_message,
+    ),
+)
+
+
+@lru_cache(maxsize=1024)
+def rules_for(col: Column) -> tuple[Rule, ...]:
+    """The rules one column runs, in the order a cell meets them."""
+    return tuple(rule for rule in RULES if rule.applies(col))
+
+
+# --- running the rules over one column ------------------------------------------------------
+
+
+def _keep_mask(n: int, drop: Indices) -> np.ndarray:
+    keep = np.ones(n, dtype=bool)
+    keep[drop] = False
+    return keep
+
+
+def _positions_without(n: int, drop: Indices) -> Indices:
+    return np.flatnonzero(_keep_mask(n, drop)).tolist()
+
+
+def _drop(values, drop: Indices):
+    return values.filter(pa.array(_keep_mask(len(values), drop)))
+
+
+def items_of(col: Column, values, empty: Any | None) -> tuple[Any, Any | None]:
+    """The non-empty values an item rule checks, and the row of each (None: item i is row i).
+
+    A list cell's items are split on `|`, trimmed, and empty items dropped.
+    """
+    if col.multivalued and len(values) and pc.any(pc.match_substring(values, "|")).as_py():
+        lists = pc.split_pattern(values, LIST_SEPARATOR)
+        parts = pc.utf8_trim_whitespace(pc.list_flatten(lists))
+        keep = pc.not_equal(parts, "")
+        return parts.filter(keep), pc.list_parent_indices(lists).filter(keep)
+    if empty is None:
+        return values, None
+    present = pc.invert(empty)
+    return values.filter(present), pc.indices_nonzero(present)
+
+
+def check_column(col: Column, values, line_of: Callable[[int], int]) -> Iterator[tuple[int, str]]:
+    """(row, message) for every failing cell of one column, by row.
+
+    `values` are the column's trimmed strings, "" for an empty cell; `line_of` gives a row's
+    file line (only a duplicate's message needs it).
+    """
+    rules = rules_for(col)
+    found: dict[int, tuple[tuple[int, int], str]] = {}  # row -> ((item, rule order), message)
+    empty = pc.equal(values, "") if len(values) else None
+    if empty is not None and not pc.any(empty).as_py():
+        empty = None
+    items, rows = items_of(col, values, empty)
+    positions: Indices | None = None  # which original items are still being checked
+
+    def row_of(item: int) -> int:
+        return item if rows is None else rows[item].as_py()
+
+    for order, rule in enumerate(rules):
+        if rule.scope == "cell":
+            if empty is not None:  # a cell rule only ever fails on an empty cell
+                for row in rule.failing(col, values):
+                    found[row] = ((-1, order), rule.message(col, ""))
+            continue
+        if not len(items):
+            break
+        bad = rule.failing(col, items)
+        if not bad:
+            continue
+        texts = items.take(pa.array(bad, pa.int64())).to_pylist()
+        for i, text in zip(bad, texts, strict=True):
+            item = i if positions is None else positions[i]
+            row = row_of(item)
+            key = (item, order)
+            if row in found and found[row][0] <= key:
+                continue
+            if rule.scope == "column":
+                first = pc.index(items, text).as_py()
+                first_row = row_of(first if positions is None else positions[first])
+                message = rule.message(col, text, line_of(first_row))
+            else:
+                message = rule.message(col, text)
+            found[row] = (key, message)
+        keep = _positions_without(len(items), bad)
+        positions = keep if positions is None else [positions[i] for i in keep]
+        items = items.take(pa.array(keep, pa.int64()))
+    for row in sorted(found):
+        yield row, found[row][1]
+
+
+def to_python(col: Column, values) -> list[Any]:
+    """Typed Python values of a validated column (for building the IR); empty cells are
+    None, or () in a list column."""
+    if col.multivalued:
+        data = values.to_pylist()
+        if col.range in NOT_TEXT:
+            return [
+                tuple(typed(col, p.strip()) for p in v.split(LIST_SEPARATOR) if p.strip())
+                for v in data
+            ]
+        if not len(values) or not pc.any(pc.match_substring(values, LIST_SEPARATOR)).as_py():
+            return [(v,) if v else () for v in data]  # single values: the common case
+        return [
+            tuple(p.strip() for p in v.split(LIST_SEPARATOR) if p.strip()) if v else ()
+            for v in data
+        ]
+    if col.range in NOT_TEXT:
+        empty = pc.equal(values, "")
+        if len(values) and pc.any(empty).as_py():
+            values = pc.if_else(empty, pa.scalar(None, pa.string()), values)
+        if col.range == "boolean":
+            return pc.equal(pc.utf8_lower(values), "true").to_pylist()
+        return numbers(col, values).to_pylist()
+    return [v or None for v in values.to_pylist()]
