@@ -42,6 +42,26 @@ def chains_of(ctx: dict, candidate: str) -> list[list[str]]:
     return [p["assertion_ids"] for p in section["paths"] if p["candidate_id"] == candidate]
 
 
+def class_level_lines(prompt: str, ctx: dict, class_claims: dict[str, dict]) -> None:
+    """A class-level claim is one assertion of the context, under its own id (never a copy
+    per member), and every line that shows it is labelled class-level, naming the class and
+    the candidate member it applies to there."""
+    names = {e: v["name"] for e, v in ctx["entities"].items()}
+    for aid, claim in class_claims.items():
+        if aid not in ctx["assertions"]:
+            continue
+        assert ctx["assertions"][aid]["subject_id"] == claim["subject_id"]
+        lines = [ln for ln in prompt.splitlines() if f"[{aid}]" in ln]
+        assert lines, aid
+        for ln in lines:
+            members = [m for m in claim["member_ids"] if m in names]
+            labels = [
+                f"| class-level claim for {names[claim['subject_id']]}, applies to {names[m]}"
+                for m in members
+            ]
+            assert any(ln.endswith(label) for label in labels), ln
+
+
 def test_the_fourth_domain_runs_end_to_end_in_its_own_conventions(
     neo4j_driver: neo4j.Driver, fourth: CompiledDomain, tmp_path: Path
 ) -> None:
@@ -69,6 +89,7 @@ def test_the_fourth_domain_runs_end_to_end_in_its_own_conventions(
     assert unstated["gold"]["preferred_intervention"] == "drug.04"
 
     renderer = PromptRenderer(fourth)
+    by_id = {a["assertion_id"]: a for a in class_claims}
 
     scorer = load_compiled_scorer(fourth)
     validated = {a["assertion_id"]: a["validated"] for a in graph["assertions"]}
@@ -85,6 +106,7 @@ def test_the_fourth_domain_runs_end_to_end_in_its_own_conventions(
                 assert path in chains_of(ctx, preferred), (scenario["scenario_id"], condition)
             prompt = renderer.render(scenario, condition, ctx)
             assert scenario["patient"]["narrative"] in prompt
+            class_level_lines(prompt, ctx, by_id)
             result = scorer.score(gold, oracle(prompt, gold=scenario), ctx)
             assert result.parse_ok and result.schema_ok, result.problems
             assert not result.unknown_ids, result.unknown_ids
