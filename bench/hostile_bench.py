@@ -68,7 +68,7 @@ def _context(graph: dict[str, Any], scenario: dict[str, Any], cond: str, rng) ->
         "parameters": {
             "candidate_ids": [c["intervention_id"] for c in scenario["candidates"]],
             "target_id": scenario["target_outcome_id"],
-            "context_ids": [scenario["population_id"]],
+            "context_ids": [p for p in [scenario.get("population_id")] if p],
         },
         "entities": {
             c["intervention_id"]: ref(c["intervention_id"]) for c in scenario["candidates"]

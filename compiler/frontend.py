@@ -894,6 +894,7 @@ def _intervention_classes(
     if table is None:
         return ()
     members: dict[str, list[str]] = {}
+    links = {(row["class_id"], row["member_id"]) for row in table.rows}
     for i, row in enumerate(table.rows):
         cid, member = row["class_id"], row["member_id"]
         ok = True
@@ -911,6 +912,13 @@ def _intervention_classes(
                 errors.add(
                     f"'{ref}' is a {cat}, not an intervention class "
                     "(annotation intervention_group: true)",
+                    table.location(i, field),
+                )
+                ok = False
+            elif not want_group and (ref, cid) in links:
+                errors.add(
+                    f"membership cycle: '{ref}' is listed as a member of '{cid}', which is "
+                    f"listed as a member of '{ref}'; classes cannot be members of classes",
                     table.location(i, field),
                 )
                 ok = False

@@ -129,7 +129,15 @@ class _Checker:
         if limits and (value["min"] < limits[0] or value["max"] > limits[1]):
             self.add(path, f"must lie within {limits[0]}-{limits[1]}")
 
-    def template(self, path: Sequence[str | int], text: Any, fields: Sequence[str]) -> None:
+    def template(
+        self,
+        path: Sequence[str | int],
+        text: Any,
+        fields: Sequence[str],
+        withheld: dict[str, str] | None = None,
+    ) -> None:
+        """Every {field} of `text` is one of `fields`; `withheld` says why a field this
+        declaration cannot use is missing."""
         if not isinstance(text, str):
             return
         try:
@@ -138,7 +146,9 @@ class _Checker:
             self.add(path, f"malformed template: {exc}")
             return
         for name in names:
-            if name not in fields:
+            if withheld and name in withheld:
+                self.add(path, f"template field '{{{name}}}' {withheld[name]}")
+            elif name not in fields:
                 self.add(
                     path,
                     f"unknown template field '{{{name}}}'"
@@ -189,7 +199,7 @@ def check_scenario_rules(doc: YamlDoc, domain: ir.Domain, model: SchemaModel) ->
     c.class_names(["target_classes"], data["target_classes"])
     c.class_names(["treated_classes"], data.get("treated_classes"))
     c.class_names(["finding_classes"], data.get("finding_classes"))
-    c.entity(["default_population"], data["default_population"])
+    c.entity(["default_population"], data.get("default_population"))
     c.count_range(["candidates"], data["candidates"], CANDIDATE_LIMITS)
     c.count_range(["childbearing_age"], data.get("childbearing_age"), (0, 120))
     c.chain(["distractor_exclusion"], data["distractor_exclusion"])
@@ -228,6 +238,13 @@ def check_scenario_rules(doc: YamlDoc, domain: ir.Domain, model: SchemaModel) ->
 
     known = scenario_categories()
     declared: list[str] = []
+    # without a default population a scenario may have none, so nothing can name it
+    fields, withheld = CATEGORY_FIELDS, {}
+    if data.get("default_population") is None:
+        fields = tuple(f for f in CATEGORY_FIELDS if f != "population")
+        withheld["population"] = (
+            "needs default_population: without one a scenario may have no population to name"
+        )
     for i, rule in enumerate(data["categories"]):
         path = ["categories", i]
         name = rule["category"]
@@ -258,7 +275,7 @@ def check_scenario_rules(doc: YamlDoc, domain: ir.Domain, model: SchemaModel) ->
         if pattern == "multiple_pathways" and not rule.get("min_pathways"):
             c.add(path, "a multiple_pathways rule needs min_pathways")
         for key in ("title", "decision"):
-            c.template([*path, key], rule[key], CATEGORY_FIELDS)
+            c.template([*path, key], rule[key], fields, withheld)
 
     _check_pinned(c, data, declared)
     _check_profiles(c, data)
@@ -332,7 +349,7 @@ def _check_pinned(c: _Checker, data: dict, declared: list[str]) -> None:
             )
         c.entity([*path, "preferred"], pin["preferred"])
         c.entity([*path, "target_outcome"], pin["target_outcome"])
-        c.entity([*path, "population"], pin["population"])
+        c.entity([*path, "population"], pin.get("population"))
         c.entities_([*path, "candidates"], pin["candidates"])
         c.entities_([*path, "patient", "condition_ids"], pin["patient"].get("condition_ids"))
         for j, cand in enumerate(pin["candidates"]):

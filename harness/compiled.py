@@ -94,6 +94,19 @@ class CompiledDomain:
         raise UserError(f"unknown condition '{condition_id}'; this domain declares {known}")
 
     @cached_property
+    def default_population(self) -> str | None:
+        """The population of a scenario that names none (scenarios.yaml default_population);
+        None for a domain without scenario rules or without populations."""
+        if not (self.root / "scenario_rules.json").exists():
+            return None
+        return self.document(contract.ScenarioRules).rules.get("default_population")
+
+    def population_of(self, scenario: dict[str, Any]) -> str | None:
+        """The one reading of a scenario's population: its own `population_id`, else the
+        domain's default (None when the domain declares no population)."""
+        return scenario.get("population_id") or self.default_population
+
+    @cached_property
     def plan(self) -> contract.LoadPlan:
         return self.document(contract.LoadPlan)
 

@@ -85,7 +85,8 @@ def parameters(scenario: dict[str, Any], domain: CompiledDomain) -> dict[str, An
     """Query parameters; `outcome_ids` adds the composites that contain the target, since a
     claim on a composite (MACE) speaks for its components (myocardial infarction)."""
     patient = scenario.get("patient") or {}
-    context_ids = [scenario["population_id"], *patient.get("condition_ids", [])]
+    population = domain.population_of(scenario)  # none in a domain without populations
+    context_ids = [*filter(None, [population]), *patient.get("condition_ids", [])]
     target = scenario["target_outcome_id"]
     composites = (domain.graph.get("evidence_rules") or {}).get("composite_outcomes") or []
     outcome_ids = [target, *sorted(c["outcome_id"] for c in composites if target in c["members"])]

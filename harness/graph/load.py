@@ -7,8 +7,9 @@ the driver on transient errors), so an interrupted load leaves whole batches beh
 because every statement MERGEs on (:<label> {id}) and overwrites properties, running the load
 again converges on the same graph as a clean load. After the MERGEs, whatever the domain's
 label holds that the compile does not (an assertion deleted from the data, an edge whose
-subject changed, a class label an entity no longer has) is removed, so a reload after
-deleting rows converges too. The load is stamped (see `stamp`): "loading" first, "loaded"
+subject changed, a class label an entity no longer has) is removed in the same managed
+transaction as the last writes (a domain of a few thousand rows is one transaction: the whole
+sync commits or none of it), so a reload after deleting rows converges too. The load is stamped (see `stamp`): "loading" first, "loaded"
 with the compiled manifest's digest once everything passed.
 
 With `changes=True` (what `kgbench load` does) the domain's graph is read before and after,
@@ -160,13 +161,16 @@ def load(
             units.append((stmt.name, stmt.cypher, rows[i : i + batch_size], i, len(rows)))
         report.rows += len(rows)
         report.statements += 1
+    groups = _transactions(units, batch_size) or [[]]
     with driver.session(database=database) as session:
-        for group in _transactions(units, batch_size):
-            session.execute_write(_run_group, group)
+        for n, group in enumerate(groups, 1):
+            # the removal rides in the last write transaction: it commits with the final
+            # writes or not at all, so no committed state has the new rows without the prune
+            last = n == len(groups)
+            session.execute_write(_run_group, group, (domain.label, written) if last else None)
             for name, _, batch, done, total in group:
                 if progress:
                     progress(name, done + len(batch), total)
-        session.execute_write(prune, domain.label, written)
     report.seconds = time.perf_counter() - start
     if changes:
         report.changes = Changes.between(before, snapshot(driver, domain.label, database))
@@ -215,7 +219,8 @@ class Written:
 
 
 def prune(tx: neo4j.ManagedTransaction, label: str, written: Written) -> None:
-    """Remove what the domain's label holds beyond what this load wrote (one transaction).
+    """Remove what the domain's label holds beyond what this load wrote (inside the load's
+    last write transaction, after its writes).
 
     Keys are passed as list parameters; the label and class names are validated spec
     identifiers (as in every compiled statement).
@@ -266,9 +271,14 @@ def _transactions(units: list, batch_size: int) -> list[list]:
     return groups
 
 
-def _run_group(tx: neo4j.ManagedTransaction, group: list) -> None:
+def _run_group(
+    tx: neo4j.ManagedTransaction, group: list, removal: tuple[str, Written] | None = None
+) -> None:
+    """One managed write transaction: the group's batches, then (in the last one) `prune`."""
     for _, cypher, batch, _, _ in group:
         tx.run(cypher, rows=batch).consume()
+    if removal is not None:
+        prune(tx, *removal)
 
 
 def run_checks(

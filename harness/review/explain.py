@@ -107,6 +107,12 @@ def find(records: list[dict[str, Any]], scenario_id: str) -> dict[str, Any]:
     )
 
 
+def population_name(kg: KnowledgeGraph, record: dict[str, Any]) -> str:
+    """The item's population by name, or that it names none (the domain default applies)."""
+    population = record.get("population_id")
+    return kg.name_of(population) if population else "none stated (the domain default)"
+
+
 def as_text(kg: KnowledgeGraph, ex: Explanation) -> str:
     """The explanation as plain text (no markup: names and notes are data)."""
     r, gold = ex.record, ex.record["gold"]
@@ -116,7 +122,7 @@ def as_text(kg: KnowledgeGraph, ex: Explanation) -> str:
         "",
         r["patient"]["narrative"],
         f"Decision: {r['decision_target']}",
-        f"Target outcome: {target}; population: {kg.name_of(r['population_id'])}",
+        f"Target outcome: {target}; population: {population_name(kg, r)}",
         "",
     ]
     preferred = gold.get("preferred_intervention")

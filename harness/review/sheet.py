@@ -19,7 +19,7 @@ from typing import Any
 from kgbench.io import atomic_write_text
 
 from ..scenarios.kg import KnowledgeGraph
-from .explain import explain
+from .explain import explain, population_name
 from .verdicts import COLUMNS, Verdict, content_sha256
 
 STYLE = """
@@ -81,7 +81,7 @@ def _item(kg: KnowledgeGraph, record: dict[str, Any], verdict: Verdict | None) -
         f"<h2>{_e(record['scenario_id'])}: {_e(record['title'])}</h2>"
         f'<div class="meta">{_e(record["category"].replace("_", " "))} &middot; target '
         f"{_e(kg.name_of(record['target_outcome_id']))} &middot; population "
-        f"{_e(kg.name_of(record['population_id']))} &middot; sha256 {_e(sha)}</div>"
+        f"{_e(population_name(kg, record))} &middot; sha256 {_e(sha)}</div>"
         f'<p class="summary">{_e(record["patient"]["narrative"])}<br>'
         f"<b>Decision:</b> {_e(record['decision_target'])}</p>"
         f"<p><b>Gold:</b> {_e(answer)}<br><b>Review:</b> "

@@ -49,7 +49,7 @@ def audit(domain: CompiledDomain, records: list[dict[str, Any]]) -> list[ItemAud
         findings = tuple(r["patient"].get("condition_ids") or ())
         verdicts = {
             c["intervention_id"]: judge.judge(
-                c["intervention_id"], r["target_outcome_id"], r["population_id"], findings
+                c["intervention_id"], r["target_outcome_id"], domain.population_of(r), findings
             )
             for c in r["candidates"]
         }

@@ -146,10 +146,10 @@ class Generator:
         focus = inst.focus or next(iter(inst.conditions), None)
         words = {
             "target": self.wording.outcome(inst.target),
-            "population": self.wording.population(inst.population),
+            "population": self.wording.population(inst.population) if inst.population else "",
             "condition": self.wording.phrase(focus) if focus else "",
         }
-        return {
+        record = {
             "schema_version": self.rules.scenario_schema_version,
             "scenario_id": scenario_id,
             "domain": self.domain.name,
@@ -164,6 +164,9 @@ class Generator:
             "anchor_assertion_ids": list(inst.anchors),
             "source": source,
         }
+        if inst.population is None:  # a domain without populations: the field is left out
+            del record["population_id"]
+        return record
 
     def consistent(self, conditions: tuple[str, ...], inst: Instance) -> None:
         """No finding the patient has excludes another finding, her population or the target
@@ -357,7 +360,10 @@ def rule_order_dependent(judge: OutcomeJudge, records: list[dict[str, Any]]) -> 
             c["intervention_id"]
             for c in r["candidates"]
             if judge.judge(
-                c["intervention_id"], r["target_outcome_id"], r["population_id"], findings
+                c["intervention_id"],
+                r["target_outcome_id"],
+                judge.kg.domain.population_of(r),
+                findings,
             ).qualified
         ]
         preferred = r["gold"]["preferred_intervention"]

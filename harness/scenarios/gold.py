@@ -243,7 +243,9 @@ class GoldBuilder:
     def _judgement(self, inst: Instance, candidate: str, j: Judgement) -> dict[str, Any]:
         name = self.kg.name_of(candidate)
         target = lower_name(self.kg.name_of(inst.target))
-        population = lower_name(self.kg.name_of(inst.population))
+        # without a population the claims speak for every patient: no qualifier to name
+        scope = f" in {lower_name(self.kg.name_of(inst.population))}" if inst.population else ""
+        this = "in this population" if inst.population else "for this patient"
         entry: dict[str, Any] = {"intervention_id": candidate}
         if j.status == QUALIFIED:
             claim = j.claim
@@ -256,7 +258,7 @@ class GoldBuilder:
                 finding_ids=[],
                 strength=claim.describe(self.kg),
                 summary=(
-                    f"{name} is shown to lower {target} in {population} "
+                    f"{name} is shown to lower {target}{scope} "
                     f"({claim.assertion_id}: {claim.describe(self.kg)})."
                 ),
             )
@@ -283,9 +285,7 @@ class GoldBuilder:
                 assertion_ids=list(j.blocking),
                 evidence_source_ids=list(self.clinical.evidence_for(j.blocking)),
                 finding_ids=[],
-                summary=f"{name} {words} {target} in this population ("
-                + ", ".join(j.blocking)
-                + ").",
+                summary=f"{name} {words} {target} {this} (" + ", ".join(j.blocking) + ").",
             )
         elif j.weak:
             below = "; ".join(f"{aid}: {why}" for aid, why in j.weak)
@@ -294,7 +294,7 @@ class GoldBuilder:
                 evidence_source_ids=list(self.clinical.evidence_for(a for a, _ in j.weak)),
                 finding_ids=[],
                 summary=(
-                    f"{name}'s outcome evidence for {target} in this population does not meet "
+                    f"{name}'s outcome evidence for {target} {this} does not meet "
                     f"the bar ({below})."
                 ),
             )
@@ -312,7 +312,7 @@ class GoldBuilder:
                 evidence_source_ids=[],
                 finding_ids=[],
                 summary=(
-                    f"{name} has no outcome evidence for {target} in this population"
+                    f"{name} has no outcome evidence for {target} {this}"
                     + (
                         f"; its chain ({' -> '.join(via)}) runs through intermediate effects "
                         "and does not make it an answer."

@@ -14,6 +14,10 @@ PRONOUNS = {
     "female": {"Pronoun": "She", "pronoun": "she", "possessive": "her"},
     "male": {"Pronoun": "He", "pronoun": "he", "possessive": "his"},
 }
+# A patient whose sex the source does not state: a noun phrase, not "they", so the declared
+# sentences ("{Pronoun} is pregnant.", "{Pronoun} has ...") keep their verb agreement.
+NEUTRAL = {"Pronoun": "The patient", "pronoun": "the patient", "possessive": "the patient's"}
+NEUTRAL_PERSON = "patient"  # the opening's noun when PersonWords declares no `neutral`
 
 
 def lower_name(name: str) -> str:
@@ -89,23 +93,26 @@ class Wording:
         return fill(self.templates["outcome_phrase"], name=lower_name(self.names[entity_id]))
 
     def population(self, population_id: str) -> str:
+        """How titles name a population (declared phrase or the lower-cased name)."""
         declared = (self.populations.get(population_id) or {}).get("phrase")
         return declared or lower_name(self.names[population_id])
 
     def narrative(
         self,
         age: int,
-        sex: str,
-        population: str,
+        sex: str | None,
+        population: str | None,
         findings: Sequence[str],
         labs: Sequence[tuple[dict[str, Any], int]],
         pregnancy: str | None,
         notes: str | None = None,
     ) -> str:
-        """Opening sentence, finding sentences, results, pregnancy status, notes."""
-        pron = PRONOUNS[sex]
+        """Opening sentence, finding sentences, results, pregnancy status, notes; a patient
+        whose sex is not stated (`sex` None) is worded neutrally."""
+        pron = PRONOUNS[sex] if sex else NEUTRAL
         descriptor = (self.populations.get(population) or {}).get("descriptor")
-        person = self.templates["person"][sex]
+        words = self.templates["person"]
+        person = words[sex] if sex else (words.get("neutral") or NEUTRAL_PERSON)
         if descriptor:
             person = f"{descriptor} {person}"
         phrases, sentences = [], []

@@ -31,7 +31,7 @@ class Patient:
     findings: tuple[str, ...] = ()  # the scenario's findings plus those a score threshold adds
 
 
-def score_value(score: dict[str, Any], findings: set[str], age: int, sex: str) -> int:
+def score_value(score: dict[str, Any], findings: set[str], age: int, sex: str | None) -> int:
     """The declared formula: the sum of the points of every component that applies."""
     total = 0
     for comp in score["components"]:

@@ -32,6 +32,12 @@ from .evidence import CONTRAINDICATED, QUALIFIED, Judgement, OutcomeJudge
 from .paths import Chain, ChainFinder
 from .rules import CategoryRule, Rules
 
+
+def population_order(population: str | None) -> tuple[bool, str]:
+    """Sort key of populations: none (a domain without populations) first, then by id."""
+    return (population is not None, population or "")
+
+
 # Statuses of an option that is tempting but not the answer (never contraindicated).
 UNQUALIFIED = ("no_outcome_evidence", "null_evidence", "harm_evidence", "contested_evidence")
 
@@ -41,7 +47,7 @@ class Instance:
     category: str
     preferred: str | None  # None: no candidate is adequately supported (abstain)
     target: str
-    population: str
+    population: str | None  # None: the domain declares no population for it
     path: Chain | None
     anchors: tuple[str, ...]
     conditions: tuple[str, ...]  # the patient's findings (entity ids), population's included
@@ -436,7 +442,8 @@ class Patterns:
         for target in self.targets(rule):
             pops = sorted(
                 {p for s in self.kg.interventions for p in self.settings(s, target)}
-                | {self.rules.default_population}
+                | {self.rules.default_population},
+                key=population_order,
             )  # populations without a profile never host a scenario (see settings)
             for pop in pops:
                 if target in self.clinical.implied_conditions(pop) or not (

@@ -37,19 +37,20 @@ class Pins:
     def instance(self, pin: dict[str, Any], rule: CategoryRule) -> tuple[Instance, list[str]]:
         """The instance of a pinned scenario and its candidates, in declared order."""
         where = f"pinned scenario {pin['scenario_id']} in {self.source}"
-        preferred, target, pop = pin["preferred"], pin["target_outcome"], pin["population"]
+        preferred, target = pin["preferred"], pin["target_outcome"]
+        pop = pin.get("population") or self.judge.rules.default_population
         conditions = tuple(pin["patient"].get("condition_ids") or ())
         judgement = self.judge.judge(preferred, target, pop, conditions)
         if not judgement.qualified:
             raise UserError(
                 f"{where}: the preferred {preferred} does not rest on outcome evidence for "
-                f"{target} in {pop} ({judgement.status.replace('_', ' ')})"
+                f"{target} in {pop or 'any population'} ({judgement.status.replace('_', ' ')})"
             )
         chains = self.clinical.chains(preferred, target, rule.path, pop)
         if not chains:
             raise UserError(
                 f"{where}: no chain of the {rule.category} kind from {preferred} to {target} "
-                f"applies to {pop}"
+                f"applies to {pop or 'any population'}"
             )
         chain = self.patterns.explanation(chains, judgement, target)
         fixed = tuple(c for c in pin["candidates"] if c != preferred)
@@ -81,18 +82,21 @@ class Pins:
         status = declared.get("pregnancy_status") or "not_applicable"
         narrative = self.wording.narrative(
             declared["age"],
-            declared["sex"],
+            declared.get("sex"),
             inst.population,
             inst.conditions,
             labs,
             status if status != "not_applicable" else None,
             declared.get("notes"),
         )
-        return {
+        patient = {
             "age": declared["age"],
-            "sex": declared["sex"],
+            "sex": declared.get("sex"),
             "condition_ids": list(inst.conditions),
             "labs": [lab for lab, _ in labs],
             "pregnancy_status": status,
             "narrative": narrative,
         }
+        if patient["sex"] is None:  # not stated by the source: left out, worded neutrally
+            del patient["sex"]
+        return patient

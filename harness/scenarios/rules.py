@@ -152,7 +152,7 @@ class Rules:
     seed: int
     per_category: int
     target_classes: tuple[str, ...]
-    default_population: str
+    default_population: str | None  # None: the domain declares no population
     candidates: tuple[int, int]
     childbearing_age: tuple[int, int] | None
     path_ranking: tuple[str, ...]
@@ -200,7 +200,7 @@ def load_rules(domain: CompiledDomain) -> Rules:
         seed=int(r["seed"]),
         per_category=int(r["per_category"]),
         target_classes=tuple(r["target_classes"]),
-        default_population=r["default_population"],
+        default_population=r.get("default_population"),
         candidates=(int(r["candidates"]["min"]), int(r["candidates"]["max"])),
         childbearing_age=(
             (int(r["childbearing_age"]["min"]), int(r["childbearing_age"]["max"]))

@@ -139,7 +139,8 @@ class _Checker:
         intervention_kinds = {
             c["name"] for c in self.kg.graph["entity_classes"] if c["is_intervention"]
         }
-        self.entity(line, sid, "population_id", s["population_id"])
+        if s.get("population_id") is not None:  # optional: the domain's default applies
+            self.entity(line, sid, "population_id", s["population_id"])
         target_ok = self.entity(line, sid, "target_outcome_id", s["target_outcome_id"])
         for i, c in enumerate(s["patient"].get("condition_ids") or []):
             self.entity(line, sid, f"patient.condition_ids[{i}]", c)

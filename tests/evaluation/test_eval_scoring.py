@@ -208,6 +208,45 @@ def test_table1_worked_example_against_the_cardio_graph(cardio):
     )  # JNC 8 supports ASR_0013
 
 
+def test_a_class_level_assertion_id_earns_the_credit_its_gold_gives(cardio):
+    """Issue 15, item 2: a claim made once for a class (its subject the class, `member_ids`
+    its members) is cited by its own id for a member; the scorer knows that id and credits it
+    exactly as the gold lists it, and an answer that leaves it out loses that credit."""
+    graph = cardio.graph
+    scorer = load_compiled_scorer(cardio)
+    class_level = {a["assertion_id"]: a for a in graph["assertions"] if a.get("member_ids")}
+    fields = ("causal_path_assertion_ids", "adverse_effect_assertion_ids")
+    scenarios = [json.loads(line) for line in cardio.read("scenarios/scenarios.jsonl").splitlines()]
+    items = [
+        (s, f, i)
+        for s in scenarios
+        for f in fields
+        for i in s["gold"][f]
+        if i in class_level and s["gold"]["preferred_intervention"]
+    ]
+    assert items, "cardio's gold cites class-level claims"
+    for scenario, field, aid in items:
+        gold = scenario["gold"]
+        member = gold["preferred_intervention"]
+        assert member in class_level[aid]["member_ids"], (scenario["scenario_id"], aid)
+        cited = sorted({i for f in fields for i in gold[f]})
+        ctx = context_from_graph(graph, cited, [member], scenario["target_outcome_id"])
+        metric = {
+            "causal_path_assertion_ids": "causal_edge_f1",
+            "adverse_effect_assertion_ids": "adverse_effect_f1",
+        }[field]
+        response = {
+            "recommended_intervention": member,
+            **{f: list(gold[f]) for f in fields},
+            "supporting_evidence_ids": list(gold["evidence_source_ids"]),
+        }
+        result = scorer.score(gold, response, ctx)
+        assert not result.unknown_ids, result.unknown_ids
+        assert result.scores[metric] == 1.0, (scenario["scenario_id"], metric, result.scores)
+        without = {**response, field: [i for i in gold[field] if i != aid]}
+        assert scorer.score(gold, without, ctx).scores[metric] < 1.0
+
+
 # --- metric semantics ---------------------------------------------------------------------
 
 

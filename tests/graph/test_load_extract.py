@@ -305,7 +305,17 @@ def test_load_syncs_an_edited_domain_and_reports_it(
     compile_domain(mini_copy, out_root=tmp_path / "out", force=True)
     edited = CompiledDomain.open("mini", generated=tmp_path / "out")
 
-    report = load(neo4j_driver, edited, changes=True)
+    # the removal is part of the writes' managed transaction (one, for a domain this small):
+    # when the first write has committed, so has the removal, and the renamed value with it
+    committed: list[dict[str, str]] = []
+
+    def seen(name: str, done: int, total: int) -> None:
+        if not committed:
+            committed.append(snapshot(neo4j_driver, edited.label))
+
+    report = load(neo4j_driver, edited, changes=True, progress=seen)
+    assert committed and "node ASR_0016" not in committed[0]
+    assert committed[0] == snapshot(neo4j_driver, edited.label), "one transaction, all of it"
     changes = report.changes
     assert changes is not None
     assert changes.nodes_removed == ("ASR_0016",)
