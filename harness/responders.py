@@ -280,12 +280,15 @@ def context_reader(prompt: str, gold: dict[str, Any] | None = None) -> dict[str,
             rationale="Reference baseline: no candidate has outcome evidence in the context.",
         )
     outcome = supported(choice)
-    # The causal path is a mechanism: a chain through at least one intermediate, as the gold
-    # path is. Contexts list every validated chain, a one-step outcome claim among them, so the
-    # reader takes the first multi-step chain and falls back to a one-step chain, then to the
-    # outcome line itself.
+    # The causal path is a mechanism (candidate -> target -> process -> ... -> outcome), as the
+    # gold path is. Contexts list every validated chain, shortest first among equally strong
+    # ones, one-step outcome claims included, so the reader takes the first chain of three or
+    # more steps, then of two, then any chain, then the outcome line itself.
     strong = [ch for ch in _chains_to_target(parsed, choice) if not any(ln.weak for ln in ch)]
-    chain = next((ch for ch in strong if len(ch) > 1), strong[0] if strong else outcome[:1])
+    chain = next(
+        (ch for steps in (3, 2) for ch in strong if len(ch) >= steps),
+        strong[0] if strong else outcome[:1],
+    )
     adverse = [ln for ln in parsed.lines if "ADVERSE" in ln.predicate and ln.about(choice)]
     cited = [*chain, *outcome, *adverse, *contra]
     evidence = list(dict.fromkeys(ev for ln in cited for ev in ln.evidence_ids))
