@@ -395,10 +395,11 @@ def _ref_id(ref: Any) -> Any:
     return ref.get("id") if isinstance(ref, dict) else None
 
 
-def _index_assertions(context_assertions: dict[str, Any]) -> dict[str, list[_Indexed]]:
-    """The context's assertions by subject id, built once per response: each claim then
-    looks at the assertions of its own subjects, not at every assertion of the context."""
-    index: dict[str, list[_Indexed]] = {}
+def _index_assertions(context_assertions: dict[str, Any], subjects: set[str]) -> _Index:
+    """The context's assertions whose subject is one of `subjects` (those the response's
+    claims name), by subject id: built once per response, so each claim looks at the
+    assertions of its own subjects, not at every assertion of the context."""
+    index: _Index = {}
     for a in context_assertions.values():
         try:  # an extracted context's assertions carry both ids
             s_id, o_id = a["subject_id"], a["object_id"]
@@ -409,7 +410,7 @@ def _index_assertions(context_assertions: dict[str, Any]) -> dict[str, list[_Ind
                 continue
             s_id = a.get("subject_id") or _ref_id(a.get("subject"))
             o_id = a.get("object_id") or _ref_id(a.get("object"))
-        if isinstance(s_id, str) and isinstance(o_id, str):
+        if isinstance(s_id, str) and s_id in subjects and isinstance(o_id, str):
             row = index.get(s_id)
             if row is None:
                 index[s_id] = [(o_id, a)]
@@ -418,15 +419,14 @@ def _index_assertions(context_assertions: dict[str, Any]) -> dict[str, list[_Ind
     return index
 
 
-def _claim_supported(claim: dict[str, Any], lexicon: Lexicon, by_subject: _Index) -> bool:
+def _claim_supported(
+    claim: dict[str, Any], subj: frozenset[str], obj: frozenset[str], by_subject: _Index
+) -> bool:
     """A claim is supported when a retrieved assertion joins its subject to its object and
     agrees with it: the same predicate, or a predicate whose words imply the assertion's
-    direction ("lowers" for a decrease). Names resolve through the lexicon, never a model."""
-    subj = lexicon.resolve_equivalents(str(claim.get("subject", "")))
-    if not subj:
-        return False
-    obj = lexicon.resolve_equivalents(str(claim.get("object", "")))
-    if not obj:
+    direction ("lowers" for a decrease). `subj` and `obj` are what its names resolve to
+    through the lexicon (never a model), with their classes and members."""
+    if not subj or not obj:
         return False
     # the smaller side drives the join, so a name denoting a large class costs no more than
     # a scan of the context
@@ -465,11 +465,23 @@ def unsupported_claims(resp: Any, gold: Any, inp: MetricInputs) -> float | None:
     unsupported = sum(1 for aid in cited if aid not in context_assertions)
     claims = _claims(inp.response)
     unsupported += max(0, len(claims) - MAX_CHECKED_CLAIMS)
-    if claims:
-        by_subject = _index_assertions(context_assertions)
-        for claim in claims[:MAX_CHECKED_CLAIMS]:
-            if not _claim_supported(claim, inp.lexicon, by_subject):
-                unsupported += 1
+    lexicon = inp.lexicon
+    ends = [
+        (
+            claim,
+            lexicon.resolve_equivalents(str(claim.get("subject", ""))),
+            lexicon.resolve_equivalents(str(claim.get("object", ""))),
+        )
+        for claim in claims[:MAX_CHECKED_CLAIMS]
+    ]
+    subjects: set[str] = set()
+    for _, subj, obj in ends:
+        if subj and obj:
+            subjects |= subj
+    by_subject = _index_assertions(context_assertions, subjects) if subjects else {}
+    for claim, subj, obj in ends:
+        if not _claim_supported(claim, subj, obj, by_subject):
+            unsupported += 1
     return unsupported / total
 
 
