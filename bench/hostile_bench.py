@@ -30,6 +30,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench.timing import load_average
 from harness.compiled import GENERATED, CompiledDomain
 from harness.runfolder import RunFolder
 from harness.runner.parse import ResponseJudge
@@ -278,13 +279,19 @@ def main(quick: bool = False) -> list[str]:
             b.append(score_once(baseline))
     h_s, h_mb = statistics.median(x for x, _ in h), max(m for _, m in h)
     b_s, b_mb = statistics.median(x for x, _ in b), max(m for _, m in b)
+    state = "cold both: a fresh process each, after one warm-up run of each, interleaved"
+
+    def spread(values: list[float], unit: str) -> str:
+        return f"(min {min(values):.2f} {unit}, max {max(values):.2f} {unit}, n={len(values)})"
+
     lines += [
-        f"  hostile log {size:.0f} MB; 20 kinds of hostile answer, equally often",
-        f"  kgbench score, hostile:   median {h_s:6.2f} s (target < {TARGET_S:.0f} s: "
-        f"{_verdict(h_s, TARGET_S)}), peak {h_mb:6.0f} MB (target < {TARGET_MB:.0f} MB: "
-        f"{_verdict(h_mb, TARGET_MB)})",
-        f"  kgbench score, baseline:  median {b_s:6.2f} s, peak {b_mb:6.0f} MB "
-        f"(well-formed answers, same folder layout)",
+        f"  hostile log {size:.0f} MB; 20 kinds of hostile answer, equally often; {state}; "
+        f"{load_average()}",
+        f"  kgbench score, hostile:   median {h_s:6.2f} s {spread([x for x, _ in h], 's')} "
+        f"target < {TARGET_S:.0f} s: {_verdict(h_s, TARGET_S)}; peak {h_mb:6.0f} MB (max of "
+        f"n={len(h)}) target < {TARGET_MB:.0f} MB: {_verdict(h_mb, TARGET_MB)}",
+        f"  kgbench score, baseline:  median {b_s:6.2f} s {spread([x for x, _ in b], 's')}, "
+        f"peak {b_mb:6.0f} MB (well-formed answers, same folder layout); no target (baseline)",
         f"  ratio hostile/baseline: time {h_s / b_s:.2f}, memory {h_mb / b_mb:.2f}",
     ]
     scorer = load_compiled_scorer(domain)
@@ -295,23 +302,29 @@ def main(quick: bool = False) -> list[str]:
         {**_good(scenario, {}), "rationale": "x" * (MB - 400)}  # a well-formed 1 MB answer
     )
 
-    def best_ms(raw: str) -> float:
+    def times_ms(raw: str) -> list[float]:
+        scorer.score(gold, raw, context)  # warm-up: the answer's names enter the memo
         times = []
         for _ in range(3 if quick else 7):
             start = time.perf_counter()
             scorer.score(gold, raw, context)
             times.append((time.perf_counter() - start) * 1000)
-        return min(times)
+        return times
 
-    timed = {k: best_ms(v) for k, v in answers_1mb().items()}
-    slowest = max(timed, key=timed.get)
+    timed = {k: times_ms(v) for k, v in answers_1mb().items()}
+    medians = {k: statistics.median(v) for k, v in timed.items()}
+    slowest = max(medians, key=medians.get)
+    worst = timed[slowest]
+    good_ms = times_ms(good)
     lines += [
-        f"  1 MB adversarial answers ({len(timed)} kinds), each scored alone: slowest "
-        f"{timed[slowest]:.1f} ms ({slowest}; target < {TARGET_ANSWER_MS:.0f} ms: "
-        f"{_verdict(timed[slowest], TARGET_ANSWER_MS)}), median "
-        f"{statistics.median(timed.values()):.1f} ms",
-        f"  baseline: a well-formed 1 MB answer {best_ms(good):.1f} ms",
-        "  " + "; ".join(f"{k} {v:.1f}" for k, v in sorted(timed.items())) + " (ms)",
+        f"  1 MB adversarial answers ({len(timed)} kinds), each scored alone in this warm "
+        f"process (one warm-up each): slowest kind {slowest}: median {medians[slowest]:.1f} ms "
+        f"(min {min(worst):.1f}, max {max(worst):.1f}, n={len(worst)}); target < "
+        f"{TARGET_ANSWER_MS:.0f} ms: {_verdict(medians[slowest], TARGET_ANSWER_MS)}",
+        f"  baseline: a well-formed 1 MB answer, same state: median "
+        f"{statistics.median(good_ms):.1f} ms (min {min(good_ms):.1f}, max {max(good_ms):.1f}, "
+        f"n={len(good_ms)}); no target (baseline)",
+        "  medians: " + "; ".join(f"{k} {v:.1f}" for k, v in sorted(medians.items())) + " (ms)",
     ]
     return lines
 

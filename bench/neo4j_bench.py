@@ -2,9 +2,17 @@
 
 - embedded server start time (a fresh JVM on an existing store);
 - load throughput (assertions per second) for cardio and a synthetic 100,000-assertion
-  domain, beside a naive baseline that sends one row per statement per transaction (on the
-  synthetic domain the baseline runs on a sample of every statement's rows and is
-  extrapolated, since a full naive load would take many minutes);
+  domain, beside a naive baseline that sends one row per statement per transaction. Both
+  paths run on the same server state, said on each line: a JVM warmed by one load of each
+  path first, and for the synthetic domain a label already populated by a full load, so the
+  baseline's sample (1% of every statement's rows, extrapolated: a full naive load would take
+  many minutes) finds the nodes its MATCHes seek, exactly as the batched re-load beside it
+  does (into an empty label nearly every sampled relationship row would match nothing and
+  write nothing, which flattered the speed-up ~1.7x). The synthetic load into an empty label
+  is held to TARGET_LOAD_PER_S (issue 17, item 3);
+- cardio's first extraction pass after a fresh start (a new JVM on the loaded store), with
+  the start-up warm-up the extracting commands run (`harness.graph.extract.warm_up`) and,
+  after a restart of its own, without it; the first is held to TARGET_FIRST_P95_MS;
 - extraction latency p50/p95 per (scenario, condition) on cardio and on the synthetic domain;
   on the synthetic domain the compiled queries (every validated chain, bounded and ranked) run
   beside a baseline in the same run: the same queries with the causal chains of the previous
@@ -25,15 +33,19 @@ from pathlib import Path
 
 from compiler.api import compile_domain
 from harness.compiled import CompiledDomain
-from harness.graph.extract import extract
+from harness.graph.extract import extract, warm_up
 from harness.graph.load import apply_constraints, load
 from harness.neo4j import connection_settings, open_driver, start, stop
 from harness.scenarios.files import generated_set, read_scenarios
 from kgbench.locations import CHECKOUT as REPO_ROOT
 
 from .synth import make_domain
+from .timing import figure, load_average
 
 TARGET_P95_MS = 50.0  # extraction p95 per (scenario, condition), 100,000-assertion domain, warm
+# cardio extraction p95 on the first pass after a fresh start (issue 17, item 6)
+TARGET_FIRST_P95_MS = 20.0
+TARGET_LOAD_PER_S = 12_000.0  # assertions/s, 100,000-assertion domain, 2 cores (issue 17, 3)
 
 # The previous chain rule, kept here as the baseline: fixed-length patterns, one per shape of
 # the paper's list, and per candidate only the chains of the first shape that matches.
@@ -148,25 +160,28 @@ def extraction_lines(driver, domain, baseline, scenarios, repeats: int) -> list[
     latencies(driver, baseline, scenarios[:10], 1)
     warm = latencies(driver, domain, scenarios, repeats)
     warm_base = latencies(driver, baseline, scenarios, repeats)
-    p95 = _pct(warm, 0.95)
-    verdict = "PASS" if p95 <= TARGET_P95_MS else "FAIL"
     lines = []
-    for state, ours, base in (("cold", cold, cold_base), ("warm", warm, warm_base)):
-        lines.append(
-            f"synthetic extraction, {state}, all chains ({len(ours)} calls): p50 "
-            f"{_pct(ours, 0.5):.1f} ms, p95 {_pct(ours, 0.95):.1f} ms; baseline first-shape "
-            f"chains: p50 {_pct(base, 0.5):.1f} ms, p95 {_pct(base, 0.95):.1f} ms; p95 ratio "
-            f"{_pct(ours, 0.95) / _pct(base, 0.95):.2f}x"
+    for state, ours, base in (
+        ("cold both (query caches cleared before each)", cold, cold_base),
+        ("warm both (a warm-up pass of each)", warm, warm_base),
+    ):
+        p95 = _pct(ours, 0.95)
+        verdict = (
+            f"target p95 <= {TARGET_P95_MS:.0f} ms: {'PASS' if p95 <= TARGET_P95_MS else 'FAIL'}"
+            if ours is warm
+            else f"no target (the warm p95 is held to {TARGET_P95_MS:.0f} ms)"
         )
-    lines.append(
-        f"synthetic extraction target: warm p95 <= {TARGET_P95_MS:.0f} ms per (scenario, "
-        f"condition), all chains: {p95:.1f} ms {verdict}"
-    )
+        lines.append(
+            f"synthetic extraction, all chains, n={len(ours)} calls, {state}: p50 "
+            f"{_pct(ours, 0.5):.1f} ms, p95 {p95:.1f} ms (min {min(ours):.1f}, max "
+            f"{max(ours):.1f}); baseline first-shape chains: p50 {_pct(base, 0.5):.1f} ms, p95 "
+            f"{_pct(base, 0.95):.1f} ms; p95 ratio {p95 / _pct(base, 0.95):.2f}x; {verdict}"
+        )
     return lines
 
 
 def main(quick: bool = False) -> list[str]:
-    lines = ["## Neo4j"]
+    lines = [f"## Neo4j ({load_average()})"]
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
         state = tmp_path / "neo4j"
@@ -177,23 +192,85 @@ def main(quick: bool = False) -> list[str]:
             starts.append(time.perf_counter() - t)
             stop(state)
         lines.append(
-            f"embedded start (fresh JVM, existing store): median {statistics.median(starts):.2f} s "
-            f"(min {min(starts):.2f}, max {max(starts):.2f}, n={len(starts)})"
+            figure(
+                "embedded start",
+                starts,
+                unit="s",
+                target=None,
+                higher_is_better=False,
+                state="cold: a fresh JVM on an existing store",
+                digits=2,
+                no_target="no target (issue 17 sets none)",
+            )
         )
         info = start(state, watch_pid=os.getpid())
         try:
             with open_driver(connection_settings(info.state_dir)) as driver:
                 lines += _cardio(driver, quick)
+        finally:
+            stop(state)
+        lines += _fresh_start(state)
+        info = start(state, watch_pid=os.getpid())
+        try:
+            with open_driver(connection_settings(info.state_dir)) as driver:
                 lines += _synthetic(driver, tmp_path, quick)
         finally:
             stop(state)
     return lines
 
 
+def _cardio_scenarios(cardio: CompiledDomain) -> list[dict]:
+    path = generated_set(cardio)
+    return read_scenarios(
+        path if path.exists() else REPO_ROOT / "tests/fixtures/scenarios/cardio_scn_0001.jsonl"
+    )
+
+
+def _fresh_start(state: Path) -> list[str]:
+    """Cardio's first extraction pass after a fresh server start (a new JVM on the loaded
+    store), with the start-up warm-up `kgbench extract`, `pilot` and `study` run (`warm_up`)
+    and, as the baseline in the same cold state (a restart of its own), without it."""
+    cardio = CompiledDomain.open("cardio")
+    scenarios = _cardio_scenarios(cardio)
+    first: dict[str, list[float]] = {}
+    took: dict[str, float] = {}
+    for mode in ("without warm-up", "with warm-up"):
+        info = start(state, watch_pid=os.getpid())
+        try:
+            with open_driver(connection_settings(info.state_dir)) as driver:
+                t = time.perf_counter()
+                if mode == "with warm-up":
+                    warm_up(driver, cardio, scenarios)
+                took[mode] = time.perf_counter() - t
+                first[mode] = latencies(driver, cardio, scenarios, 1)
+        finally:
+            stop(state)
+    lines = []
+    for mode, lat in first.items():
+        p95 = _pct(lat, 0.95)
+        verdict = (
+            f"target p95 <= {TARGET_FIRST_P95_MS:.0f} ms: "
+            f"{'PASS' if p95 <= TARGET_FIRST_P95_MS else 'FAIL'}"
+            if mode == "with warm-up"
+            else "no target (baseline)"
+        )
+        lines.append(
+            f"cardio extraction, first pass after a fresh start, {mode} "
+            f"({took[mode]:.2f} s before it), n={len(lat)} calls, cold both (a restart each): "
+            f"p50 {_pct(lat, 0.5):.1f} ms, p95 {p95:.1f} ms (min {min(lat):.1f}, max "
+            f"{max(lat):.1f}); {verdict}"
+        )
+    return lines
+
+
 def _cardio(driver, quick: bool) -> list[str]:
     cardio = CompiledDomain.open("cardio")
     n_asr = len(cardio.graph["assertions"])
-    load(driver, cardio)  # warm-up: query plans compiled, page cache filled
+    # warm-up of both paths: plans compiled, page cache filled and the JVM's JIT warmed by
+    # each, so neither is measured on a JVM just started (issue 17: 5.2x cold, 11-13x warm)
+    load(driver, cardio, validate=False)
+    wipe(driver, cardio.label)
+    naive_load(driver, cardio)
     batched, naive = [], []
     for _ in range(1 if quick else 3):
         wipe(driver, cardio.label)
@@ -203,19 +280,35 @@ def _cardio(driver, quick: bool) -> list[str]:
         wipe(driver, cardio.label)
         naive.append(naive_load(driver, cardio)[1])
     load(driver, cardio)
-    path = generated_set(cardio)
-    scenarios = read_scenarios(
-        path if path.exists() else REPO_ROOT / "tests/fixtures/scenarios/cardio_scn_0001.jsonl"
-    )
+    scenarios = _cardio_scenarios(cardio)
     latencies(driver, cardio, scenarios, 1)  # warm-up: plans cached, as in a real run
     lat = latencies(driver, cardio, scenarios, 2 if quick else 5)
     b, nv = statistics.median(batched), statistics.median(naive)
+    state = "warm JVM both, empty label both, interleaved"
     return [
-        f"cardio load ({total_rows(cardio)} rows, {n_asr} assertions, median of {len(batched)}): "
-        f"batched {b:.2f} s = {n_asr / b:,.0f} assertions/s; naive one-row transactions "
-        f"{nv:.2f} s = {n_asr / nv:,.0f} assertions/s; speed-up {nv / b:.1f}x",
-        f"cardio extraction latency over {len(lat)} (scenario, condition) calls after one warm-up "
-        f"pass: p50 {_pct(lat, 0.5):.1f} ms, p95 {_pct(lat, 0.95):.1f} ms",
+        f"cardio load ({total_rows(cardio)} rows, {n_asr} assertions):",
+        figure(
+            "  ours: batched",
+            [n_asr / x for x in batched],
+            unit="assertions/s",
+            target=None,
+            higher_is_better=True,
+            state=state,
+            no_target="no target (issue 17 sets it at 100,000 assertions, below)",
+        ),
+        figure(
+            "  baseline: one row per transaction",
+            [n_asr / x for x in naive],
+            unit="assertions/s",
+            target=None,
+            higher_is_better=True,
+            state=state,
+        ),
+        f"  speed-up (median naive / median batched time): {nv / b:.1f}x",
+        f"cardio extraction latency, warm (one warm-up pass), n={len(lat)} (scenario, condition) "
+        f"calls: p50 {_pct(lat, 0.5):.1f} ms, p95 {_pct(lat, 0.95):.1f} ms (min "
+        f"{min(lat):.1f}, max {max(lat):.1f}); target p95 <= {TARGET_P95_MS:.0f} ms: "
+        f"{'PASS' if _pct(lat, 0.95) <= TARGET_P95_MS else 'FAIL'}",
     ]
 
 
@@ -225,15 +318,26 @@ def _synthetic(driver, tmp_path: Path, quick: bool) -> list[str]:
     compile_domain(domain_dir, out_root=tmp_path / "generated", force=True)
     synth = CompiledDomain.open("synth", generated=tmp_path / "generated")
     rows = total_rows(synth)
-    wipe(driver, synth.label)
-    t = time.perf_counter()
+    runs = 1 if quick else 3
+    # the real path: a load into an empty label (after a warm-up load of the same domain)
     load(driver, synth, batch_size=5000, validate=False)
-    batched = time.perf_counter() - t
+    empty = []
+    for _ in range(runs):
+        wipe(driver, synth.label)
+        t = time.perf_counter()
+        load(driver, synth, batch_size=5000, validate=False)
+        empty.append(time.perf_counter() - t)
+    # paired on one state, a label populated by the load above: the batched re-load and the
+    # naive baseline's 1% sample (whose MATCHes now find their nodes, as the re-load's do)
     fraction = 0.01
-    wipe(driver, synth.label)
-    sample_rows, sample_s = naive_load(driver, synth, fraction)
-    naive_est = sample_s * rows / sample_rows
-    wipe(driver, synth.label)
+    naive_load(driver, synth, fraction)  # warm-up of the naive path
+    reload, naive_est = [], []
+    for _ in range(runs):
+        t = time.perf_counter()
+        load(driver, synth, batch_size=5000, validate=False)
+        reload.append(time.perf_counter() - t)
+        sample_rows, sample_s = naive_load(driver, synth, fraction)
+        naive_est.append(sample_s * rows / sample_rows)
     load(driver, synth, batch_size=5000)
     rng = random.Random(11)
     drugs = [e["id"] for e in synth.graph["entities"] if e["category"] == "Drug"]
@@ -251,9 +355,35 @@ def _synthetic(driver, tmp_path: Path, quick: bool) -> list[str]:
     baseline = baseline_domain(synth, tmp_path / "generated-baseline" / "synth")
     lines = extraction_lines(driver, synth, baseline, scenarios, 1 if quick else 3)
     wipe(driver, synth.label)
+    populated = "warm JVM both, label populated both, interleaved"
     return [
-        f"synthetic load ({rows:,} rows, {n:,} assertions): batched {batched:.1f} s = {n / batched:,.0f} "
-        f"assertions/s; naive (1% sample, {sample_rows} rows in {sample_s:.1f} s, extrapolated) "
-        f"{naive_est:.0f} s = {n / naive_est:,.0f} assertions/s; speed-up {naive_est / batched:.1f}x",
+        f"synthetic load ({rows:,} rows, {n:,} assertions):",
+        figure(
+            "  ours: batched, into an empty label",
+            [n / x for x in empty],
+            unit="assertions/s",
+            target=TARGET_LOAD_PER_S,
+            higher_is_better=True,
+            state="warm JVM (one load before), empty label",
+        ),
+        figure(
+            "  ours: batched re-load",
+            [n / x for x in reload],
+            unit="assertions/s",
+            target=None,
+            higher_is_better=True,
+            state=populated,
+            no_target="no target (the pair for the baseline below)",
+        ),
+        figure(
+            f"  baseline: one row per transaction ({sample_rows} rows, 1%, extrapolated)",
+            [n / x for x in naive_est],
+            unit="assertions/s",
+            target=None,
+            higher_is_better=True,
+            state=populated,
+        ),
+        f"  speed-up (median naive / median re-load time, same state): "
+        f"{statistics.median(naive_est) / statistics.median(reload):.1f}x",
         *lines,
     ]

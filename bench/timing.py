@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import time
@@ -61,3 +62,41 @@ def paired(
         a.append(run_once(cmd_a, cwd, check_a)[0])
         b.append(run_once(cmd_b, cwd, check=False)[0])
     return Timing(label_a, a), Timing(label_b, b), [x / y for x, y in zip(a, b, strict=True)]
+
+
+def load_average() -> str:
+    """The 1-minute load average and core count, said beside figures measured on a machine
+    that other work shares (a figure is only comparable to one taken under similar load)."""
+    try:
+        one = os.getloadavg()[0]
+    except OSError:
+        return "load unknown"
+    return f"load {one:.1f} on {os.cpu_count()} cores"
+
+
+def figure(
+    label: str,
+    values: list[float],
+    *,
+    unit: str,
+    target: float | None,
+    higher_is_better: bool,
+    state: str,
+    digits: int = 0,
+    no_target: str = "no target (baseline)",
+) -> str:
+    """One figure as every bench line prints it: median with min/max and n, the server or
+    process state it was measured in (warm or cold, and the baseline's state), and the target
+    with PASS/FAIL, or "no target" for a baseline printed for comparison only."""
+    med, lo, hi = statistics.median(values), min(values), max(values)
+    num = f"{{:,.{digits}f}}"
+    if target is None:
+        verdict = no_target
+    else:
+        ok = med >= target if higher_is_better else med <= target
+        sign = ">=" if higher_is_better else "<="
+        verdict = f"target {sign} {num.format(target)} {unit}: {'PASS' if ok else 'FAIL'}"
+    return (
+        f"{label:<48} median {num.format(med)} {unit} (min {num.format(lo)}, max "
+        f"{num.format(hi)}, n={len(values)}; {state})  {verdict}"
+    )

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, get_args
 
 from kgbench.contract import Metric
@@ -37,10 +39,28 @@ UNPARSEABLE_POLICIES: tuple[str, ...] = get_args(UnparseablePolicy)
 DEFAULT_UNPARSEABLE_POLICY = "intent_to_treat"
 # Short names ("ACE", "BP") are matched only as the whole text, never inside a sentence.
 MIN_CONTAINED_NAME = 4
+# Name resolution is memoised per lexicon (a run repeats the same few hundred claim texts
+# thousands of times). Only texts up to MEMO_TEXT characters are kept, and at most MEMO_SIZE
+# of them (the memo is emptied when full), so hostile answers with ever-new multi-kilobyte
+# texts cost what they cost without it and cannot grow memory.
+MEMO_TEXT = 256
+MEMO_SIZE = 16_384
+
+_NON_ALNUM = re.compile(r"[^0-9a-z]+")
 
 
 def _norm(text: str) -> str:
-    return " ".join(re.sub(r"[^0-9a-z]+", " ", text.lower()).split())
+    return " ".join(_NON_ALNUM.sub(" ", text.lower()).split())
+
+
+@lru_cache(maxsize=4096)
+def _norm_short(text: str) -> str:
+    """`_norm` of a short, often repeated text (an assertion's predicate), memoised."""
+    return _norm(text)
+
+
+def _norm_any(text: str) -> str:
+    return _norm_short(text) if len(text) <= MEMO_TEXT else _norm(text)
 
 
 @dataclass
@@ -62,13 +82,47 @@ class Lexicon:
     interventions: set[str] | None = None
     max_name_tokens: int = 0
     first_tokens: set[str] = field(default_factory=set)  # first word of every name
+    # first word -> the token counts of the names (of at least MIN_CONTAINED_NAME chars) that
+    # start with it: the only n-gram lengths worth looking up at a position with that word
+    gram_lengths: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    # memoised resolutions, one dict per kind: "resolve", "equivalents", "choice" (see
+    # MEMO_TEXT); emptied whenever a name is added
+    _memo: dict[str, dict[str, frozenset[str]]] = field(
+        default_factory=lambda: {"resolve": {}, "equivalents": {}, "choice": {}},
+        repr=False,
+        compare=False,
+    )
 
     def add_name(self, label: str, entity_id: str) -> None:
         key = _norm(label)
         if key:
             self.names.setdefault(key, set()).add(entity_id)
-            self.max_name_tokens = max(self.max_name_tokens, key.count(" ") + 1)
-            self.first_tokens.add(key.split(" ", 1)[0])
+            length = key.count(" ") + 1
+            self.max_name_tokens = max(self.max_name_tokens, length)
+            first = key.split(" ", 1)[0]
+            self.first_tokens.add(first)
+            if len(key) >= MIN_CONTAINED_NAME:
+                known = self.gram_lengths.get(first, ())
+                if length not in known:
+                    self.gram_lengths[first] = tuple(sorted((*known, length)))
+            for memo in self._memo.values():
+                memo.clear()
+
+    def _memoised(self, kind: str, text: str, compute: Callable[[str], set[str]]) -> frozenset[str]:
+        """compute(text), remembered for short texts (bounded: see MEMO_TEXT, MEMO_SIZE).
+
+        Only `add_name` empties the memo: the lexicon is built once and then only read, so
+        class memberships set while building are in place before the first resolution."""
+        memo = self._memo[kind]
+        hit = memo.get(text)
+        if hit is not None:
+            return hit
+        hit = frozenset(compute(text))
+        if len(text) <= MEMO_TEXT:
+            if len(memo) >= MEMO_SIZE:
+                memo.clear()
+            memo[text] = hit
+        return hit
 
     @classmethod
     def from_graph(cls, graph: dict[str, Any]) -> Lexicon:
@@ -143,20 +197,31 @@ class Lexicon:
         """
         tokens = key.split(" ")
         found: list[set[str]] = []
-        # only positions where some name starts: one set lookup per word for text that
-        # names nothing, instead of one n-gram per word and length
-        starts = [i for i, t in enumerate(tokens) if t in self.first_tokens]
-        for n in range(1, min(self.max_name_tokens, len(tokens)) + 1):
-            for i in starts:
-                if i + n > len(tokens):
-                    continue
-                gram = " ".join(tokens[i : i + n])
-                if len(gram) >= MIN_CONTAINED_NAME and gram in self.names:
-                    found.append(self.names[gram])
+        names, lengths, size = self.names, self.gram_lengths, len(tokens)
+        # only positions where some name starts, and there only the token counts of the names
+        # starting with that word: one dictionary lookup per word for text that names nothing,
+        # never more n-grams than the previous every-length scan looked up
+        for i, t in enumerate(tokens):
+            for n in lengths.get(t, ()):
+                if i + n > size:
+                    break
+                gram = " ".join(tokens[i : i + n]) if n > 1 else t
+                if len(gram) >= MIN_CONTAINED_NAME and gram in names:
+                    found.append(names[gram])
         return found
 
     def resolve(self, text: str) -> set[str]:
         """Entity or class ids a free-text name denotes (exact normalised match, then containment)."""
+        return set(self._memoised("resolve", text, self._resolve))
+
+    def resolve_equivalents(self, text: str) -> frozenset[str]:
+        """`equivalents(resolve(text))`, memoised: what a claim's subject or object can match."""
+        hit = self._memo["equivalents"].get(text)
+        if hit is not None:
+            return hit
+        return self._memoised("equivalents", text, lambda t: self.equivalents(self._resolve(t)))
+
+    def _resolve(self, text: str) -> set[str]:
         key = _norm(text[:MAX_NAME_TEXT])
         if not key:
             return set()
@@ -175,6 +240,9 @@ class Lexicon:
         daily" and "ACE inhibitor (lisinopril)" name one choice, "lisinopril or amlodipine"
         hedges between two and names none, so a list of every candidate cannot score.
         """
+        return set(self._memoised("choice", text, self._resolve_choice))
+
+    def _resolve_choice(self, text: str) -> set[str]:
         key = _norm(text[:MAX_NAME_TEXT])
         if not key:
             return set()
@@ -207,23 +275,27 @@ class MetricInputs:
     response: dict[str, Any]
 
 
-# The sets of long id lists, shared by the metrics of one `score_panel` call: an answer
-# citing 70,000 ids is turned into a set once, not once per metric (see `score_panel`).
-_LONG_LIST = 256
-_SETS: dict[int, tuple[Any, frozenset[str]]] = {}
+# The sets of the id lists of one `score_panel` call, shared by its metrics: an answer citing
+# 70,000 ids is turned into a set once, not once per metric, and the few lists every metric
+# reads (the cited assertion ids) are not rebuilt a dozen times per answer. Keyed by the
+# list's id and holding the list, so an id is never reused while held; one dict per call
+# (a context variable: concurrent calls share nothing), dropped when the call returns.
+_SETS: ContextVar[dict[int, tuple[Any, frozenset[str]]] | None] = ContextVar("_SETS", default=None)
 
 
 def _as_set(value: Any) -> set[str] | frozenset[str]:
+    """The strings of a list (or the one string) as a set; not to be mutated by callers."""
     if isinstance(value, str):
         return {value}
     if isinstance(value, (list, tuple, set)):
-        if len(value) < _LONG_LIST:
+        shared = _SETS.get()
+        if shared is None:  # outside a panel: nothing to share with
             return {v for v in value if isinstance(v, str)}
-        held = _SETS.get(id(value))
+        held = shared.get(id(value))
         if held is not None and held[0] is value:
             return held[1]
         out = frozenset(v for v in value if isinstance(v, str))
-        _SETS[id(value)] = (value, out)
+        shared[id(value)] = (value, out)
         return out
     return set()
 
@@ -301,7 +373,12 @@ def claim_count(response: dict[str, Any]) -> int:
 
 
 def _wanted_direction(predicate_text: str) -> str | None:
-    words = _norm(predicate_text)
+    return _direction_of(_norm_any(predicate_text))
+
+
+@lru_cache(maxsize=4096)
+def _direction_of(words: str) -> str | None:
+    """The direction a normalised predicate's words imply (memoised: predicates repeat)."""
     if DECREASE_WORDS.search(words):
         return "decrease"
     if INCREASE_WORDS.search(words):
@@ -309,31 +386,68 @@ def _wanted_direction(predicate_text: str) -> str | None:
     return None
 
 
+# A retrieved assertion under its subject id: (object id, the assertion).
+_Indexed = tuple[str, dict[str, Any]]
+_Index = dict[str, list[_Indexed]]
+
+
+def _ref_id(ref: Any) -> Any:
+    return ref.get("id") if isinstance(ref, dict) else None
+
+
+def _index_assertions(context_assertions: dict[str, Any], subjects: set[str]) -> _Index:
+    """The context's assertions whose subject is one of `subjects` (those the response's
+    claims name), by subject id: built once per response, so each claim looks at the
+    assertions of its own subjects, not at every assertion of the context."""
+    index: _Index = {}
+    for a in context_assertions.values():
+        try:  # an extracted context's assertions carry both ids
+            s_id, o_id = a["subject_id"], a["object_id"]
+        except (KeyError, TypeError):
+            s_id = o_id = None
+        if not (s_id and o_id):
+            if not isinstance(a, dict):
+                continue
+            s_id = a.get("subject_id") or _ref_id(a.get("subject"))
+            o_id = a.get("object_id") or _ref_id(a.get("object"))
+        if isinstance(s_id, str) and s_id in subjects and isinstance(o_id, str):
+            row = index.get(s_id)
+            if row is None:
+                index[s_id] = [(o_id, a)]
+            else:
+                row.append((o_id, a))
+    return index
+
+
 def _claim_supported(
-    claim: dict[str, Any], inp: MetricInputs, context_assertions: dict[str, Any]
+    claim: dict[str, Any], subj: frozenset[str], obj: frozenset[str], by_subject: _Index
 ) -> bool:
     """A claim is supported when a retrieved assertion joins its subject to its object and
     agrees with it: the same predicate, or a predicate whose words imply the assertion's
-    direction ("lowers" for a decrease). Names resolve through the lexicon, never a model."""
-    subj = inp.lexicon.equivalents(inp.lexicon.resolve(str(claim.get("subject", ""))))
-    obj = inp.lexicon.equivalents(inp.lexicon.resolve(str(claim.get("object", ""))))
+    direction ("lowers" for a decrease). `subj` and `obj` are what its names resolve to
+    through the lexicon (never a model), with their classes and members."""
     if not subj or not obj:
         return False
-    pred_text = str(claim.get("predicate", ""))[:MAX_NAME_TEXT]
-    pred_key = _norm(pred_text)
-    want = _wanted_direction(pred_text)
-    for a in context_assertions.values():
-        if not isinstance(a, dict):
-            continue
-        s_id = a.get("subject_id") or (a.get("subject") or {}).get("id")
-        o_id = a.get("object_id") or (a.get("object") or {}).get("id")
-        if s_id not in subj or o_id not in obj:
-            continue
-        if pred_key and pred_key == _norm(str(a.get("predicate", ""))):
-            return True
-        direction = a.get("direction")
-        if want is None or direction in (None, "none") or direction == want:
-            return True
+    # the smaller side drives the join, so a name denoting a large class costs no more than
+    # a scan of the context
+    if len(subj) < len(by_subject):
+        groups = [by_subject[s] for s in subj if s in by_subject]
+    else:
+        groups = [rows for s, rows in by_subject.items() if s in subj]
+    pred_key: str | None = None
+    want: str | None = None
+    for rows in groups:
+        for o_id, a in rows:
+            if o_id not in obj:
+                continue
+            if pred_key is None:
+                pred_key = _norm_any(str(claim.get("predicate", ""))[:MAX_NAME_TEXT])
+                want = _direction_of(pred_key)
+            if pred_key and pred_key == _norm_any(str(a.get("predicate", ""))):
+                return True
+            direction = a.get("direction")
+            if want is None or direction in (None, "none") or direction == want:
+                return True
     return False
 
 
@@ -351,8 +465,22 @@ def unsupported_claims(resp: Any, gold: Any, inp: MetricInputs) -> float | None:
     unsupported = sum(1 for aid in cited if aid not in context_assertions)
     claims = _claims(inp.response)
     unsupported += max(0, len(claims) - MAX_CHECKED_CLAIMS)
-    for claim in claims[:MAX_CHECKED_CLAIMS]:
-        if not _claim_supported(claim, inp, context_assertions):
+    lexicon = inp.lexicon
+    ends = [
+        (
+            claim,
+            lexicon.resolve_equivalents(str(claim.get("subject", ""))),
+            lexicon.resolve_equivalents(str(claim.get("object", ""))),
+        )
+        for claim in claims[:MAX_CHECKED_CLAIMS]
+    ]
+    subjects: set[str] = set()
+    for _, subj, obj in ends:
+        if subj and obj:
+            subjects |= subj
+    by_subject = _index_assertions(context_assertions, subjects) if subjects else {}
+    for claim, subj, obj in ends:
+        if not _claim_supported(claim, subj, obj, by_subject):
             unsupported += 1
     return unsupported / total
 
@@ -379,19 +507,19 @@ def _nonempty(value: Any) -> bool:
 
 
 def is_defined(spec: Metric, gold: dict[str, Any], inp: MetricInputs) -> bool:
-    resp_val = inp.response.get(spec.response_field)
-    gold_val = gold.get(spec.gold_field)
     rule = spec.defined_when
     if rule == "always":
         return True
     if rule == "response_nonempty":
-        return _nonempty(resp_val)
+        return _nonempty(inp.response.get(spec.response_field))
     if rule == "gold_nonempty":
-        return _nonempty(gold_val)
+        return _nonempty(gold.get(spec.gold_field))
     if rule == "both_nonempty":
-        return _nonempty(resp_val) and _nonempty(gold_val)
+        return _nonempty(inp.response.get(spec.response_field)) and _nonempty(
+            gold.get(spec.gold_field)
+        )
     if rule == "gold_true":
-        return gold_val is True
+        return gold.get(spec.gold_field) is True
     if rule == "grounded_with_claims":
         return isinstance(inp.context, dict) and claim_count(inp.response) > 0
     raise ValueError(f"unknown defined_when rule {rule!r}")
@@ -417,6 +545,7 @@ def score_panel(
     """Every metric of the panel on one pass over one (gold, response, context) triple."""
     inp = MetricInputs(lexicon=lexicon, context=context, response=response)
     out: dict[str, float | None] = {}
+    token = _SETS.set({})
     try:
         for spec in metrics:
             if not is_defined(spec, gold, inp):
@@ -426,5 +555,5 @@ def score_panel(
             value = KINDS[spec.kind](field_value, gold.get(spec.gold_field), inp)
             out[spec.name] = value
     finally:
-        _SETS.clear()  # the shared sets live for one call (and hold no answer afterwards)
+        _SETS.reset(token)  # the shared sets live for one call (and hold no answer afterwards)
     return out

@@ -138,7 +138,7 @@ def _pipeline(
     options: PilotOptions,
 ) -> tuple[Path, Path]:
     """Everything after the compile, against the Neo4j the settings name."""
-    from harness.graph.extract import check_against_compile, extract
+    from harness.graph.extract import check_against_compile, extract, warm_up
     from harness.graph.load import load
     from harness.graph.stamp import require_current
     from harness.neo4j import connection_settings, open_driver
@@ -159,6 +159,7 @@ def _pipeline(
 
         def extract_all() -> int:
             require_current(driver, compiled, settings.database)
+            warm_up(driver, compiled, scenarios, settings.database)
             contexts = []
             for scenario in scenarios:
                 for cond in (c.id for c in compiled.conditions if c.query):

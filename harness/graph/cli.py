@@ -42,8 +42,8 @@ def load_command(
     with open_driver(settings) as driver, Progress(console=console, transient=True) as bar:
         task = bar.add_task("loading", total=None)
 
-        def progress(name: str, done: int, total: int) -> None:
-            bar.update(task, description=f"{name} {done}/{total}")
+        def progress(name: str, done: int, total: int | None) -> None:
+            bar.update(task, description=f"{name} {done}" + (f"/{total}" if total else ""))
 
         report = load(
             driver,
@@ -101,7 +101,7 @@ def extract_command(
     unless every context is sound.
     """
     from harness.compiled import CompiledDomain
-    from harness.graph.extract import check_against_compile, extract
+    from harness.graph.extract import check_against_compile, extract, warm_up
     from harness.graph.stamp import require_current
     from harness.neo4j import connection_settings, open_driver
     from harness.runfolder import RunFolder
@@ -132,6 +132,7 @@ def extract_command(
             sys.stdout.write(json.dumps(result, indent=2, sort_keys=True) + "\n")
             return
         chosen = [find_scenario(items, scenario)] if scenario else items
+        warm_up(driver, compiled, chosen, settings.database)
         contexts = []
         for item in chosen:
             for c in conditions:

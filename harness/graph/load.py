@@ -22,8 +22,10 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 import neo4j
 
@@ -33,6 +35,9 @@ from ..compiled import CompiledDomain
 from .stamp import STAMP_CONSTRAINT, manifest_digest, mark
 
 DEFAULT_BATCH = 2000
+# Bytes of a rows file read at a time: rows are parsed as they arrive (`iter_rows`), so a load
+# holds about one transaction's rows, not the whole domain (4.3 GB at 1M assertions).
+READ_CHUNK = 1 << 20
 
 
 class LoadValidationError(UserError):
@@ -141,7 +146,7 @@ def load(
     domain: CompiledDomain,
     database: str | None = None,
     batch_size: int = DEFAULT_BATCH,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Callable[[str, int, int | None], None] | None = None,
     validate: bool = True,
     changes: bool = False,
 ) -> LoadReport:
@@ -152,25 +157,36 @@ def load(
     digest = manifest_digest(domain)
     with driver.session(database=database) as session:
         session.execute_write(mark, domain, digest, "loading")
-    units: list[tuple[str, str, list, int, int]] = []  # statement, cypher, rows, done, total
     written = Written()
-    for stmt in domain.plan.statements:
-        rows = json.loads(domain.read(f"neo4j/{stmt.rows}"))
-        written.add(rows)
-        for i in range(0, len(rows), batch_size):
-            units.append((stmt.name, stmt.cypher, rows[i : i + batch_size], i, len(rows)))
-        report.rows += len(rows)
-        report.statements += 1
-    groups = _transactions(units, batch_size) or [[]]
     with driver.session(database=database) as session:
-        for n, group in enumerate(groups, 1):
-            # the removal rides in the last write transaction: it commits with the final
-            # writes or not at all, so no committed state has the new rows without the prune
-            last = n == len(groups)
-            session.execute_write(_run_group, group, (domain.label, written) if last else None)
+        group: list[tuple[str, str, list, int, int | None]] = []
+        size = 0
+
+        def flush(removal: tuple[str, Written] | None = None) -> None:
+            session.execute_write(_run_group, group, removal)
             for name, _, batch, done, total in group:
                 if progress:
                     progress(name, done + len(batch), total)
+            group.clear()
+
+        for stmt in domain.plan.statements:
+            report.statements += 1
+            for done, batch, last in _batches(domain.root / "neo4j" / stmt.rows, batch_size):
+                written.add(batch)
+                report.rows += len(batch)
+                # consecutive batches share a transaction up to `batch_size` rows: small
+                # statements do not pay one commit each, and statement order is kept, so
+                # entities exist before the assertions that MATCH them
+                if group and size + len(batch) > batch_size:
+                    flush()
+                    size = 0
+                total = done + len(batch) if last else None
+                group.append((stmt.name, stmt.cypher, batch, done, total))
+                size += len(batch)
+        # the removal rides in the last write transaction (the group still pending when the
+        # rows end): it commits with the final writes or not at all, so no committed state has
+        # the new rows without the prune
+        flush((domain.label, written))
     report.seconds = time.perf_counter() - start
     if changes:
         report.changes = Changes.between(before, snapshot(driver, domain.label, database))
@@ -253,22 +269,74 @@ def prune(tx: neo4j.ManagedTransaction, label: str, written: Written) -> None:
         ).consume()
 
 
-def _transactions(units: list, batch_size: int) -> list[list]:
-    """Consecutive (statement, batch) units grouped up to `batch_size` rows per transaction.
+def iter_rows(path: Path, chunk: int = READ_CHUNK) -> Iterator[dict[str, Any]]:
+    """The objects of a compiled rows file (a JSON array of objects), parsed as the file is
+    read `chunk` characters at a time, so a file is never held whole, as text or as rows.
 
-    Small statements share a transaction instead of paying one commit each (a domain of a few
-    hundred rows has ~25 statements of ~27 rows); statement order is kept, so entities exist
-    before the assertions that MATCH them, and a group is all-or-nothing.
-    """
-    groups: list[list] = []
-    size = batch_size
-    for unit in units:
-        if size + len(unit[2]) > batch_size:
-            groups.append([])
-            size = 0
-        groups[-1].append(unit)
-        size += len(unit[2])
-    return groups
+    The compiler writes these files, so anything else (not an array, an item that is not an
+    object, a cut-off file) is a stale or damaged compile: a UserError naming the file."""
+    decoder = json.JSONDecoder()
+    with path.open(encoding="utf-8") as f:
+        buf, pos, eof = f.read(chunk), 0, False
+
+        def more(size: int) -> None:
+            nonlocal buf, pos, eof
+            data = f.read(size)
+            eof = not data
+            buf, pos = buf[pos:] + data, 0
+
+        def skip(chars: str) -> None:
+            nonlocal pos
+            while True:
+                while pos < len(buf) and buf[pos] in chars:
+                    pos += 1
+                if pos < len(buf) or eof:
+                    return
+                more(chunk)
+
+        def damaged(what: str) -> UserError:
+            return UserError(
+                f"{path}: {what}; the compiled rows are damaged, run `make compile` again"
+            )
+
+        skip(" \t\r\n")
+        if buf[pos : pos + 1] != "[":
+            raise damaged("expected a JSON array of rows")
+        pos += 1
+        size = chunk
+        while True:
+            skip(" \t\r\n,")
+            if pos >= len(buf):
+                raise damaged("the array is not closed")
+            if buf[pos] == "]":
+                return
+            try:
+                row, end = decoder.raw_decode(buf, pos)
+            except json.JSONDecodeError:
+                if eof:
+                    raise damaged("a row is not valid JSON") from None
+                size *= 2  # a row longer than what is buffered: read more, then retry
+                more(size)
+                continue
+            if not isinstance(row, dict):
+                raise damaged("a row is not a JSON object")
+            size = chunk
+            pos = end
+            yield row
+
+
+def _batches(path: Path, batch_size: int) -> Iterator[tuple[int, list[dict[str, Any]], bool]]:
+    """(rows before it, batch, is the last) for consecutive batches of a rows file."""
+    batch: list[dict[str, Any]] = []
+    done = 0
+    for row in iter_rows(path):
+        if len(batch) == batch_size:
+            yield done, batch, False
+            done += len(batch)
+            batch = []
+        batch.append(row)
+    if batch:
+        yield done, batch, True
 
 
 def _run_group(

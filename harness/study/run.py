@@ -241,7 +241,7 @@ def extract_contexts(
     As `kgbench pilot` does: the embedded Neo4j is started unless NEO4J_URI points elsewhere,
     and the domain is loaded (idempotent, namespaced by its label) when the graph does not
     hold this compile. Nothing is written unless every context checks out."""
-    from harness.graph.extract import check_against_compile, extract
+    from harness.graph.extract import check_against_compile, extract, warm_up
     from harness.graph.load import load
     from harness.graph.stamp import require_current
     from harness.neo4j import connection_settings, open_driver, start
@@ -257,6 +257,7 @@ def extract_contexts(
             console.print(f"loading {escape(compiled.name)} into Neo4j")
             load(driver, compiled, settings.database)
             require_current(driver, compiled, settings.database)
+        warm_up(driver, compiled, scenarios, settings.database)
         for scenario in scenarios:
             for cond in conditions:
                 ctx = extract(driver, compiled, scenario, cond, settings.database)

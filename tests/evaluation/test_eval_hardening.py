@@ -16,7 +16,16 @@ import pytest
 import yaml
 
 from harness.compiled import CompiledDomain
-from harness.metrics import DEFAULT_UNPARSEABLE_POLICY
+from harness.metrics import (
+    DEFAULT_UNPARSEABLE_POLICY,
+    MEMO_SIZE,
+    MEMO_TEXT,
+    Lexicon,
+    MetricInputs,
+    _norm,
+    _wanted_direction,
+    unsupported_claims,
+)
 from harness.prompts import build_prompts
 from harness.runner.api import answer_with_reference
 from harness.runner.log import JsonlLog
@@ -91,6 +100,61 @@ def test_parsing_time_grows_linearly(mini_scorer):
 
     small, large = best(MB // 16), best(MB)
     assert large < 64 * small + 0.05, (small, large)
+
+
+def test_name_memo_is_bounded_and_agrees_with_a_fresh_lexicon(mini_domain):
+    """The resolution memo (issue 17, item 5) never changes an answer and never grows past
+    MEMO_SIZE entries; texts longer than MEMO_TEXT are resolved but not kept."""
+    memoised, fresh = Lexicon.from_graph(mini_domain.graph), Lexicon.from_graph(mini_domain.graph)
+    names = sorted(memoised.names)[:50]
+    texts = [f"the drug {a} and {b} daily" for a in names for b in names[:5]]
+    for text in texts + names:
+        for _ in range(2):  # the second call answers from the memo
+            assert memoised.resolve(text) == fresh._resolve(text)
+            assert memoised.resolve_choice(text) == fresh._resolve_choice(text)
+    long_text = "lisinopril " * (MEMO_TEXT // 10)
+    assert memoised.resolve(long_text) == fresh._resolve(long_text)
+    assert long_text not in memoised._memo["resolve"]
+    for i in range(MEMO_SIZE + 10):
+        memoised.resolve_equivalents(f"unknown name {i}")
+    assert all(len(memo) <= MEMO_SIZE for memo in memoised._memo.values())
+
+
+def _scan_supported(claim: dict[str, str], lexicon: Lexicon, context: dict[str, Any]) -> bool:
+    """The assertion-by-assertion scan the per-response index replaced (the reference)."""
+    subj = lexicon.equivalents(lexicon._resolve(claim["subject"]))
+    obj = lexicon.equivalents(lexicon._resolve(claim["object"]))
+    want = _wanted_direction(claim["predicate"])
+    for a in context["assertions"].values():
+        if a["subject_id"] in subj and a["object_id"] in obj:
+            if _norm(claim["predicate"]) and _norm(claim["predicate"]) == _norm(a["predicate"]):
+                return True
+            if want is None or a.get("direction") in (None, "none", want):
+                return True
+    return False
+
+
+def test_claims_join_on_either_side_of_the_context(mini_domain):
+    """The per-response index joins claims to assertions from the smaller side (the claim's
+    names, or the context's subjects): whichever drives, a claim is judged as the
+    assertion-by-assertion scan judged it."""
+    graph = mini_domain.graph
+    lexicon = Lexicon.from_graph(graph)
+    names = [e["name"] for e in graph["entities"]]
+    names += [c["class_name"] for c in graph.get("intervention_classes", [])]
+    every = {"assertions": {a["assertion_id"]: a for a in graph["assertions"]}}
+    one = {"assertions": {a["assertion_id"]: a for a in graph["assertions"][:1]}}
+    checked = 0
+    for context in (every, one):
+        for subject in names:
+            for obj in names[:8]:
+                for predicate in ("", "lowers", "increases", "TREATS"):
+                    claim = {"subject": subject, "predicate": predicate, "object": obj}
+                    inp = MetricInputs(lexicon, context, {"claims": [claim]})
+                    expected = 0.0 if _scan_supported(claim, lexicon, context) else 1.0
+                    assert unsupported_claims(None, None, inp) == expected, claim
+                    checked += expected == 0.0
+    assert checked, "some claims are supported"
 
 
 # --- review 3c / 4f: lone surrogates ------------------------------------------------------

@@ -11,7 +11,7 @@ import pytest
 
 from compiler.api import compile_domain
 from harness.compiled import CompiledDomain
-from harness.graph.extract import extract
+from harness.graph.extract import WARM_UP_SCENARIOS, extract, warm_up
 from harness.graph.load import LoadValidationError, graph_counts, load, run_checks
 
 pytestmark = pytest.mark.neo4j
@@ -340,3 +340,16 @@ def test_load_syncs_an_edited_domain_and_reports_it(
     assert again is not None and again.unchanged
     restored = load(neo4j_driver, mini, changes=True).changes
     assert restored is not None and restored.nodes_added == ("ASR_0016",)
+
+
+def test_warm_up_runs_every_grounded_query_and_changes_no_context(
+    neo4j_driver: neo4j.Driver, loaded_mini: CompiledDomain
+) -> None:
+    """The start-up warm-up (issue 17, item 6) runs each grounded condition's compiled query
+    for the first scenarios only, and the contexts extracted after it are those before it."""
+    grounded = [c.id for c in loaded_mini.conditions if c.query]
+    before = {c: extract(neo4j_driver, loaded_mini, MINI_SCENARIO, c) for c in grounded}
+    scenarios = [MINI_SCENARIO] * (WARM_UP_SCENARIOS + 2)
+    assert warm_up(neo4j_driver, loaded_mini, scenarios) == WARM_UP_SCENARIOS * len(grounded)
+    assert {c: extract(neo4j_driver, loaded_mini, MINI_SCENARIO, c) for c in grounded} == before
+    assert warm_up(neo4j_driver, loaded_mini, []) == 0
