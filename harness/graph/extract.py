@@ -20,9 +20,9 @@ from .chains import chain_rank_key
 
 CONTEXT_SCHEMA_VERSION = Context.FORMAT
 # Scenarios the warm-up runs every grounded condition's query for (see `warm_up`). Measured on
-# cardio after a restart (2 loaded cores): 3 scenarios left the first pass's p95 at ~49 ms,
-# 80 (all) brought it to ~22 ms, the warm figure; different scenarios touch different parts
-# of the store, so coverage matters more than repeating a few.
+# an 80-scenario committed domain after a restart (2 loaded cores): 3 scenarios left the first
+# pass's p95 at ~49 ms, 80 (all) brought it to ~22 ms, the warm figure; different scenarios
+# touch different parts of the store, so coverage matters more than repeating a few.
 WARM_UP_SCENARIOS = 32
 
 
