@@ -7,9 +7,12 @@ compiled into conditions.json. `kgbench prompts --order-variants` renders, besid
 gold (the gold names interventions by id, so it is order-free), only the listed options
 permuted and, where declared, labelled with letters. Their prompt ids are
 `<scenario>/<condition>@<presentation>`; the runner answers them like any prompt (cache,
-resume, batch). A presentation that lists the options exactly as an earlier one does (a
-reversal of two options is their cyclic shift) gets no prompt of its own: it reuses that
-presentation's answer, so no request is sent twice.
+resume, batch). C5 has no single prompt: `kgbench verify --order-variants` reruns its whole
+agent per presentation (harness.verify.agent) and writes its answer prompts under the same
+ids (`<scenario>/C5@<presentation>`, prompts/verify.jsonl), so they are read here alike. A
+presentation that lists the options exactly as an earlier one does (a reversal of two
+options is their cyclic shift) gets no prompt of its own: it reuses that presentation's
+answer, so no request is sent twice.
 
 `kgbench score` leaves these prompts out of the panel and writes `scores/<slug>/order.json`:
 per condition and presentation (the original included) the accuracy, the position bias (the

@@ -174,7 +174,8 @@ def pilot_cmd(
         bool,
         typer.Option(
             "--order-variants/--no-order-variants",
-            help="Also answer every declared presentation of the options (order sensitivity).",
+            help="Also answer every declared presentation of the options (order sensitivity), "
+            "C5's too with --with-c5.",
         ),
     ] = False,
 ) -> None:

@@ -4,7 +4,8 @@ compile -> embedded Neo4j (unless NEO4J_URI points elsewhere) -> load -> generat
 -> extract every (scenario, condition) -> render prompts -> answer with the context-reader
 baseline through the local OpenAI-compatible reference server and the real `openai` client
 -> (with `--with-c5`) verify-and-revise -> score -> report. `--order-variants` adds the
-declared option presentations to the prompts (order sensitivity). It prints the panel and
+declared option presentations to the prompts, and with `--with-c5` reruns the C5 agent per
+presentation (order sensitivity for every condition). It prints the panel and
 where the report is. Each step is the same code the individual commands run; nothing here
 is pilot-only logic.
 
@@ -59,7 +60,8 @@ def run_pilot(
 
     `with_c5`: also run the verify-and-revise conditions (generate, review on Neo4j, revise,
     answer) through the same server; `order_variants`: also render and answer every declared
-    presentation of the options (order sensitivity, scores/<log>/order.json)."""
+    presentation of the options (order sensitivity, scores/<log>/order.json), C5's included
+    when `with_c5` (its whole agent rerun per presentation)."""
     from compiler.api import compile_domain
     from harness.compiled import CompiledDomain
 
@@ -200,7 +202,14 @@ def _pipeline(
                 step(
                     f"verify-and-revise with {responder} via {base_url}",
                     lambda: run_verify(
-                        VerifyConfig(run_dir, stage, database=settings.database), driver, console
+                        VerifyConfig(
+                            run_dir,
+                            stage,
+                            database=settings.database,
+                            order_variants=options.order_variants,
+                        ),
+                        driver,
+                        console,
                     ),
                 )
     finally:

@@ -18,10 +18,23 @@ cache work per stage. What it writes, each file atomically and through harness.r
 
 `<log>` is the model's slug, as `kgbench run` names its responses log, so C5 pairs with the
 same model's C1-C4 answers.
+
+`--order-variants` (order sensitivity, harness.order) reruns the whole agent once per declared
+presentation of the options: every step's prompt (generate, revise, answer) lists them in that
+presentation's order and labels, so the triplets too come from the reordered options, as a
+reordered C1-C4 prompt is answered from scratch. Its stages are logged as
+`<step>.<presentation>` (the original's names are unchanged), its chains as
+`chains/<scenario>@<presentation>.json`, its answer prompts as
+`<scenario>/C5@<presentation>` (scored into order.json, kept out of the panel), and the
+summary gains its figures under `presentations`. The original order's context, chain and
+figures are those of a run without variants. A presentation that lists a scenario's options
+as an earlier one does sends nothing for that scenario (order.json reads the earlier answer).
 """
 
 from __future__ import annotations
 
+import hashlib
+import re
 from collections import Counter
 from contextlib import closing
 from dataclasses import dataclass, replace
@@ -31,6 +44,7 @@ from typing import Any
 import neo4j
 from rich.console import Console
 
+from harness.order import ORIGINAL
 from harness.prompts import PromptRenderer, prompt_record
 from harness.runfolder import Prompt, RunFolder
 from harness.runner.log import JsonlLog, RunLock
@@ -51,6 +65,7 @@ class VerifyConfig:
     runner: StageConfig  # the model and runner options; out_dir is set here
     condition: str = "C5"
     database: str | None = None
+    order_variants: bool = False  # also rerun the agent per declared presentation
 
 
 @dataclass
@@ -108,102 +123,201 @@ def run_verify(
     renderer = PromptRenderer(compiled)
     predicates = {p["name"]: p for p in compiled.graph["predicates"]}
     targets = {s["scenario_id"]: renderer.target_outcome(s) for s in scenarios}
-    chains: dict[str, list[Triplet]] = {}
-    rejected_answers: Counter[str] = Counter()
+    schema = _response_schema(folder, compiled)
+    shown = (
+        _presentations(compiled, scenarios) if config.order_variants else [(ORIGINAL, scenarios)]
+    )
 
     with RunLock(out / ".verify.lock"), closing(reviewer):
-        gen = _stage(
-            runner,
-            "generate",
-            [
-                StageRequest(
-                    s["scenario_id"],
-                    [
-                        {
-                            "role": "user",
-                            "content": steps.generate_prompt(
-                                v, s, targets[s["scenario_id"]], predicates
-                            ),
-                        }
-                    ],
-                    steps.generate_schema(v),
-                    "kgbench_triplets",
-                )
-                for s in scenarios
-            ],
-            console,
-        )
-        for s in scenarios:
-            sid = s["scenario_id"]
-            parsed = _parsed(gen.get(sid))
-            if parsed is None:
-                rejected_answers["generate_unparsed"] += 1
-            chains[sid] = _proposals(parsed, s, v.max_triplets, reviewer, rejected_answers)
-        for k in range(1, v.max_revisions + 1):
-            pending = {
-                sid: [t for t in ts if t.final.status == "refuted"] for sid, ts in chains.items()
-            }
-            pending = {sid: ts for sid, ts in pending.items() if ts}
-            if not pending:
-                break
-            by_id = {s["scenario_id"]: s for s in scenarios}
-            requests = []
-            for sid, ts in pending.items():
-                items = [
-                    (t.index, t.final.triplet_text(), correction_text(t.final, compiled.entities))
-                    for t in ts
-                ]
-                text = steps.revise_prompt(v, by_id[sid], targets[sid], items, predicates)
-                requests.append(
-                    StageRequest(
-                        sid,
-                        [{"role": "user", "content": text}],
-                        steps.revise_schema(v),
-                        "kgbench_revisions",
-                    )
-                )
-            answers = _stage(runner, f"revise-{k}", requests, console)
-            for sid, ts in pending.items():
-                parsed = _parsed(answers.get(sid))
-                revisions = parsed.get("revisions") if isinstance(parsed, dict) else None
-                if not isinstance(revisions, list):
-                    rejected_answers["revise_unparsed"] += 1
-                    continue
-                by_index = {t.index: t for t in ts}
-                seen: set[int] = set()
-                for r in revisions:
-                    i = r.get("index") if isinstance(r, dict) else None
-                    if not isinstance(i, int) or i not in by_index or i in seen:
-                        rejected_answers["revision_unknown_index"] += 1
-                        continue
-                    seen.add(i)
-                    by_index[i].verdicts.append(reviewer.review(r))
-
-        schema = _response_schema(folder, compiled)
         answer_prompts: list[Prompt] = []
-        requests = []
-        for s in scenarios:
-            sid = s["scenario_id"]
-            context = _context(compiled, s, chains[sid], config.condition)
-            folder.write_contexts([context])
-            block = _answer_block(v, compiled, s, chains[sid], context)
-            content = renderer.env.get_template("frame.j2").render(
-                scenario=s, target_outcome=targets[sid], context_block=block
+        summary: dict[str, Any] = {}
+        per_presentation: dict[str, Any] = {}
+        for presentation, listed in shown:
+            chains, rejected_answers, prompts, answers = _run_agent(
+                _Agent(runner, v, compiled, reviewer, renderer, predicates, targets, schema),
+                listed,
+                config.condition,
+                presentation,
+                console,
             )
-            record = prompt_record(sid, config.condition, content)
-            answer_prompts.append(record)
-            requests.append(StageRequest(record.prompt_id, record.messages, schema))
-        answers = _stage(runner, "answer", requests, console)
+            answer_prompts += prompts
+            if presentation == ORIGINAL:
+                # the scorer's grounding metrics read the original order's verified context
+                folder.write_contexts(
+                    [
+                        _context(compiled, s, chains[s["scenario_id"]], config.condition)
+                        for s in listed
+                    ]
+                )
+            _append_answers(folder, slug, answers, config.condition)
+            for sid, ts in chains.items():
+                name = sid if presentation == ORIGINAL else f"{sid}@{presentation}"
+                folder.write_chain(
+                    slug, name, {"scenario_id": sid, "triplets": [t.to_json() for t in ts]}
+                )
+            figures = summarize(chains, rejected_answers)
+            if presentation == ORIGINAL:
+                summary = figures
+            else:
+                per_presentation[presentation] = figures
         folder.write_verify_prompts(answer_prompts)
-        _append_answers(folder, slug, answers, config.condition)
-        for sid, ts in chains.items():
-            folder.write_chain(
-                slug, sid, {"scenario_id": sid, "triplets": [t.to_json() for t in ts]}
-            )
-        summary = summarize(chains, rejected_answers)
         summary.update(format_version=SUMMARY_FORMAT, condition=config.condition, model=slug)
+        if per_presentation:
+            summary["presentations"] = per_presentation
         folder.write_verify_summary(slug, summary)
     return summary
+
+
+@dataclass(frozen=True)
+class _Agent:
+    """What every presentation's run of the agent shares (the model, graph and prompts)."""
+
+    runner: StageConfig
+    v: Any
+    compiled: Any
+    reviewer: Reviewer
+    renderer: PromptRenderer
+    predicates: dict[str, dict[str, Any]]
+    targets: dict[str, str]
+    schema: dict[str, Any]
+
+
+def _presentations(
+    compiled: Any, scenarios: list[dict[str, Any]]
+) -> list[tuple[str, list[dict[str, Any]]]]:
+    """The original order and each declared presentation that lists some scenario's options
+    differently from every earlier one (harness.order), with the scenarios as it shows them.
+
+    A presentation is rerun whole (generate, review, revise, answer) for the scenarios whose
+    options it lists anew; a scenario it lists as an earlier presentation does is answered
+    by that one's answer (order.json reads it there), so no request is sent twice."""
+    from harness.order import arrangements, presented
+
+    out: list[tuple[str, list[dict[str, Any]]]] = [(ORIGINAL, scenarios)]
+    for p in compiled.presentations:
+        listed = [
+            presented(s, p)
+            for s in scenarios
+            if arrangements(s, compiled.presentations)[p.id].answered_by == p.id
+        ]
+        if listed:
+            out.append((p.id, listed))
+    return out
+
+
+def _stage_name(step: str, presentation: str) -> str:
+    """The stage log's name: the step's, suffixed with the presentation (not the original)."""
+    if presentation == ORIGINAL:
+        return step
+    safe = re.sub(r"[^a-z0-9_-]+", "-", presentation.lower())[:32]
+    if safe != presentation:  # a declared id is free text: keep two ids' logs apart
+        safe += "-" + hashlib.sha256(presentation.encode()).hexdigest()[:8]
+    return f"{step}.{safe}"
+
+
+def _run_agent(
+    agent: _Agent,
+    scenarios: list[dict[str, Any]],
+    condition: str,
+    presentation: str,
+    console: Console,
+) -> tuple[dict[str, list[Triplet]], Counter[str], list[Prompt], dict[str, dict[str, Any]]]:
+    """Generate, review, revise and answer for the scenarios as one presentation lists their
+    options (every step's prompt shows them in that order, with its labels). Returns the
+    chains, the unusable answers, the answer prompts and the answers (keyed by prompt id)."""
+    from harness.order import prompt_id
+
+    runner, v, compiled, reviewer = agent.runner, agent.v, agent.compiled, agent.reviewer
+    predicates, targets = agent.predicates, agent.targets
+    chains: dict[str, list[Triplet]] = {}
+    rejected_answers: Counter[str] = Counter()
+    gen = _stage(
+        runner,
+        _stage_name("generate", presentation),
+        [
+            StageRequest(
+                s["scenario_id"],
+                [
+                    {
+                        "role": "user",
+                        "content": steps.generate_prompt(
+                            v, s, targets[s["scenario_id"]], predicates
+                        ),
+                    }
+                ],
+                steps.generate_schema(v),
+                "kgbench_triplets",
+            )
+            for s in scenarios
+        ],
+        console,
+    )
+    for s in scenarios:
+        sid = s["scenario_id"]
+        parsed = _parsed(gen.get(sid))
+        if parsed is None:
+            rejected_answers["generate_unparsed"] += 1
+        chains[sid] = _proposals(parsed, s, v.max_triplets, reviewer, rejected_answers)
+    by_id = {s["scenario_id"]: s for s in scenarios}
+    for k in range(1, v.max_revisions + 1):
+        pending = {
+            sid: [t for t in ts if t.final.status == "refuted"] for sid, ts in chains.items()
+        }
+        pending = {sid: ts for sid, ts in pending.items() if ts}
+        if not pending:
+            break
+        requests = []
+        for sid, ts in pending.items():
+            items = [
+                (t.index, t.final.triplet_text(), correction_text(t.final, compiled.entities))
+                for t in ts
+            ]
+            text = steps.revise_prompt(v, by_id[sid], targets[sid], items, predicates)
+            requests.append(
+                StageRequest(
+                    sid,
+                    [{"role": "user", "content": text}],
+                    steps.revise_schema(v),
+                    "kgbench_revisions",
+                )
+            )
+        answers = _stage(runner, _stage_name(f"revise-{k}", presentation), requests, console)
+        for sid, ts in pending.items():
+            parsed = _parsed(answers.get(sid))
+            revisions = parsed.get("revisions") if isinstance(parsed, dict) else None
+            if not isinstance(revisions, list):
+                rejected_answers["revise_unparsed"] += 1
+                continue
+            by_index = {t.index: t for t in ts}
+            seen: set[int] = set()
+            for r in revisions:
+                i = r.get("index") if isinstance(r, dict) else None
+                if not isinstance(i, int) or i not in by_index or i in seen:
+                    rejected_answers["revision_unknown_index"] += 1
+                    continue
+                seen.add(i)
+                by_index[i].verdicts.append(reviewer.review(r))
+
+    answer_prompts: list[Prompt] = []
+    requests = []
+    for s in scenarios:
+        sid = s["scenario_id"]
+        context = _context(compiled, s, chains[sid], condition)
+        block = _answer_block(v, compiled, s, chains[sid], context)
+        content = agent.renderer.env.get_template("frame.j2").render(
+            scenario=s, target_outcome=targets[sid], context_block=block
+        )
+        record = prompt_record(sid, condition, content)
+        if presentation != ORIGINAL:
+            record = replace(
+                record,
+                prompt_id=prompt_id(sid, condition, presentation),
+                presentation=presentation,
+            )
+        answer_prompts.append(record)
+        requests.append(StageRequest(record.prompt_id, record.messages, agent.schema))
+    answers = _stage(runner, _stage_name("answer", presentation), requests, console)
+    return chains, rejected_answers, answer_prompts, answers
 
 
 def _response_schema(folder: RunFolder, compiled: Any) -> dict[str, Any]:
@@ -456,8 +570,9 @@ def explain_chain(run_dir: Path, scenario_id: str, slug: str | None = None) -> s
             if not (mine and str(rec.get("key", "")).startswith(f"{cond}:")):
                 continue
             parsed = rec.get("parsed") if isinstance(rec.get("parsed"), dict) else {}
+            where = str(rec.get("prompt_id", "")).partition("/")[2] or cond
             out.append(
-                f"answer ({cond}): {parsed.get('recommended_intervention')!r}; "
+                f"answer ({where}): {parsed.get('recommended_intervention')!r}; "
                 f"path {parsed.get('causal_path_assertion_ids')}"
             )
     return "\n".join(out) + "\n"

@@ -35,6 +35,14 @@ def verify_command(
         bool, typer.Option("--batch/--no-batch", help="Use the Batch API per stage.")
     ] = False,
     concurrency: Annotated[int, typer.Option(help="Most requests in flight.")] = 16,
+    order_variants: Annotated[
+        bool,
+        typer.Option(
+            "--order-variants/--no-order-variants",
+            help="Also rerun the whole agent (generate, revise, answer) once per declared "
+            "presentation of the options, for order sensitivity (scores/<log>/order.json).",
+        ),
+    ] = False,
 ) -> None:
     """Generate, review against Neo4j, revise and answer: condition C5 for every scenario."""
     from harness.neo4j import connection_settings, open_driver
@@ -50,7 +58,9 @@ def verify_command(
         out_dir=run_dir, model=model, base_url=base_url, batch=batch, concurrency=concurrency
     )
     with open_driver(settings) as driver:
-        summary = run_verify(VerifyConfig(run_dir, stage, condition, settings.database), driver)
+        summary = run_verify(
+            VerifyConfig(run_dir, stage, condition, settings.database, order_variants), driver
+        )
     typer.echo(json_text(summary), nl=False)
 
 

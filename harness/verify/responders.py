@@ -37,6 +37,7 @@ from .steps import STEP_MARK
 MIX = {"true": 2, "false": 1, "unlinkable": 1}
 FIX_SHARE = 0.5
 _SCENARIO = re.compile(r"^# Scenario (\S+)", re.M)
+_LETTER = re.compile(r"^[A-Z]\. ")  # an option label under a lettered presentation
 _CITED = re.compile(r"\[(ASR_[0-9]+)\]")
 _ITEM = re.compile(r"^(\d+)\. (.+?) -([A-Z_]+)-> (.+)$")
 OPPOSITE = {"CAUSES_DECREASE_IN": "CAUSES_INCREASE_IN", "CAUSES_INCREASE_IN": "CAUSES_DECREASE_IN"}
@@ -94,7 +95,9 @@ class VerifyResponder:
         for label in (
             ln[2:] for ln in self._section(prompt, "# Candidate options") if ln.startswith("- ")
         ):
-            cid = self.by_name.get(name_key(label))
+            cid = self.by_name.get(name_key(label)) or self.by_name.get(
+                name_key(_LETTER.sub("", label))
+            )
             own = [
                 a
                 for a in self.assertions

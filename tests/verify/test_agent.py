@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import neo4j
@@ -142,3 +143,132 @@ def test_c5_answer_step_is_the_named_responders(
     bad = VerifyConfig(run_dir, StageConfig(out_dir=run_dir, model="ref:no-such-responder"))
     with pytest.raises(UserError, match="unknown reference responder 'no-such-responder'"):
         run_verify(bad, neo4j_driver, quiet())
+
+
+def c5_order(run_dir: Path, slug: str) -> dict:
+    order = json.loads((run_dir / "scores" / slug / "order.json").read_text())
+    return order["conditions"]["C5"]
+
+
+def check_first_option_order(run_dir: Path, slug: str) -> None:
+    """The position-biased responder answers C5 in every presentation: it always picks the
+    first listed option, so reversal and shift flip every answer and relabelling none."""
+    biased = c5_order(run_dir, slug)
+    assert biased["scenarios"] == N_SCENARIOS
+    assert set(biased["presentations"]) == {"original", "shift1", "reversed", "relabelled"}
+    for pid, f in biased["presentations"].items():
+        assert f["first_option_share"]["mean"] == 1.0, pid
+        assert f["position_bias"]["mean"] == pytest.approx(1 - f["first_option_chance"])
+        assert f["position_bias"]["ci_low"] is not None
+    assert biased["presentations"]["reversed"]["flip_rate"]["mean"] == 1.0
+    assert biased["presentations"]["shift1"]["flip_rate"]["mean"] == 1.0
+    assert biased["presentations"]["relabelled"]["flip_rate"]["mean"] == 0.0
+
+
+def test_c5_order_variants_rerun_the_whole_agent(
+    tmp_path: Path, neo4j_driver: neo4j.Driver, cardio: CompiledDomain
+) -> None:
+    """`--order-variants`: generate, revise and answer rerun per presentation, each step's
+    prompt listing the options in that presentation's order and labels; the answers land
+    under their own prompt ids and keys, order.json and the report gain C5 rows, the panel
+    and the original chain stay as without variants, and a rerun sends nothing."""
+    from harness.order import arrangements
+
+    run_dir = tmp_path / "run"
+    prepare(run_dir, neo4j_driver, cardio)
+    plain_dir = tmp_path / "plain"
+    prepare(plain_dir, neo4j_driver, cardio)
+    plain = run_verify(
+        VerifyConfig(plain_dir, StageConfig(out_dir=plain_dir, model="ref:first-option")),
+        neo4j_driver,
+        quiet(),
+    )
+    for name in ("first-option", "oracle"):
+        stage = StageConfig(out_dir=run_dir, model=f"ref:{name}")
+        summary = run_verify(
+            VerifyConfig(run_dir, stage, order_variants=True), neo4j_driver, quiet()
+        )
+    stages = run_dir / "verify" / "ref-first-option" / "stages"
+    for step in ("generate", "revise-1", "answer"):
+        for p in ("", ".shift1", ".reversed", ".relabelled"):
+            assert (stages / f"{step}{p}.jsonl").exists(), step + p
+    first = json.loads((stages / "generate.reversed.jsonl").read_text().splitlines()[0])
+    assert first["status"] == "ok"
+    # the original order's figures, chain and context are those of a run without variants
+    assert {**summary, "presentations": None, "review_ms_p95": None, "model": None} == {
+        **plain,
+        "presentations": None,
+        "review_ms_p95": None,
+        "model": None,
+    }
+    assert set(summary["presentations"]) == {"shift1", "reversed", "relabelled"}
+    assert all(f["first_review"]["verified"] > 0 for f in summary["presentations"].values())
+    sid = json.loads((run_dir / "scenarios.jsonl").read_text().splitlines()[0])["scenario_id"]
+    chains = run_dir / "verify" / "ref-oracle" / "chains"
+    assert (chains / f"{sid}@reversed.json").exists()
+    # the generate step saw the relabelled options: it names each candidate with its letter
+    relabelled = json.loads((chains / f"{sid}@relabelled.json").read_text())["triplets"]
+    assert relabelled and all(re.match(r"^[A-Z]\. ", t["candidate"]) for t in relabelled)
+    original = json.loads((chains / f"{sid}.json").read_text())["triplets"]
+    assert not any(re.match(r"^[A-Z]\. ", t["candidate"]) for t in original)
+    prompts = RunFolder(run_dir).verify_prompts()
+    shown = {p.presentation: p.messages[0]["content"] for p in prompts if p.scenario_id == sid}
+    assert set(shown) == {None, "shift1", "reversed", "relabelled"}
+    assert len(set(shown.values())) == 4  # the answer step lists the options per presentation
+    records = [
+        json.loads(x)
+        for x in (run_dir / "responses" / "ref-first-option.jsonl").read_text().splitlines()
+    ]
+    c5 = [r for r in records if r["condition"] == "C5"]
+    scenarios = [json.loads(x) for x in (run_dir / "scenarios.jsonl").read_text().splitlines()]
+    distinct = sum(
+        len({a.answered_by for a in arrangements(s, cardio.presentations).values()})
+        for s in scenarios
+    )
+    assert len(c5) == distinct == len({r["key"] for r in c5}) == len({r["prompt_id"] for r in c5})
+    before = (run_dir / "responses" / "ref-first-option.jsonl").read_bytes()
+    stage = StageConfig(out_dir=run_dir, model="ref:first-option")
+    run_verify(VerifyConfig(run_dir, stage, order_variants=True), neo4j_driver, quiet())
+    assert (run_dir / "responses" / "ref-first-option.jsonl").read_bytes() == before
+
+    score_run(run_dir, bootstrap=200)
+    check_first_option_order(run_dir, "ref-first-option")
+    oracle = c5_order(run_dir, "ref-oracle")
+    for pid, f in oracle["presentations"].items():
+        assert f["accuracy"]["mean"] == 1.0, pid
+        assert f.get("flip_rate", {"mean": 0.0})["mean"] == 0.0
+    panel = json.loads((run_dir / "scores" / "ref-oracle" / "panel.json").read_text())
+    assert panel["counts"]["C5"]["expected"] == N_SCENARIOS  # variants stay out of the panel
+    md, _ = write_report(run_dir)
+    text = md.read_text()
+    assert "Order sensitivity: accuracy, flip rate and position bias" in text
+    assert "| C5 " in text[text.index("Order sensitivity: accuracy") :]
+
+
+def test_c5_order_variants_through_the_loopback_server(
+    tmp_path: Path,
+    neo4j_driver: neo4j.Driver,
+    cardio: CompiledDomain,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same protocol through the real openai client: every step of every presentation
+    answered by the loopback server's position-biased responder."""
+    run_dir = tmp_path / "run"
+    prepare(run_dir, neo4j_driver, cardio)
+    monkeypatch.setenv("OPENAI_API_KEY", "local-reference-server")
+    url, stop = start_server_in_thread(
+        responder="first-option", run_dir=run_dir, verify_domain="cardio"
+    )
+    try:
+        stage = StageConfig(
+            out_dir=run_dir, model="openai:first-option", base_url=url, use_cache=False
+        )
+        summary = run_verify(
+            VerifyConfig(run_dir, stage, order_variants=True), neo4j_driver, quiet()
+        )
+    finally:
+        stop()
+    assert set(summary["presentations"]) == {"shift1", "reversed", "relabelled"}
+    score_run(run_dir, bootstrap=200)
+    [slug] = [p.parent.name for p in (run_dir / "scores").glob("*/order.json")]
+    check_first_option_order(run_dir, slug)
