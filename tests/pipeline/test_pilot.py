@@ -73,7 +73,8 @@ def test_pilot_with_c5_and_order_variants(
     neo4j_embedded, neo4j_driver: neo4j.Driver, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`make pilot WITH_C5=1 ORDER_VARIANTS=1`: C5 answered and paired with C4 and C1, the
-    C5-only figures and the order-sensitivity table in the report."""
+    C5-only figures and the order-sensitivity table in the report, C5's rows included (its
+    agent rerun per presentation)."""
     settings = connection_settings(neo4j_embedded.state_dir)
     monkeypatch.setenv("NEO4J_URI", settings.uri)
     monkeypatch.setenv("NEO4J_USER", settings.user or "neo4j")
@@ -86,7 +87,10 @@ def test_pilot_with_c5_and_order_variants(
     assert panel["counts"]["C5"]["scored"] == 80
     assert [(p["a"], p["b"]) for p in panel["paired"]] == [("C4", "C2"), ("C5", "C4"), ("C5", "C1")]
     order = json.loads((run_dir / "scores/openai-context-reader/order.json").read_text())
-    assert set(order["conditions"]) == {"C1", "C2", "C3", "C4"}
+    assert set(order["conditions"]) == {"C1", "C2", "C3", "C4", "C5"}
+    c5 = order["conditions"]["C5"]["presentations"]
+    assert set(c5) == {"original", "shift1", "reversed", "relabelled"}
+    assert all(f["accuracy"]["n"] == 80 for f in c5.values())
     assert all(c["scenarios"] == 80 for c in order["conditions"].values())
     report = md.read_text()
     assert "### Verify-and-revise (C5)" in report and "### Order sensitivity" in report
