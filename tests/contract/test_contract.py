@@ -159,3 +159,19 @@ def test_a_hand_edited_metrics_json_is_one_message_and_exit_2(
     assert len(lines) == 1, result.stderr
     assert "metrics.json" in lines[0] and expect in lines[0], lines[0]
     assert "run `make compile DOMAIN=cardio`" in lines[0]
+
+
+def test_the_contract_carries_every_field_of_the_compilers_records() -> None:
+    """kg.json's records are the IR's records as data: the compiler keeps fast NamedTuples and
+    the contract typed models, so a field added to one and not the other fails here, not in
+    a harness that silently reads a missing key."""
+    from compiler import ir
+    from kgbench.contract import models as contract
+
+    for ir_record, model in (
+        (ir.Assertion, contract.Assertion),
+        (ir.Entity, contract.Entity),
+        (ir.EvidenceSource, contract.EvidenceSource),
+    ):
+        missing = set(ir_record._fields) - set(model.model_fields)
+        assert not missing, f"{model.__name__} lacks {sorted(missing)}"
