@@ -42,17 +42,20 @@ def validate_domain(domain: str | Path):
     return load_domain(domain)
 
 
-def check_domain(domain: str | Path):
-    """`kgbench validate`: exactly what `compile` runs, the backends included, into memory.
+def check_domain(domain: str | Path, build: bool = False):
+    """`kgbench validate`: every check `compile` runs, and nothing written.
 
-    Building every artifact (and dropping it) rather than stopping after the frontend means
-    the two commands cannot disagree on a domain, whatever a backend checks in the future;
-    the backends raise no user errors of their own (the frontend reports them, located).
+    All user errors come from the frontend: the backends raise none of their own (they turn
+    a validated IR into text; `tests/test_validate_onepass.py` holds them to that), so
+    validating is the frontend alone and the two commands cannot disagree on a domain.
+    `build=True` also builds every artifact into memory and drops it (`validate --build`):
+    what a compile costs, without writing.
     """
     from .frontend import DomainSummary, load_domain
 
-    result = load_domain(domain)
-    build_artifacts(result)
+    result = load_domain(domain, derive=build)
+    if build:
+        build_artifacts(result)
     return DomainSummary(
         result.name,
         result.version,

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from functools import cached_property
 
 from kgbench.scope import study_covers
 from kgbench.suggest import unknown
@@ -118,18 +119,26 @@ class EvidenceChecker:
                 self.classes_of[m].add(c.class_id)
         self.rules = domain.evidence_rules
         self.homogeneous = set(self.rules.homogeneous_classes)
-        self._asr_row = {r["assertion_id"]: i for i, r in enumerate(tables["assertions"].rows)}
-        self._ev_row = {r["evidence_id"]: i for i, r in enumerate(tables["evidence_sources"].rows)}
-        self._links = {
-            (r["assertion_id"], r["evidence_id"]): i
-            for i, r in enumerate(tables["assertion_evidence"].rows)
-        }
         types = {e.evidence_id: e.source_type for e in domain.evidence_sources}
         self._source_types: dict[str, set[str]] = defaultdict(set)
         for s in domain.supports:
             self._source_types[s.assertion_id].add(types[s.evidence_id])
 
     # helpers -------------------------------------------------------------------------------
+
+    # Row numbers by key, for error locations only: built on the first error, not per run.
+    @cached_property
+    def _asr_row(self) -> dict[str, int]:
+        return _row_numbers(self.tables["assertions"].columns["assertion_id"])
+
+    @cached_property
+    def _ev_row(self) -> dict[str, int]:
+        return _row_numbers(self.tables["evidence_sources"].columns["evidence_id"])
+
+    @cached_property
+    def _links(self) -> dict[tuple[str, str], int]:
+        cols = self.tables["assertion_evidence"].columns
+        return _row_numbers(zip(cols["assertion_id"], cols["evidence_id"], strict=True))
 
     def is_group(self, entity_id: str) -> bool:
         cls = self.classes.get(self.category.get(entity_id, ""))
@@ -150,13 +159,16 @@ class EvidenceChecker:
 
     # checks --------------------------------------------------------------------------------
 
-    def run(self) -> tuple[ir.AssertionFacts, ...]:
+    def run(self, derive: bool = True) -> tuple[ir.AssertionFacts, ...]:
+        """Every check; then, with `derive`, each assertion's facts (none without)."""
         self.check_declarations()
         self.check_evidence_declares_scope()
         self.check_study_scope()
         self.check_null_claims()
         self.check_contradictions()
-        member_ids = self.class_claims()
+        member_ids = self.class_claims()  # also a check: a class claim needs members
+        if not derive:
+            return ()
         return tuple(
             ir.AssertionFacts(
                 a.assertion_id, self.provenance(a), member_ids.get(a.assertion_id, ())
@@ -355,3 +367,8 @@ class EvidenceChecker:
 
     def _sources_of(self, assertion_id: str) -> set[str]:
         return self._source_types.get(assertion_id, set())
+
+
+def _row_numbers(keys) -> dict:
+    """key -> its row (keys are unique by the time the evidence rules run)."""
+    return {key: i for i, key in enumerate(keys)}

@@ -2,23 +2,27 @@
 
 Order matters for good messages: declarations first (a broken domain.yaml explains itself
 before anything else), then the LinkML schema, then each table on its own (types, patterns,
-unique ids), then the cross-table rules (references, predicate classes, evidence links), then
-the expected counts. Row-level problems are collected and reported together.
+unique ids) and the cross-table rules (references, predicate classes, evidence links) in one
+pass, so a file set with bad cells and dangling references reports both at once; then the
+semantic checks of the whole graph (integrity, evidence), which need a well-formed graph to
+reason about, then the expected counts.
 """
 
 from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, replace
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 from kgbench.errors import Location, SpecError
 from kgbench.io import sha256_file
-from kgbench.suggest import unknown
+from kgbench.suggest import SuggestIndex, unknown
 
 from . import idschemes, ir
 from .biolink import load_model
+from .crosstable import check_graph_tables
 from .declarations import as_mapping, load_declaration
 from .evidence import EvidenceChecker, parse_provenance, parse_rules
 from .jsonschemas import spec_fields
@@ -68,8 +72,12 @@ def resolve_domain_dir(domain: str | Path) -> Path:
     )
 
 
-def load_domain(domain: str | Path) -> ir.Domain:
-    """Validate a domain and return its IR (`validate` and `compile` both run all of this)."""
+def load_domain(domain: str | Path, derive: bool = True) -> ir.Domain:
+    """Validate a domain and return its IR (`validate` and `compile` both run every check).
+
+    `derive=False` (`kgbench validate`) skips what only the artifacts need and no check
+    reads: each assertion's Biolink knowledge level and provenance label.
+    """
     domain_dir = resolve_domain_dir(domain)
     domain_file = domain_dir / "domain.yaml"
     doc = load_declaration(domain_file, "DomainConfig")
@@ -140,14 +148,15 @@ def load_domain(domain: str | Path) -> ir.Domain:
                 f"the table has a header but no rows; expected at least one {spec.class_name} record",
                 Location(display_path(path), 2),
             )
-    errors.raise_if_any()
+    if any(name in tables and not len(tables[name]) for name in NONEMPTY_TABLES):
+        errors.raise_if_any()  # nothing can be cross-checked against an empty table
 
     # `validate` runs exactly what `compile` runs, in the same order, so the two never
     # disagree on a domain; it only skips writing.
     probe_path = (domain_dir / cfg["probe"]).resolve() if cfg.get("probe") else None
     domain = _build(cfg, doc, model, tables, conditions, metrics, spec_version, errors, id_schemes)
     errors.raise_if_any()
-    domain = _standards(domain, model, tables, prefix_map, curie_prefix, errors)
+    domain = _standards(domain, model, tables, prefix_map, curie_prefix, errors, derive)
     errors.raise_if_any()
     domain = replace(
         domain,
@@ -162,7 +171,7 @@ def load_domain(domain: str | Path) -> ir.Domain:
     )
     integrity_warnings = _check_integrity(domain, doc, tables)
     evidence_warnings: list[str] = []
-    facts = EvidenceChecker(domain, tables, doc, errors, evidence_warnings).run()
+    facts = EvidenceChecker(domain, tables, doc, errors, evidence_warnings).run(derive)
     errors.raise_if_any()
     domain = replace(
         domain,
@@ -221,6 +230,7 @@ def _standards(
     prefix_map: dict,
     curie_prefix: str,
     errors: ErrorList,
+    derive: bool = True,
 ) -> ir.Domain:
     """Cross-references merged and checked, knowledge levels resolved, Biolink facts the
     exports need recorded: what makes the graph interoperable rather than merely valid."""
@@ -245,7 +255,9 @@ def _standards(
     return replace(
         domain,
         entities=tuple(entities),
-        assertions=resolve(domain.assertions, domain.supports, domain.evidence_sources, core),
+        assertions=resolve(domain.assertions, domain.supports, domain.evidence_sources, core)
+        if derive
+        else domain.assertions,
         curie_prefix=curie_prefix,
         curie_expansion=model.prefixes[curie_prefix],
         xref_prefixes=tuple(sorted((p, d.expansion) for p, d in prefix_map.items())),
@@ -603,13 +615,8 @@ def _build(
     id_schemes: idschemes.IdSchemes,
 ) -> ir.Domain:
     classes = {c.name: c for c in model.entity_classes}
-    predicates = {p.name: p for p in model.predicates}
     class_prefix = id_schemes.entities.class_prefix
-
-    if _arrow_checks(model, tables, class_prefix):
-        graph = _graph_from_columns(tables)
-    else:
-        graph = _checked_graph(model, tables, classes, predicates, errors, class_prefix)
+    graph = check_graph_tables(model, tables, errors, class_prefix)
     entities, evidence, assertions, supports, category_of = graph
 
     classes_out = _intervention_classes(
@@ -637,250 +644,16 @@ def _build(
         ),
         entity_classes=model.entity_classes,
         predicates=model.predicates,
-        entities=tuple(sorted(entities, key=lambda e: e.id)),
-        assertions=tuple(sorted(assertions, key=lambda a: a.assertion_id)),
-        evidence_sources=tuple(sorted(evidence, key=lambda e: e.evidence_id)),
-        supports=tuple(sorted(supports, key=lambda s: (s.assertion_id, s.evidence_id))),
+        entities=tuple(sorted(entities, key=itemgetter(0))),  # by id
+        assertions=tuple(sorted(assertions, key=itemgetter(0))),  # by assertion_id
+        evidence_sources=tuple(sorted(evidence, key=itemgetter(0))),  # by evidence_id
+        supports=tuple(sorted(supports, key=itemgetter(0, 1))),  # assertion, evidence
         intervention_classes=classes_out,
         conditions=conditions,
         metrics=metrics,
         expected=_expected(cfg),
         id_schemes=id_schemes,
     )
-
-
-def _checked_graph(
-    model: SchemaModel,
-    tables: dict[str, Table],
-    classes: dict[str, ir.EntityClass],
-    predicates: dict[str, ir.Predicate],
-    errors: ErrorList,
-    class_prefix: bool = True,
-):
-    """Row-by-row cross-table checks: the source of truth for every message."""
-    ent_table = tables["entities"]
-    entities: list[ir.Entity] = []
-    category_of: dict[str, str | None] = {}  # None: the entity exists but its class is broken
-    for i, row in enumerate(ent_table.rows):
-        cat = row["category"]
-        cls = classes.get(cat)
-        category_of[row["id"]] = None
-        if cls is None:
-            errors.add(
-                f"unknown class '{cat}'"
-                + suggest(cat, classes)
-                + "; expected one of "
-                + ", ".join(classes),
-                ent_table.location(i, "category"),
-            )
-            continue
-        if class_prefix and not row["id"].startswith(cls.id_prefix + "_"):
-            errors.add(
-                f"id '{row['id']}' of a {cat} must start with '{cls.id_prefix}_'",
-                ent_table.location(i, "id"),
-            )
-            continue
-        category_of[row["id"]] = cat
-        entities.append(ir.Entity(**row))
-
-    ev_table = tables["evidence_sources"]
-    evidence = [ir.EvidenceSource(**row) for row in ev_table.rows]
-    evidence_ids = {e.evidence_id for e in evidence}
-
-    asr_table = tables["assertions"]
-    assertions: list[ir.Assertion] = []
-    for i, row in enumerate(asr_table.rows):
-        ok = True
-        pred = predicates.get(row["predicate"])
-        if pred is None:
-            errors.add(
-                f"unknown predicate '{row['predicate']}'"
-                + suggest(row["predicate"], predicates)
-                + "; expected one of "
-                + ", ".join(predicates),
-                asr_table.location(i, "predicate"),
-            )
-            continue
-        for side, allowed in (
-            ("subject_id", pred.subject_classes),
-            ("object_id", pred.object_classes),
-        ):
-            ref = row[side]
-            cat = category_of.get(ref)
-            if ref in category_of and cat is None:
-                ok = False  # already reported on the entity's own row
-            elif cat is None:
-                errors.add(
-                    unknown("entity", ref, category_of),
-                    asr_table.location(i, side),
-                )
-                ok = False
-            elif cat not in allowed:
-                errors.add(
-                    f"{pred.name} does not allow a {cat} as its {side.split('_')[0]} "
-                    f"('{ref}'); expected {' or '.join(allowed)}",
-                    asr_table.location(i, side),
-                )
-                ok = False
-        pop = row["population_id"]
-        if pop is not None and pop not in category_of:
-            errors.add(
-                unknown("entity", pop, category_of),
-                asr_table.location(i, "population_id"),
-            )
-            ok = False
-        if row["relation_class"] != pred.relation_class:
-            errors.add(
-                f"relation_class of a {pred.name} assertion must be '{pred.relation_class}', "
-                f"got '{row['relation_class']}'",
-                asr_table.location(i, "relation_class"),
-            )
-            ok = False
-        if pred.direction and row["direction"] != pred.direction:
-            errors.add(
-                f"direction of a {pred.name} assertion must be '{pred.direction}', got '{row['direction']}'",
-                asr_table.location(i, "direction"),
-            )
-            ok = False
-        if ok:
-            assertions.append(ir.Assertion(**row))
-    assertion_ids = {a.assertion_id for a in assertions}
-    all_asr_ids = {r["assertion_id"] for r in asr_table.rows}
-
-    link_table = tables["assertion_evidence"]
-    supports: list[ir.Support] = []
-    seen_links: dict[tuple[str, str], int] = {}
-    linked: set[str] = set()
-    for i, row in enumerate(link_table.rows):
-        key = (row["assertion_id"], row["evidence_id"])
-        if row["assertion_id"] not in all_asr_ids:
-            errors.add(
-                unknown("assertion", row["assertion_id"], all_asr_ids),
-                link_table.location(i, "assertion_id"),
-            )
-            continue
-        if row["evidence_id"] not in evidence_ids:
-            errors.add(
-                unknown("evidence source", row["evidence_id"], evidence_ids)
-                + " (not in evidence_sources)",
-                link_table.location(i, "evidence_id"),
-            )
-            continue
-        if key in seen_links:
-            errors.add(
-                f"duplicate SUPPORTS link {key[1]} -> {key[0]} (first on line {seen_links[key]})",
-                link_table.location(i, "evidence_id"),
-            )
-            continue
-        seen_links[key] = link_table.lines[i]
-        linked.add(row["assertion_id"])
-        if row["assertion_id"] in assertion_ids:
-            supports.append(ir.Support(**row))
-
-    for i, row in enumerate(asr_table.rows):
-        has_link = row["assertion_id"] in linked
-        reason = row["no_evidence_reason"]
-        if not has_link and not reason:
-            errors.add(
-                "assertion has no evidence link in assertion_evidence and no no_evidence_reason; "
-                "expected at least one SUPPORTS link or an explicit reason",
-                asr_table.location(i, "no_evidence_reason"),
-            )
-        elif has_link and reason:
-            errors.add(
-                "no_evidence_reason must be empty when the assertion has evidence links",
-                asr_table.location(i, "no_evidence_reason"),
-            )
-
-    return entities, evidence, assertions, supports, category_of
-
-
-def _arrow_checks(model: SchemaModel, tables: dict[str, Table], class_prefix: bool = True) -> bool:
-    """The cross-table rules of `_checked_graph`, by column with Arrow kernels.
-
-    It only answers "all valid?" (True) for tables read by the fast path; messages always
-    come from `_checked_graph`, which runs whenever this returns False.
-    """
-    if any(
-        tables[n].arrow is None
-        for n in ("entities", "assertions", "evidence_sources", "assertion_evidence")
-    ):
-        return False
-    import pyarrow as pa
-    import pyarrow.compute as pc
-
-    def every(mask) -> bool:
-        return bool(pc.all(mask).as_py()) if len(mask) else True
-
-    def joined(a, b):
-        return pc.binary_join_element_wise(a, b, "|")
-
-    classes = {c.name: c for c in model.entity_classes}
-    predicates = {p.name: p for p in model.predicates}
-    ent = tables["entities"].arrow
-    ids, cats = ent["id"], ent["category"]
-    class_names = pa.array(list(classes))
-    if not every(pc.is_in(cats, value_set=class_names)):
-        return False
-    prefixes = pa.array([c.id_prefix for c in classes.values()])
-    expected_prefix = pc.take(prefixes, pc.index_in(cats, value_set=class_names))
-    if class_prefix and not every(
-        pc.equal(pc.replace_substring_regex(ids, "_[0-9]+$", ""), expected_prefix)
-    ):
-        return False
-
-    asr = tables["assertions"].arrow
-    subj, pred, obj = asr["subject_id"], asr["predicate"], asr["object_id"]
-    if not every(pc.is_in(pred, value_set=pa.array(list(predicates)))):
-        return False
-    if not (every(pc.is_in(subj, value_set=ids)) and every(pc.is_in(obj, value_set=ids))):
-        return False
-    pops = pc.filter(asr["population_id"], pc.not_equal(asr["population_id"], ""))
-    if not every(pc.is_in(pops, value_set=ids)):
-        return False
-    for side, col in (("subject_classes", subj), ("object_classes", obj)):
-        cat = pc.take(cats, pc.index_in(col, value_set=ids))
-        allowed = pa.array([f"{n}|{c}" for n, p in predicates.items() for c in getattr(p, side)])
-        if not every(pc.is_in(joined(pred, cat), value_set=allowed)):
-            return False
-    rel_ok = pa.array([f"{n}|{p.relation_class}" for n, p in predicates.items()])
-    if not every(pc.is_in(joined(pred, asr["relation_class"]), value_set=rel_ok)):
-        return False
-    dir_ok = pa.array(
-        [
-            f"{n}|{d}"
-            for n, p in predicates.items()
-            for d in ((p.direction,) if p.direction else ("increase", "decrease", "none"))
-        ]
-    )
-    if not every(pc.is_in(joined(pred, asr["direction"]), value_set=dir_ok)):
-        return False
-
-    links = tables["assertion_evidence"].arrow
-    link_a, link_e = links["assertion_id"], links["evidence_id"]
-    if not every(pc.is_in(link_a, value_set=asr["assertion_id"])):
-        return False
-    if not every(pc.is_in(link_e, value_set=tables["evidence_sources"].arrow["evidence_id"])):
-        return False
-    if pc.count_distinct(joined(link_a, link_e)).as_py() != len(link_a):
-        return False
-    linked = pc.is_in(asr["assertion_id"], value_set=link_a)
-    has_reason = pc.not_equal(asr["no_evidence_reason"], "")
-    return every(pc.xor(linked, has_reason))
-
-
-def _graph_from_columns(tables: dict[str, Table]):
-    """IR records straight from validated columns (after `_arrow_checks` passed)."""
-    ent = tables["entities"].columns
-    asr = tables["assertions"].columns
-    ev = tables["evidence_sources"].columns
-    links = tables["assertion_evidence"].columns
-    entities = list(map(ir.Entity, *(ent[f] for f in ir.Entity._fields)))
-    assertions = list(map(ir.Assertion, *(asr[f] for f in ir.Assertion._fields)))
-    evidence = list(map(ir.EvidenceSource, *(ev[f] for f in ir.EvidenceSource._fields)))
-    supports = list(map(ir.Support, *(links[f] for f in ir.Support._fields)))
-    category_of = dict(zip(ent["id"], ent["category"], strict=True))
-    return entities, evidence, assertions, supports, category_of
 
 
 def _intervention_classes(
@@ -895,6 +668,7 @@ def _intervention_classes(
         return ()
     members: dict[str, list[str]] = {}
     links = {(row["class_id"], row["member_id"]) for row in table.rows}
+    known = SuggestIndex(category_of)
     for i, row in enumerate(table.rows):
         cid, member = row["class_id"], row["member_id"]
         ok = True
@@ -903,10 +677,7 @@ def _intervention_classes(
             if ref in category_of and cat is None:
                 ok = False  # already reported on the entity's own row
             elif cat is None:
-                errors.add(
-                    unknown("entity", ref, category_of),
-                    table.location(i, field),
-                )
+                errors.add(unknown("entity", ref, known), table.location(i, field))
                 ok = False
             elif want_group and not classes[cat].is_group:
                 errors.add(

@@ -52,10 +52,14 @@ class Table:
         columns: dict[str, list[Any]] | None = None,
         lines: tuple[int, ...] | None = None,
         arrow: dict[str, Any] | None = None,
+        broken_ids: frozenset[str] = frozenset(),
     ) -> None:
         self.spec = spec
         self.path = path
         self.arrow = arrow  # validated Arrow columns (trimmed strings, "" when empty)
+        # Identifiers of rows left out for a bad cell (already reported): a reference to one
+        # is not "unknown", so the cross-table checks skip it instead of piling on.
+        self.broken_ids = broken_ids
         self._columns = columns
         self._lines = lines
 
@@ -266,7 +270,12 @@ def _validated(
             found.append((line_of(row), index, name, message))
             bad_rows.add(row)
     n = len(next(iter(values.values()))) if values else 0
+    broken: set[str] = set()
     if bad_rows:  # the table holds the rows without errors
+        taken = pa.array(sorted(bad_rows), pa.int64())
+        for c in spec.columns:
+            if c.identifier and c.name in values:
+                broken.update(v for v in values[c.name].take(taken).to_pylist() if v)
         keep = np.ones(n, dtype=bool)
         keep[list(bad_rows)] = False
         values = {name: column.filter(pa.array(keep)) for name, column in values.items()}
@@ -277,4 +286,4 @@ def _validated(
     arrow = {c.name: values.get(c.name, empty) for c in spec.columns}
     for line, _, name, message in sorted(found, key=lambda f: (f[0], f[1])):
         errors.add(message, Location(shown, line, name))
-    return Table(spec, path, arrow=arrow, lines=lines)
+    return Table(spec, path, arrow=arrow, lines=lines, broken_ids=frozenset(broken))

@@ -26,6 +26,7 @@ from typer.core import TyperGroup
 
 from kgbench.cliutil import error_boundary, escape, labelled
 from kgbench.cliutil import stderr_console as _stderr
+from kgbench.errors import MAX_SHOWN, UserErrors
 
 DomainArg = Annotated[
     str,
@@ -128,11 +129,25 @@ def compile_cmd(
 
 
 @app.command("validate")
-def validate_cmd(domain: DomainArg) -> None:
-    """Validate a domain's spec and data without writing anything."""
+def validate_cmd(
+    domain: DomainArg,
+    build: Annotated[
+        bool,
+        typer.Option(
+            "--build/--no-build", help="Also build every artifact in memory (as compile)."
+        ),
+    ] = False,
+    max_errors: Annotated[
+        int, typer.Option(min=0, help="Problems printed at most (0: every one).")
+    ] = MAX_SHOWN,
+) -> None:
+    """Validate a domain's spec and data without writing anything: every error in one pass."""
     from compiler.api import check_domain
 
-    result = check_domain(domain)
+    try:
+        result = check_domain(domain, build=build)
+    except UserErrors as exc:
+        raise UserErrors(exc.problems, max_shown=max_errors) from None
     _print_warnings(result.warnings)
     _stderr().print(
         f"[green]valid[/] {escape(result.name)} {escape(result.version)}: {result.entities} entities, "

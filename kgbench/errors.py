@@ -63,11 +63,14 @@ class UserErrors(UserError):
     all for callers that inspect them; each is anything that prints as one line.
     """
 
-    def __init__(self, problems: Iterable[object], header: str = "") -> None:
+    def __init__(
+        self, problems: Iterable[object], header: str = "", max_shown: int = MAX_SHOWN
+    ) -> None:
         self.problems = list(problems)
-        shown = [str(p) for p in self.problems[:MAX_SHOWN]]
-        if len(self.problems) > MAX_SHOWN:
-            shown.append(f"... and {len(self.problems) - MAX_SHOWN} more")
+        cap = max_shown if max_shown > 0 else len(self.problems)  # 0: every one
+        shown = [str(p) for p in self.problems[:cap]]
+        if len(self.problems) > cap:
+            shown.append(f"... and {len(self.problems) - cap} more")
         super().__init__("\n".join([header, *shown] if header else shown))
 
     def __str__(self) -> str:

@@ -42,6 +42,8 @@ def close_match(word: str, options: Iterable[str]) -> str | None:
     word = str(word)
     if not word.strip():
         return None
+    if isinstance(options, SuggestIndex):
+        return options.match(word)
     choices = sorted({str(o) for o in options})
     if any(ch.isdigit() for ch in word):
         key = _id_key(word)
@@ -59,6 +61,67 @@ def close_match(word: str, options: Iterable[str]) -> str | None:
         return slips[0]
     heads = [o for f, o in folded.items() if f.startswith(low) and not f[len(low)].isalnum()]
     return heads[0] if len(heads) == 1 else None
+
+
+class SuggestIndex:
+    """Many lookups against one large option set (every entity id of a 100,000-row table), in
+    bounded time each.
+
+    `close_match` compares a word with every option, which is right for fifty predicates and
+    ruinous for a thousand dangling references into a hundred thousand ids (errors x ids). The
+    index is built once, on the first lookup: identifiers by their canonical key (one dict
+    probe answers "the same id written differently"), names by (length, first letter) and
+    (length, last letter), so a name is compared only with options that one typing slip can
+    reach. After `max_lookups` lookups it stops suggesting: a report of ten thousand broken
+    references needs the references, not ten thousand guesses.
+    """
+
+    SMALL = 256  # at most this many options: plain `close_match` is already cheap
+
+    def __init__(self, options: Iterable[str], max_lookups: int = 1000) -> None:
+        self.options = options if isinstance(options, (set, frozenset, dict)) else set(options)
+        self.max_lookups = max_lookups
+        self.lookups = 0
+        self._by_key: dict[str, list[str]] | None = None
+        self._by_shape: dict[tuple[int, str], list[str]] | None = None
+
+    def __contains__(self, value: object) -> bool:
+        return value in self.options
+
+    def __iter__(self):
+        return iter(self.options)
+
+    def __len__(self) -> int:
+        return len(self.options)
+
+    def match(self, word: str) -> str | None:
+        if self.lookups >= self.max_lookups:
+            return None
+        self.lookups += 1
+        if len(self.options) <= self.SMALL:
+            return close_match(word, list(self.options))
+        if any(ch.isdigit() for ch in word):
+            if self._by_key is None:
+                self._by_key = {}
+                for option in self.options:
+                    self._by_key.setdefault(_id_key(str(option)), []).append(str(option))
+            same = [o for o in self._by_key.get(_id_key(word), ()) if o != word]
+            return same[0] if len(same) == 1 else None
+        if self._by_shape is None:
+            self._by_shape = {}
+            for option in map(str, self.options):
+                low = option.casefold()
+                if low:
+                    self._by_shape.setdefault((len(low), low[0]), []).append(option)
+                    self._by_shape.setdefault((len(low), "$" + low[-1]), []).append(option)
+        low = word.casefold()
+        near = {
+            o
+            for n in range(len(low) - 2, len(low) + 3)
+            for key in ((n, low[0]), (n, "$" + low[-1]))
+            for o in self._by_shape.get(key, ())
+        }
+        return close_match(word, near) if near else None
 
 
 def _one_slip(a: str, b: str) -> bool:
