@@ -41,6 +41,8 @@ from rich.console import Console
 
 from harness.compiled import GENERATED, CompiledDomain
 
+from .timing import figure
+
 TARGET_S = 30.0
 TARGET_RATIO = 2.0
 MODELS = [
@@ -171,18 +173,18 @@ def main(quick: bool = False) -> list[str]:
             start = time.perf_counter()
             baseline()
             t_base.append(time.perf_counter() - start)
-        o, b = statistics.median(t_ours), statistics.median(t_base)
-        ok = o < TARGET_S and o / b <= TARGET_RATIO
+        warm = "warm: in this process after a warm-up, baseline interleaved"
         lines += [
             f"## Study ({len(config.models)} models x {len(config.conditions)} conditions x "
             f"{config.replicates} replicates on cardio: {answers:,} answers; 10,000 resamples)",
-            f"  ours, warm: score + study statistics + report  median {o:6.2f} s "
-            f"(min {min(t_ours):.2f}, n={runs})",
-            f"  baseline, warm: kgbench score (per model, C4:C2 only)  median {b:6.2f} s "
-            f"(min {min(t_base):.2f}, n={runs})",
-            f"  ratio ours/baseline {o / b:.2f}; target < {TARGET_S:.0f} s and ratio <= "
-            f"{TARGET_RATIO:.1f}: {'PASS' if ok else 'FAIL'}",
-        ]
+            figure("  ours: score + study statistics + report", t_ours, unit="s",
+                   target=TARGET_S, higher_is_better=False, state=warm, digits=2),
+            figure("  baseline: kgbench score (per model, C4:C2)", t_base, unit="s",
+                   target=None, higher_is_better=False, state=warm, digits=2),
+            figure("  ratio ours / baseline", [x / y for x, y in zip(t_ours, t_base, strict=True)],
+                   unit="x", target=TARGET_RATIO, higher_is_better=False, state="paired runs",
+                   digits=2),
+        ]  # fmt: skip
 
         # the statistics alone, beside the single-model contrast code on one condition
         from harness.scoring import load_compiled_scorer
@@ -210,13 +212,15 @@ def main(quick: bool = False) -> list[str]:
             pure_c4()
             s_pure.append(time.perf_counter() - start)
         t_stats, t_pure = statistics.median(s_ours), statistics.median(s_pure)
-        lines.append(
-            f"  statistics alone, warm: every comparison of the study (4 conditions, pairs, "
-            f"interaction, ranks, ICC) median {t_stats:.2f} s; baseline "
-            f"harness.stats.paired_contrast for the 10 model pairs of C4 only median "
-            f"{t_pure:.2f} s ({t_pure * len(config.conditions) / t_stats:.0f}x ours, "
-            "extrapolated to 4 conditions without interaction, ranks or reliability)"
-        )
+        lines += [
+            figure("  statistics alone: every comparison", s_ours, unit="s", target=None,
+                   higher_is_better=False, state=warm, digits=2,
+                   no_target="no target (issue 18 sets none)"),
+            figure("  baseline: paired_contrast, 10 pairs, C4", s_pure, unit="s", target=None,
+                   higher_is_better=False, state=warm, digits=2),
+            f"  the baseline extrapolated to 4 conditions is {t_pure * len(config.conditions) / t_stats:.0f}x"
+            " ours, without interaction, ranks or reliability",
+        ]  # fmt: skip
 
         # cold: the whole command in a fresh process, nothing left to send
         cmd = [
@@ -235,9 +239,10 @@ def main(quick: bool = False) -> list[str]:
         if proc.returncode != 0:
             raise RuntimeError(f"kgbench study failed: {proc.stderr[-2000:]}")
         lines.append(
-            f"  cold: `kgbench study` in a fresh process, all answers already logged: {cold:.2f} s "
-            "(imports, release verification, prompts, 5 resumed runs sending nothing, analysis)"
-        )
+            figure("  cold: kgbench study, all answers logged", [cold], unit="s", target=None,
+                   higher_is_better=False, state="fresh process, sends nothing", digits=2,
+                   no_target="no target (issue 18 sets none)")
+        )  # fmt: skip
     return lines
 
 
