@@ -29,9 +29,11 @@ ASSERTION_HEADER = [
 
 
 def make_domain(
-    root: Path, n_assertions: int, seed: int = 7, inject_errors: int = 0
+    root: Path, n_assertions: int, seed: int = 7, inject_errors: int = 0, id_width: int = 6
 ) -> tuple[Path, list[tuple[int, str]]]:
-    """Write domains/synth under `root` (with a spec link beside it); returns (dir, planted errors)."""
+    """Write domains/synth under `root` (with a spec link beside it); returns (dir, planted errors).
+
+    `id_width`: digits of every id's number (7 for the PrimeKG-scale benchmark)."""
     rng = random.Random(seed)
     domain = root / "domains" / "synth"
     if domain.exists():
@@ -58,7 +60,9 @@ def make_domain(
         "prompt:\n  domain_phrase: synthetic cardiology\n"
     )
     per_class = max(10, n_assertions // 40)
-    ids = {cls: [f"{pfx}_{i:06d}" for i in range(1, per_class + 1)] for cls, pfx in CLASSES}
+    ids = {
+        cls: [f"{pfx}_{i:0{id_width}d}" for i in range(1, per_class + 1)] for cls, pfx in CLASSES
+    }
     with (domain / "data" / "entities.csv").open("w", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
         w.writerow(["id", "category", "name", "synonyms", "description", "xrefs"])
@@ -82,7 +86,7 @@ def make_domain(
         for i in range(1, n_ev + 1):
             w.writerow(
                 [
-                    f"EV_{i:06d}",
+                    f"EV_{i:0{id_width}d}",
                     "database",  # a trial would have to name what it studied
                     f"Database {i}",
                     f"Group {i}, Journal, 2020",
@@ -115,7 +119,7 @@ def make_domain(
             subject, obj = rng.choice(ids[s]), rng.choice(ids[o])
         triples.add((subject, pred, obj))
         rows.append([
-            f"ASR_{i:06d}", subject, pred, obj, rel, direction, status,
+            f"ASR_{i:0{id_width}d}", subject, pred, obj, rel, direction, status,
             rng.choice(["high", "moderate", "low"]), f"{rng.random():.3f}", rng.choice(["true", "false"]),
             "synthetic", "", "long_term", "DrugBank", "",
         ])  # fmt: skip
@@ -141,5 +145,5 @@ def make_domain(
         w = csv.writer(f, lineterminator="\n")
         w.writerow(["assertion_id", "evidence_id"])
         for i in range(1, n_assertions + 1):
-            w.writerow([f"ASR_{i:06d}", f"EV_{(i % n_ev) + 1:06d}"])
+            w.writerow([f"ASR_{i:0{id_width}d}", f"EV_{(i % n_ev) + 1:0{id_width}d}"])
     return domain, sorted(planted)

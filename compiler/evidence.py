@@ -22,6 +22,8 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Hashable, Iterable
+from functools import cached_property
 
 from kgbench.scope import study_covers
 from kgbench.suggest import unknown
@@ -118,18 +120,27 @@ class EvidenceChecker:
                 self.classes_of[m].add(c.class_id)
         self.rules = domain.evidence_rules
         self.homogeneous = set(self.rules.homogeneous_classes)
-        self._asr_row = {r["assertion_id"]: i for i, r in enumerate(tables["assertions"].rows)}
-        self._ev_row = {r["evidence_id"]: i for i, r in enumerate(tables["evidence_sources"].rows)}
-        self._links = {
-            (r["assertion_id"], r["evidence_id"]): i
-            for i, r in enumerate(tables["assertion_evidence"].rows)
-        }
         types = {e.evidence_id: e.source_type for e in domain.evidence_sources}
         self._source_types: dict[str, set[str]] = defaultdict(set)
         for s in domain.supports:
             self._source_types[s.assertion_id].add(types[s.evidence_id])
 
     # helpers -------------------------------------------------------------------------------
+
+    # Row indexes locate an error only: built on the first one, from the id columns (a dict
+    # per row of a 4,000,000-row table would cost gigabytes on the happy path).
+    @cached_property
+    def _asr_row(self) -> dict[str, int]:
+        return _index(self.tables["assertions"].columns["assertion_id"])
+
+    @cached_property
+    def _ev_row(self) -> dict[str, int]:
+        return _index(self.tables["evidence_sources"].columns["evidence_id"])
+
+    @cached_property
+    def _links(self) -> dict[tuple[str, str], int]:
+        cols = self.tables["assertion_evidence"].columns
+        return _index(zip(cols["assertion_id"], cols["evidence_id"], strict=True))
 
     def is_group(self, entity_id: str) -> bool:
         cls = self.classes.get(self.category.get(entity_id, ""))
@@ -355,3 +366,8 @@ class EvidenceChecker:
 
     def _sources_of(self, assertion_id: str) -> set[str]:
         return self._source_types.get(assertion_id, set())
+
+
+def _index(keys: Iterable[Hashable]) -> dict:
+    """Each key's row index (the last row, where a key repeats)."""
+    return {key: i for i, key in enumerate(keys)}
