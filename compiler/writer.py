@@ -22,4 +22,5 @@ def write_tree(target: Path, artifacts: Iterable[Artifact], keep: Iterable[str] 
     recompile must never delete. Artifacts are written one at a time as the iterable yields
     them, a streamed one chunk by chunk, so a large domain's outputs are never all in memory.
     """
-    replace_folder(target, ((a.path, a.chunks()) for a in artifacts), keep)
+    items = ((a.path, a.chunks() if a.is_streamed else a.content) for a in artifacts)
+    replace_folder(target, items, keep)
