@@ -16,12 +16,13 @@ SCHEMA_FILES := $(wildcard spec/*.yaml spec/study/*.yaml domains/*/schema/*.yaml
 
 FUZZ_EXAMPLES ?= 5000
 
-.PHONY: help venv kgx-venv compile compile-all validate test lint format bench fuzz neo4j neo4j-stop pilot export kgx-validate clean
+.PHONY: help venv kgx-venv compile compile-all validate test lint format bench bench-scale fuzz neo4j neo4j-stop pilot export kgx-validate clean
 
 help:
 	@echo "make compile DOMAIN=cardio   compile a domain into generated/<domain>/"
 	@echo "make test                    lint, check generated/ is fresh, run the whole suite"
 	@echo "make bench                   run the benchmarks under bench/"
+	@echo "make bench-scale             4,000,000-assertion domain: validate and compile (minutes, ~8 GB disk)"
 	@echo "make fuzz                    the fuzz targets, long and random (FUZZ_EXAMPLES=$(FUZZ_EXAMPLES))"
 	@echo "make neo4j                   build and start the embedded Neo4j"
 	@echo "make pilot DOMAIN=cardio     the whole pipeline end to end with the context-reader baseline"
@@ -74,6 +75,10 @@ test: $(STAMP) $(KGX_STAMP) lint
 
 bench: $(STAMP)
 	$(BIN)/python -m bench $(BENCH_ARGS)
+
+# PrimeKG scale: too slow and too large for `make test` or `make bench` (SCALE_ARGS=--quick: 250k).
+bench-scale: $(STAMP)
+	$(BIN)/python -m bench.scale_bench $(SCALE_ARGS)
 
 # The fuzz targets of tests/fuzz/ run briefly (and derandomized) in `make test`; here each
 # gets FUZZ_EXAMPLES fresh random inputs. Failures are kept in .hypothesis/ and replayed first.

@@ -36,7 +36,7 @@ KG = str(BIN / "kgbench")
 LINKML_VALIDATE = str(BIN / "linkml-validate")
 
 
-LOCAL_ID = re.compile(r"^[A-Z]{2,5}_[0-9]{3,6}$")
+LOCAL_ID = re.compile(r"^[A-Z]{2,5}_[0-9]{3,7}$")
 ID_FIELDS = ("assertion_id", "subject_id", "object_id", "population_id")
 
 

@@ -59,10 +59,12 @@ ERROR_KINDS = (
 
 
 def make_domain(
-    root: Path, n_assertions: int, seed: int = 7, inject_errors: int = 0
+    root: Path, n_assertions: int, seed: int = 7, inject_errors: int = 0, id_width: int = 6
 ) -> tuple[Path, list[Planted]]:
     """Write domains/synth under `root` (with a spec link beside it); returns (dir, planted
-    errors, sorted by (file name, line, field))."""
+    errors, sorted by (file name, line, field)).
+
+    `id_width`: digits of every id's number (7 for the PrimeKG-scale benchmark)."""
     rng = random.Random(seed)
     domain = root / "domains" / "synth"
     if domain.exists():
@@ -89,7 +91,9 @@ def make_domain(
         "prompt:\n  domain_phrase: synthetic cardiology\n"
     )
     per_class = max(10, n_assertions // 40)
-    ids = {cls: [f"{pfx}_{i:06d}" for i in range(1, per_class + 1)] for cls, pfx in CLASSES}
+    ids = {
+        cls: [f"{pfx}_{i:0{id_width}d}" for i in range(1, per_class + 1)] for cls, pfx in CLASSES
+    }
     n_ev = max(100, n_assertions // 1000)  # databases: a trial would have to name what it studied
     shapes = [
         ("TARGETS", "Drug", "ProteinTarget", "mechanistic", "decrease", "causal"),
@@ -115,15 +119,18 @@ def make_domain(
             subject, obj = rng.choice(ids[s]), rng.choice(ids[o])
         triples.add((subject, pred, obj))
         rows.append([
-            f"ASR_{i:06d}", subject, pred, obj, rel, direction, status,
+            f"ASR_{i:0{id_width}d}", subject, pred, obj, rel, direction, status,
             rng.choice(["high", "moderate", "low"]), f"{rng.random():.3f}", rng.choice(["true", "false"]),
             "synthetic", "", "long_term", "DrugBank", "",
         ])  # fmt: skip
     entity_rows = [[eid, cls, f"{cls} {i}", f"{cls.lower()}-{i}", "", ""]
                    for cls, _ in CLASSES for i, eid in enumerate(ids[cls])]  # fmt: skip
-    links = [[f"ASR_{i:06d}", f"EV_{(i % n_ev) + 1:06d}"] for i in range(1, n_assertions + 1)]
+    links = [
+        [f"ASR_{i:0{id_width}d}", f"EV_{(i % n_ev) + 1:0{id_width}d}"]
+        for i in range(1, n_assertions + 1)
+    ]
     evidence_rows = [
-        [f"EV_{i:06d}", "database", f"Database {i}", f"Group {i}, Journal, 2020", "2020",
+        [f"EV_{i:0{id_width}d}", "database", f"Database {i}", f"Group {i}, Journal, 2020", "2020",
          "tier_4", "false"]
         for i in range(1, n_ev + 1)
     ]  # fmt: skip
@@ -133,7 +140,7 @@ def make_domain(
         "assertion_evidence.csv": links,
         "evidence_sources.csv": evidence_rows,
     }
-    planted = _plant(tables, inject_errors, per_class, rng)
+    planted = _plant(tables, inject_errors, per_class, rng, id_width)
     for name, header in HEADERS.items():
         with (domain / "data" / name).open("w", newline="") as f:
             w = csv.writer(f, lineterminator="\n")
@@ -143,7 +150,11 @@ def make_domain(
 
 
 def _plant(
-    tables: dict[str, list[list[str]]], count: int, per_class: int, rng: random.Random
+    tables: dict[str, list[list[str]]],
+    count: int,
+    per_class: int,
+    rng: random.Random,
+    id_width: int,
 ) -> list[Planted]:
     """Plant `count` errors, round-robin over `ERROR_KINDS`, at most one per row, so each is
     reported exactly once at the (file, line, field) returned; nothing else is broken (an
@@ -189,11 +200,11 @@ def _plant(
         elif kind == "required":
             on_assertion("temporality", "")
         elif kind == "dangling_subject":
-            on_assertion("subject_id", f"DRG_{n:06d}")
+            on_assertion("subject_id", f"DRG_{n:0{id_width}d}")
         elif kind == "dangling_object":
-            on_assertion("object_id", f"PRT_{n:06d}")
+            on_assertion("object_id", f"PRT_{n:0{id_width}d}")
         elif kind == "dangling_population":
-            on_assertion("population_id", f"POP_{n:06d}")
+            on_assertion("population_id", f"POP_{n:0{id_width}d}")
         elif kind == "class_mismatch":
             on_assertion("subject_id", "PRT_000001")
         elif kind == "unknown_predicate":
@@ -207,17 +218,19 @@ def _plant(
             links[index][1] = ""  # emptied now, left out when written
             planted.append(Planted("assertions.csv", index + 2, "no_evidence_reason", kind))
         elif kind == "unknown_class":
-            append("entities.csv", [f"DRG_{n:06d}", "Drugg", f"x{n}", "", "", ""], "category")
+            append(
+                "entities.csv", [f"DRG_{n:0{id_width}d}", "Drugg", f"x{n}", "", "", ""], "category"
+            )
         elif kind == "id_prefix":
-            append("entities.csv", [f"PRT_{n:06d}", "Drug", f"y{n}", "", "", ""], "id")
+            append("entities.csv", [f"PRT_{n:0{id_width}d}", "Drug", f"y{n}", "", "", ""], "id")
         elif kind == "duplicate_id":
             append("entities.csv", ["DRG_000001", "Drug", f"z{n}", "", "", ""], "id")
         elif kind == "missing_assertion":
-            missing = f"ASR_{len(rows) + 1 + k:06d}"
+            missing = f"ASR_{len(rows) + 1 + k:0{id_width}d}"
             append("assertion_evidence.csv", [missing, "EV_000001"], "assertion_id")
         elif kind == "missing_source":
-            aid = f"ASR_{pick() + 1:06d}"
-            unknown_source = f"EV_{len(tables['evidence_sources.csv']) + 1 + k:06d}"
+            aid = f"ASR_{pick() + 1:0{id_width}d}"
+            unknown_source = f"EV_{len(tables['evidence_sources.csv']) + 1 + k:0{id_width}d}"
             append("assertion_evidence.csv", [aid, unknown_source], "evidence_id")
         elif kind == "duplicate_link":
             index = pick()

@@ -8,6 +8,7 @@ the existing manifest is a no-op (checked with hashes only, without importing Li
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,7 +56,10 @@ def check_domain(domain: str | Path, build: bool = False):
 
     result = load_domain(domain, derive=build)
     if build:
-        build_artifacts(result)
+        for artifact in iter_artifacts(result):
+            _ = (
+                artifact.sha256
+            )  # a streamed artifact is made (and hashed) here, as compile writes it
     return DomainSummary(
         result.name,
         result.version,
@@ -69,25 +73,36 @@ def check_domain(domain: str | Path, build: bool = False):
 
 def build_artifacts(domain_ir) -> list:
     """Run every backend over the IR and add the manifest; returns the artifacts in order."""
+    return list(iter_artifacts(domain_ir))
+
+
+def iter_artifacts(domain_ir) -> Iterator:
+    """Every backend's artifacts, then the manifest, yielded one at a time.
+
+    The manifest hashes the others: a streamed artifact's hash is recorded when the consumer
+    (the writer) has read its chunks, so a large output is made once and never held whole;
+    one not read by then is made here only to be hashed.
+    """
     from .backends import BACKENDS, EmitContext, manifest
 
     ctx = EmitContext()
     artifacts = []
+    paths: set[str] = set()
     for backend in BACKENDS:
         emitted = backend.emit(domain_ir, ctx)
         stray = [a.path for a in emitted if not backend.owns(a.path)]
         if stray:  # a broken invariant: a backend writes only what it declares
             raise AssertionError(f"backend {backend.name} wrote undeclared {stray}")
+        if paths & {a.path for a in emitted}:  # a broken invariant between backends
+            raise AssertionError("two backends wrote the same path")
+        paths |= {a.path for a in emitted}
         artifacts.extend(emitted)
-    paths = [a.path for a in artifacts]
-    if len(paths) != len(set(paths)):  # a broken invariant between backends
-        raise AssertionError("two backends wrote the same path")
+        yield from emitted
     template_inputs = [
         (f"templates/{name}", sha256_file(TEMPLATES_DIR / name))
         for name in sorted(ctx.template_files)
     ]
-    artifacts.append(manifest.build(domain_ir, artifacts, template_inputs, BACKENDS, ctx))
-    return artifacts
+    yield manifest.build(domain_ir, artifacts, template_inputs, BACKENDS, ctx)
 
 
 def compile_domain(
@@ -102,9 +117,15 @@ def compile_domain(
         files = len(json.loads((out_dir / "manifest.json").read_text())["outputs"]) + 1
         return CompileResult(domain_dir.name, out_dir, files, True)
     domain_ir = validate_domain(domain_dir)
-    artifacts = build_artifacts(domain_ir)
-    write_tree(out_dir, artifacts, keep=PRESERVED)
-    return CompileResult(domain_dir.name, out_dir, len(artifacts), False, domain_ir.warnings)
+    written = [0]
+
+    def counted():
+        for artifact in iter_artifacts(domain_ir):
+            written[0] += 1
+            yield artifact
+
+    write_tree(out_dir, counted(), keep=PRESERVED)
+    return CompileResult(domain_dir.name, out_dir, written[0], False, domain_ir.warnings)
 
 
 def _up_to_date(out_dir: Path) -> bool:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
+from collections.abc import Hashable, Iterable
 from functools import cached_property
 
 from kgbench.scope import study_covers
@@ -126,19 +127,20 @@ class EvidenceChecker:
 
     # helpers -------------------------------------------------------------------------------
 
-    # Row numbers by key, for error locations only: built on the first error, not per run.
+    # Row indexes locate an error only: built on the first one, from the id columns (a dict
+    # per row of a 4,000,000-row table would cost gigabytes on the happy path).
     @cached_property
     def _asr_row(self) -> dict[str, int]:
-        return _row_numbers(self.tables["assertions"].columns["assertion_id"])
+        return _index(self.tables["assertions"].columns["assertion_id"])
 
     @cached_property
     def _ev_row(self) -> dict[str, int]:
-        return _row_numbers(self.tables["evidence_sources"].columns["evidence_id"])
+        return _index(self.tables["evidence_sources"].columns["evidence_id"])
 
     @cached_property
     def _links(self) -> dict[tuple[str, str], int]:
         cols = self.tables["assertion_evidence"].columns
-        return _row_numbers(zip(cols["assertion_id"], cols["evidence_id"], strict=True))
+        return _index(zip(cols["assertion_id"], cols["evidence_id"], strict=True))
 
     def is_group(self, entity_id: str) -> bool:
         cls = self.classes.get(self.category.get(entity_id, ""))
@@ -369,6 +371,6 @@ class EvidenceChecker:
         return self._source_types.get(assertion_id, set())
 
 
-def _row_numbers(keys) -> dict:
-    """key -> its row (keys are unique by the time the evidence rules run)."""
+def _index(keys: Iterable[Hashable]) -> dict:
+    """Each key's row index (the last row, where a key repeats)."""
     return {key: i for i, key in enumerate(keys)}

@@ -237,7 +237,13 @@ def _standards(
     from .biolink import load_model, package_version
     from .knowledge_level import resolve
 
-    ent_rows = _row_index(tables["entities"], "id")
+    ent_rows: dict[str, int] = {}  # built on the first bad xref only
+
+    def entity_xrefs(eid: str) -> Location:
+        if not ent_rows:
+            ent_rows.update(_row_index(tables["entities"], "id"))
+        return tables["entities"].location(ent_rows[eid], "xrefs")
+
     xref_table = tables.get("xrefs")
     extra = []
     if xref_table is not None:
@@ -246,7 +252,7 @@ def _standards(
     entities = merge_xrefs(
         domain.entities,
         extra,
-        lambda eid: tables["entities"].location(ent_rows[eid], "xrefs"),
+        entity_xrefs,
         prefix_map,
         errors,
     )
@@ -317,12 +323,12 @@ def _check_integrity(domain: ir.Domain, doc: YamlDoc, tables: dict[str, Table]) 
                 + ", ".join(domain.predicate_by_name),
                 doc.location(["integrity", "cycling_predicates", i], "cycling_predicates"),
             )
-    rows = {
-        "entities": _row_index(tables["entities"], "id"),
-        "assertions": _row_index(tables["assertions"], "assertion_id"),
-    }
+    keys = {"entities": "id", "assertions": "assertion_id"}
+    rows: dict[str, dict[str, int]] = {}  # built on the first finding only
 
     def locate(table: str, key: str, field: str) -> Location:
+        if table not in rows:
+            rows[table] = _row_index(tables[table], keys[table])
         return tables[table].location(rows[table][key], field or None)
 
     findings = check_graph(

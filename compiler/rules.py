@@ -428,7 +428,8 @@ def to_python(col: Column, values) -> list[Any]:
                 for v in data
             ]
         if not len(values) or not pc.any(pc.match_substring(values, LIST_SEPARATOR)).as_py():
-            return [(v,) if v else () for v in data]  # single values: the common case
+            one = {v: ((v,) if v else ()) for v in set(data)}  # one tuple per distinct value
+            return [one[v] for v in data]  # single values: the common case
         return [
             tuple(p.strip() for p in v.split(LIST_SEPARATOR) if p.strip()) if v else ()
             for v in data
@@ -440,4 +441,16 @@ def to_python(col: Column, values) -> list[Any]:
         if col.range == "boolean":
             return pc.equal(pc.utf8_lower(values), "true").to_pylist()
         return numbers(col, values).to_pylist()
-    return [v or None for v in values.to_pylist()]
+    return interned(values)
+
+
+def interned(values) -> list[Any]:
+    """A text column as Python values (None for empty), each distinct value one str object.
+
+    pyarrow makes a new str per cell; at 4,000,000 rows a column of a few enum values or of
+    ids that recur (subjects, objects) would cost ~220 MB of copies, kept by the IR."""
+    encoded = pc.dictionary_encode(values)
+    words = [v or None for v in encoded.dictionary.to_pylist()]
+    if 2 * len(words) > len(values):  # mostly distinct (an id column): nothing to share
+        return [v or None for v in values.to_pylist()]
+    return list(map(words.__getitem__, encoded.indices.to_numpy(zero_copy_only=False).tolist()))

@@ -32,7 +32,8 @@ from .yamlfile import decode_utf8
 
 __all__ = ["LIST_SEPARATOR", "TRUE_WORDS", "ErrorList", "Table", "read_table", "to_python"]
 
-MAX_TABLE_BYTES = 256 * 1024 * 1024
+# A PrimeKG-scale table (8 million rows of ~130 bytes) fits; the guard is against a wrong file.
+MAX_TABLE_BYTES = 2 * 1024 * 1024 * 1024
 HEADER_PREFIX = 1 << 16  # characters read to find the header record
 
 Reader = Literal["auto", "python"]
@@ -237,10 +238,16 @@ def read_table(spec: TableSpec, path: Path, errors: ErrorList, reader: Reader = 
     shown = display_path(path)
     # Whole-file checks first: a regular file of bounded size, strict UTF-8 (the message
     # names the line of the first bad byte), before either CSV reader sees it.
-    text = decode_utf8(read_input_bytes(path, MAX_TABLE_BYTES, f"data table '{spec.table}'"), shown)
+    what = f"data table '{spec.table}'"
+    text = decode_utf8(read_input_bytes(path, MAX_TABLE_BYTES, what), shown)
     header = _read_header(text, shown)
     _check_header(spec, header, shown)
-    parsed = _arrow_parse(path, header) if reader == "auto" else None
+    parsed = None
+    if reader == "auto":
+        del text  # pyarrow reads the file itself; half a gigabyte of text need not wait
+        parsed = _arrow_parse(path, header)
+        if parsed is None:
+            text = decode_utf8(read_input_bytes(path, MAX_TABLE_BYTES, what), shown)
     if parsed is None:
         parsed = _python_parse(text, len(header), shown)
     return _validated(spec, path, shown, parsed, errors)

@@ -19,6 +19,8 @@ def write_tree(target: Path, artifacts: Iterable[Artifact], keep: Iterable[str] 
     """Replace `target` with exactly `artifacts`, keeping the named subfolders of the old tree.
 
     `keep` lists subfolders owned by other commands (e.g. published gold releases), which a
-    recompile must never delete.
+    recompile must never delete. Artifacts are written one at a time as the iterable yields
+    them, a streamed one chunk by chunk, so a large domain's outputs are never all in memory.
     """
-    replace_folder(target, ((a.path, a.content) for a in artifacts), keep)
+    items = ((a.path, a.chunks() if a.is_streamed else a.content) for a in artifacts)
+    replace_folder(target, items, keep)

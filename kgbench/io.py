@@ -17,11 +17,12 @@ there is exactly one spelling of each, here, in a module that imports neither of
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,47 @@ def ordered_json_bytes(obj: Any) -> bytes:
     """Pretty JSON whose key order is already decided (e.g. a response schema in the spec's
     declared order, which strict structured output makes the model follow): no sort_keys."""
     return utf8_bytes(dumps(obj, indent=2) + "\n")
+
+
+# The compact canonical form of large files: sorted keys, no whitespace, so CPython's C encoder
+# runs (an indent disables it); rows are encoded this many at a time.
+_COMPACT = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+ROWS_PER_CHUNK = 10_000
+
+
+def _rows_chunks(rows: Iterable[Any]) -> Iterator[str]:
+    """A JSON array with one compact row per line: `[` newline, rows joined by `,` newline,
+    newline `]` (`[]` when empty), so it is both one JSON value and readable line by line."""
+    it = iter(rows)
+    sep = "[\n"
+    while batch := list(itertools.islice(it, ROWS_PER_CHUNK)):
+        yield sep + ",\n".join(map(_COMPACT.encode, batch))
+        sep = ",\n"
+    yield "[]" if sep == "[\n" else "\n]"
+
+
+def compact_rows_chunks(rows: Iterable[Any]) -> Iterator[bytes]:
+    """A large rows file (a JSON array of objects) as UTF-8 chunks, one row per line."""
+    for text in _rows_chunks(rows):
+        yield utf8_bytes(text)
+    yield b"\n"
+
+
+def compact_json_chunks(
+    skeleton: Mapping[str, Any], lists: Mapping[str, Callable[[], Iterable[Any]]]
+) -> Iterator[bytes]:
+    """A large JSON object as UTF-8 chunks: compact, keys sorted, and each key of `lists`
+    holding the rows its maker yields, one row per line. Never held whole."""
+    marks = {key: f"\x00rows:{key}\x00" for key in lists}
+    if set(marks) & set(skeleton):  # pragma: no cover - a caller bug
+        raise ValueError("a key is both in the skeleton and in lists")
+    text = _COMPACT.encode({**skeleton, **marks})
+    for key, mark in sorted(marks.items(), key=lambda km: text.index(_COMPACT.encode(km[1]))):
+        head, text = text.split(_COMPACT.encode(mark), 1)
+        yield utf8_bytes(head)
+        for chunk in _rows_chunks(lists[key]()):
+            yield utf8_bytes(chunk)
+    yield utf8_bytes(text + "\n")
 
 
 def record_line(record: Any) -> str:
@@ -155,9 +197,12 @@ def atomic_write_json(path: Path, obj: Any) -> None:
 
 
 def replace_folder(
-    target: Path, files: Mapping[str, bytes] | Iterable[tuple[str, bytes]], keep: Iterable[str] = ()
+    target: Path,
+    files: Mapping[str, bytes] | Iterable[tuple[str, bytes | Iterable[bytes]]],
+    keep: Iterable[str] = (),
 ) -> None:
-    """Replace `target` with exactly `files` (relative path -> bytes), all or nothing.
+    """Replace `target` with exactly `files` (relative path -> bytes, or an iterable of byte
+    chunks written as they come, for a file too large to hold), all or nothing.
 
     Everything is written into a sibling temporary folder first; only when every file is in
     place is the old folder swapped out by rename. A failure at any point leaves the previous
@@ -173,7 +218,12 @@ def replace_folder(
         for rel, data in items:
             path = tmp / rel
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
+            if isinstance(data, bytes):
+                path.write_bytes(data)
+            else:
+                with path.open("wb") as handle:
+                    for chunk in data:
+                        handle.write(chunk)
         for name in keep:
             src = target / name
             if src.exists():

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import csv
 import fnmatch
+import hashlib
 import io
+import itertools
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from typing import TYPE_CHECKING, Any, ClassVar
@@ -12,7 +15,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import jinja2
 
 from kgbench.contract import Document
-from kgbench.io import json_bytes
+from kgbench.io import compact_json_chunks, compact_rows_chunks, json_bytes, sha256_bytes
 
 from ..paths import TEMPLATES_DIR
 
@@ -20,12 +23,84 @@ if TYPE_CHECKING:
     from ..ir import Domain
 
 
-@dataclass(frozen=True)
-class Artifact:
-    """One output file: a POSIX path relative to generated/<domain>/ and its exact bytes."""
+# A document or rows file with more rows than this is written compact and streamed
+# (`Artifact.streamed`): the indented form disables CPython's C JSON encoder (two thirds of a
+# 1,000,000-assertion compile) and a held copy of every output would not fit in memory. Every
+# committed domain is far below it, so their outputs keep the indented form byte for byte.
+COMPACT_ROWS = 10_000
+CSV_BATCH = 20_000  # rows per chunk of a streamed CSV file
 
-    path: str
-    content: bytes
+
+class Artifact:
+    """One output file: a POSIX path relative to generated/<domain>/ and its exact bytes,
+    either held (`content`) or made in chunks by `produce` when written (a large output,
+    never held whole). A streamed artifact's sha256 and size are recorded as its chunks go
+    by, so writing it once also hashes it for the manifest."""
+
+    __slots__ = ("_content", "_digest", "_produce", "_size", "path")
+
+    def __init__(
+        self,
+        path: str,
+        content: bytes | None = None,
+        produce: Callable[[], Iterable[bytes]] | None = None,
+    ) -> None:
+        if (content is None) == (produce is None):  # pragma: no cover - a compiler bug
+            raise TypeError("an artifact has either content or produce")
+        self.path = path
+        self._content = content
+        self._produce = produce
+        self._digest: str | None = None
+        self._size = 0
+
+    @classmethod
+    def streamed(cls, path: str, produce: Callable[[], Iterable[bytes]]) -> Artifact:
+        return cls(path, produce=produce)
+
+    @property
+    def is_streamed(self) -> bool:
+        return self._produce is not None
+
+    def chunks(self) -> Iterator[bytes]:
+        """The bytes in order; a streamed artifact's digest is known once they are all read."""
+        if self._content is not None:
+            yield self._content
+            return
+        assert self._produce is not None
+        digest, size = hashlib.sha256(), 0
+        for chunk in self._produce():
+            digest.update(chunk)
+            size += len(chunk)
+            yield chunk
+        self._digest, self._size = digest.hexdigest(), size
+
+    @property
+    def content(self) -> bytes:
+        """The whole bytes (a streamed artifact is made again: for tests and small exports)."""
+        return self._content if self._content is not None else b"".join(self.chunks())
+
+    def _drain(self) -> None:
+        if self._content is None and self._digest is None:
+            for _ in self.chunks():
+                pass
+
+    @property
+    def sha256(self) -> str:
+        if self._content is not None:
+            return sha256_bytes(self._content)
+        self._drain()
+        assert self._digest is not None
+        return self._digest
+
+    @property
+    def size(self) -> int:
+        if self._content is not None:
+            return len(self._content)
+        self._drain()
+        return self._size
+
+    def __repr__(self) -> str:
+        return f"Artifact({self.path!r}, {'streamed' if self.is_streamed else len(self._content or b'')})"
 
 
 @dataclass
@@ -64,6 +139,33 @@ class Backend:
         ctx.formats[model.PATH] = model.FORMAT
         return Artifact(model.PATH, json_bytes(data))
 
+    @staticmethod
+    def large_document(
+        model: type[Document],
+        data: dict[str, Any],
+        lists: dict[str, Callable[[], Iterable[dict[str, Any]]]],
+        ctx: EmitContext,
+        sample: int = 1000,
+    ) -> Artifact:
+        """A contract document whose `lists` (key -> a maker of its rows) are too long to
+        hold: written compact and streamed, one row per line. The model checks the document
+        with the first `sample` rows of each list (every row is made by the same code, and a
+        whole check of millions of rows would cost as much as the compile)."""
+        data = {model.VERSION_FIELD: model.FORMAT, **data}
+        model.model_validate(
+            {**data, **{k: list(itertools.islice(make(), sample)) for k, make in lists.items()}}
+        )
+        ctx.formats[model.PATH] = model.FORMAT
+        return Artifact.streamed(model.PATH, lambda: compact_json_chunks(data, lists))
+
+
+def rows_artifact(path: str, n: int, make: Callable[[], Iterable[dict[str, Any]]]) -> Artifact:
+    """A JSON array of row objects: indented and held when small (the committed form),
+    compact with one row per line and streamed beyond `COMPACT_ROWS` rows."""
+    if n > COMPACT_ROWS:
+        return Artifact.streamed(path, lambda: compact_rows_chunks(make()))
+    return Artifact(path, json_bytes(list(make())))
+
 
 def declared_order(schema: dict[str, Any]) -> dict[str, Any]:
     """A JSON Schema with `properties` in declared (`required`) order, recursively; every other
@@ -88,12 +190,32 @@ def declared_order(schema: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def csv_bytes(header: list[str], rows: list[list[Any]]) -> bytes:
+def csv_bytes(header: list[str], rows: Iterable[list[Any]]) -> bytes:
+    return b"".join(csv_chunks(header, rows))
+
+
+def csv_chunks(header: list[str], rows: Iterable[list[Any]]) -> Iterator[bytes]:
+    """A CSV file in chunks of `CSV_BATCH` rows (the same bytes as one write of all rows)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
     writer.writerow(header)
-    writer.writerows(rows)
-    return buf.getvalue().encode("utf-8")
+    it = iter(rows)
+    while batch := list(itertools.islice(it, CSV_BATCH)):
+        writer.writerows(batch)
+        yield buf.getvalue().encode("utf-8")
+        buf.seek(0)
+        buf.truncate()
+    if buf.tell():
+        yield buf.getvalue().encode("utf-8")
+
+
+def csv_artifact(
+    path: str, header: list[str], n: int, make: Callable[[], Iterable[list[Any]]]
+) -> Artifact:
+    """A CSV file, held when small and streamed beyond `COMPACT_ROWS` rows (same bytes)."""
+    if n > COMPACT_ROWS:
+        return Artifact.streamed(path, lambda: csv_chunks(header, make()))
+    return Artifact(path, csv_bytes(header, make()))
 
 
 @cache

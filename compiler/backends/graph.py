@@ -7,29 +7,28 @@ own (conditions.json, metrics.json).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
 
 from kgbench.contract import KnowledgeGraph
 
 from ..ir import Domain
-from .base import Artifact, Backend, EmitContext
+from .base import COMPACT_ROWS, Artifact, Backend, EmitContext
 
 # Fields kg.json adds to each assertion row beyond the assertions table's own columns.
 DERIVED_ASSERTION_FIELDS = ("provenance", "member_ids")
 
 
-def _assertions(domain: Domain) -> list[dict]:
+def _assertions(domain: Domain) -> Iterator[dict]:
     """Each assertion with what the compiler derived for it: its provenance label, and for a
     class-level claim the members it applies to."""
     facts = {f.assertion_id: f for f in domain.facts}
-    out = []
     for a in domain.assertions:
         row = a._asdict()
         fact = facts.get(a.assertion_id)
         row["provenance"] = fact.provenance if fact else ""
         row["member_ids"] = list(fact.member_ids) if fact else []
-        out.append(row)
-    return out
+        yield row
 
 
 class GraphBackend(Backend):
@@ -46,10 +45,6 @@ class GraphBackend(Backend):
             "neo4j_label": domain.neo4j_label,
             "entity_classes": [asdict(c) for c in domain.entity_classes],
             "predicates": [asdict(p) for p in domain.predicates],
-            "entities": [e._asdict() for e in domain.entities],
-            "assertions": _assertions(domain),
-            "evidence_sources": [e._asdict() for e in domain.evidence_sources],
-            "supports": [s._asdict() for s in domain.supports],
             "intervention_classes": [asdict(c) for c in domain.intervention_classes],
             "evidence_rules": {
                 "study_scope": rules.study_scope,
@@ -61,6 +56,16 @@ class GraphBackend(Backend):
             },
             "prompt": {"domain_phrase": domain.domain_phrase, "role": domain.role_sentence},
         }
+        lists: dict[str, Callable[[], Iterable[dict]]] = {
+            "entities": lambda: (e._asdict() for e in domain.entities),
+            "assertions": lambda: _assertions(domain),
+            "evidence_sources": lambda: (e._asdict() for e in domain.evidence_sources),
+            "supports": lambda: (s._asdict() for s in domain.supports),
+        }
+        rows = len(domain.entities) + len(domain.assertions) + len(domain.supports)
+        if rows > COMPACT_ROWS:
+            return [self.large_document(KnowledgeGraph, data, lists, ctx)]
+        data.update({key: list(make()) for key, make in lists.items()})
         return [self.document(KnowledgeGraph, data, ctx)]
 
 

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import kgbench.io as kgbench_io
 from kgbench.contract import Manifest
-from kgbench.io import sha256_bytes
 
 from ..ir import Domain
 from .base import Artifact, Backend, EmitContext
@@ -76,8 +75,8 @@ def build(
         "outputs": [
             {
                 "path": a.path,
-                "sha256": sha256_bytes(a.content),
-                "bytes": len(a.content),
+                "sha256": a.sha256,
+                "bytes": a.size,
             }
             for a in sorted(artifacts, key=lambda a: a.path)
         ],

@@ -7,14 +7,15 @@ transactional rows and the import CSVs, so the two loading paths give identical 
 
 from __future__ import annotations
 
-from collections import Counter
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterable
 from typing import Any
 
 from kgbench.contract import LoadPlan
 from kgbench.io import json_bytes
 
 from ..ir import Assertion, Domain, Entity, EvidenceSource, Support
-from .base import Artifact, Backend, EmitContext, csv_bytes, render
+from .base import Artifact, Backend, EmitContext, csv_artifact, render, rows_artifact
 from .cyphergen import (
     CountNodes,
     CountRelationships,
@@ -93,74 +94,91 @@ class Neo4jBackend(Backend):
         out: list[Artifact] = []
         statements: list[dict[str, str]] = []
 
-        def statement(name: str, path: str, rows: list[dict[str, Any]], construct: Any) -> None:
-            out.append(Artifact(f"neo4j/{path}", json_bytes(rows)))
+        def statement(
+            name: str,
+            path: str,
+            n: int,
+            make: Callable[[], Iterable[dict[str, Any]]],
+            construct: Any,
+        ) -> None:
+            """One load statement; its rows are made when the file is written (`make`)."""
+            out.append(rows_artifact(f"neo4j/{path}", n, make))
             statements.append({"name": name, "rows": path, "cypher": gen.generate(construct)})
 
+        # one pass groups the records (a scan per class or predicate was quadratic-ish)
+        entities_of: dict[str, list[Entity]] = defaultdict(list)
+        for e in domain.entities:
+            entities_of[e.category].append(e)
+        assertions_of: dict[str, list[Assertion]] = defaultdict(list)
+        for a in domain.assertions:
+            assertions_of[a.predicate].append(a)
+
+        def entity_rows(members: list[Entity]) -> Iterable[dict[str, Any]]:
+            return ({"id": e.id, "props": entity_properties(e)} for e in members)
+
+        def assertion_rows(members: list[Assertion]) -> Iterable[dict[str, Any]]:
+            for a in members:
+                fact = facts.get(a.assertion_id)
+                member_ids = fact.member_ids if fact else ()
+                yield {
+                    "id": a.assertion_id,
+                    "subject_id": a.subject_id,
+                    "object_id": a.object_id,
+                    "props": assertion_properties(a, fact.provenance if fact else "", member_ids),
+                    "edge_props": edge_properties(a, member_ids),
+                }
+
         for cls in domain.entity_classes:
-            rows = [
-                {"id": e.id, "props": entity_properties(e)}
-                for e in domain.entities
-                if e.category == cls.name
-            ]
+            group = entities_of.get(cls.name, [])
             statement(
                 f"entity_{cls.name}",
                 f"rows/entities_{cls.name}.json",
-                rows,
+                len(group),
+                lambda group=group: entity_rows(group),
                 MergeNodes(label, ("Entity", cls.name)),
             )
         statement(
             "evidence_sources",
             "rows/evidence_sources.json",
-            [
+            len(domain.evidence_sources),
+            lambda: (
                 {"id": e.evidence_id, "props": evidence_properties(e)}
                 for e in domain.evidence_sources
-            ],
+            ),
             MergeNodes(label, ("EvidenceSource",)),
         )
         for pred in domain.predicates:
-            rows = []
-            for a in domain.assertions:
-                if a.predicate != pred.name:
-                    continue
-                fact = facts.get(a.assertion_id)
-                members = fact.member_ids if fact else ()
-                rows.append(
-                    {
-                        "id": a.assertion_id,
-                        "subject_id": a.subject_id,
-                        "object_id": a.object_id,
-                        "props": assertion_properties(a, fact.provenance if fact else "", members),
-                        "edge_props": edge_properties(a, members),
-                    }
-                )
+            group = assertions_of.get(pred.name, [])
             statement(
                 f"assertion_{pred.name}",
                 f"rows/assertions_{pred.name}.json",
-                rows,
+                len(group),
+                lambda group=group: assertion_rows(group),
                 MergeAssertions(label, pred.name),
             )
         statement(
             "supports",
             "rows/supports.json",
-            [
+            len(domain.supports),
+            lambda: (
                 {
                     "assertion_id": s.assertion_id,
                     "evidence_id": s.evidence_id,
                     "props": support_properties(s),
                 }
                 for s in domain.supports
-            ],
+            ),
             MergeSupports(label),
         )
         statement(
             "members",
             "rows/members.json",
-            [
+            sum(len(c.member_ids) for c in domain.intervention_classes),
+            lambda: (
                 {"class_id": c.class_id, "member_id": m}
                 for c in domain.intervention_classes
                 for m in c.member_ids
-            ],
+            ),
             MergeMembers(label),
         )
 
@@ -304,6 +322,8 @@ def _checks(domain: Domain) -> list[tuple[dict[str, Any], Any]]:
 
 
 def _cell(value: Any) -> Any:
+    if value.__class__ is str:  # most cells: the fast path, millions of times at scale
+        return value
     if value is None or value == ():
         return ""
     if isinstance(value, bool):
@@ -327,18 +347,21 @@ def _import_files(domain: Domain) -> list[Artifact]:
         "description",
         "xrefs:string[]",
     ]
-    ent_rows = [
-        [
-            e.id,
-            d.join((label, "Entity", e.category)),
-            e.category,
-            e.name,
-            _cell(e.synonyms),
-            _cell(e.description),
-            _cell(e.xrefs),
-        ]
-        for e in domain.entities
-    ]
+
+    def ent_rows():
+        return (  # each maker runs when its file is written
+            [
+                e.id,
+                d.join((label, "Entity", e.category)),
+                e.category,
+                e.name,
+                _cell(e.synonyms),
+                _cell(e.description),
+                _cell(e.xrefs),
+            ]
+            for e in domain.entities
+        )
+
     asr_fields = [
         ("assertion_id", ""), ("subject_id", ""), ("predicate", ""), ("object_id", ""),
         ("relation_class", ""), ("direction", ""), ("causal_status", ""), ("evidence_level", ""),
@@ -347,45 +370,65 @@ def _import_files(domain: Domain) -> list[Artifact]:
         ("knowledge_level", ""), ("agent_type", ""),
     ]  # fmt: skip
     facts = {f.assertion_id: f for f in domain.facts}
+    assert tuple(n for n, _ in asr_fields) == Assertion._fields
     asr_header = [f"id:ID({space})", ":LABEL"] + [f"{n}{t}" for n, t in asr_fields]
     asr_header += ["provenance", "member_ids:string[]"]
-    asr_rows = [
-        [a.assertion_id, d.join((label, "Assertion"))]
-        + [_cell(getattr(a, n)) for n, _ in asr_fields]
-        + [
-            _cell(facts[a.assertion_id].provenance or None if a.assertion_id in facts else None),
-            _cell(facts[a.assertion_id].member_ids if a.assertion_id in facts else ()),
-        ]
-        for a in domain.assertions
-    ]
+
+    def asr_rows():
+        return (
+            [
+                a.assertion_id,
+                d.join((label, "Assertion")),
+                *map(_cell, a),  # asr_fields are the Assertion fields, in order
+                _cell(
+                    facts[a.assertion_id].provenance or None if a.assertion_id in facts else None
+                ),
+                _cell(facts[a.assertion_id].member_ids if a.assertion_id in facts else ()),
+            ]
+            for a in domain.assertions
+        )
+
     ev_fields = [
         ("evidence_id", ""), ("source_type", ""), ("title", ""), ("citation", ""), ("year", ":long"),
         ("evidence_tier", ""), ("study_level", ":boolean"),
         ("studied_interventions", ":string[]"), ("studied_populations", ":string[]"),
     ]  # fmt: skip
     ev_header = [f"id:ID({space})", ":LABEL"] + [f"{n}{t}" for n, t in ev_fields]
-    ev_rows = [
-        [e.evidence_id, d.join((label, "EvidenceSource"))]
-        + [_cell(getattr(e, n)) for n, _ in ev_fields]
-        for e in domain.evidence_sources
-    ]
+
+    def ev_rows():
+        return (
+            [e.evidence_id, d.join((label, "EvidenceSource"))]
+            + [_cell(getattr(e, n)) for n, _ in ev_fields]
+            for e in domain.evidence_sources
+        )
+
     link_header = [f":START_ID({space})", f":END_ID({space})", ":TYPE"]
-    has_subject = [[a.assertion_id, a.subject_id, "HAS_SUBJECT"] for a in domain.assertions]
-    has_object = [[a.assertion_id, a.object_id, "HAS_OBJECT"] for a in domain.assertions]
+
+    def has_subject():
+        return ([a.assertion_id, a.subject_id, "HAS_SUBJECT"] for a in domain.assertions)
+
+    def has_object():
+        return ([a.assertion_id, a.object_id, "HAS_OBJECT"] for a in domain.assertions)
+
     support_header = [*link_header, "recommendation_class", "level_of_evidence"]
-    supports = [
-        [
-            s.evidence_id,
-            s.assertion_id,
-            "SUPPORTS",
-            _cell(s.recommendation_class),
-            _cell(s.level_of_evidence),
-        ]
-        for s in domain.supports
-    ]
-    members = [
-        [m, c.class_id, "MEMBER_OF"] for c in domain.intervention_classes for m in c.member_ids
-    ]
+
+    def supports():
+        return (
+            [
+                s.evidence_id,
+                s.assertion_id,
+                "SUPPORTS",
+                _cell(s.recommendation_class),
+                _cell(s.level_of_evidence),
+            ]
+            for s in domain.supports
+        )
+
+    def members():
+        return (
+            [m, c.class_id, "MEMBER_OF"] for c in domain.intervention_classes for m in c.member_ids
+        )
+
     edge_header = [
         *link_header,
         "assertion_id",
@@ -396,30 +439,37 @@ def _import_files(domain: Domain) -> list[Artifact]:
         "confidence:double",
         "member_ids:string[]",
     ]
-    edges = [
-        [
-            a.subject_id,
-            a.object_id,
-            a.predicate,
-            a.assertion_id,
-            _cell(a.validated),
-            a.causal_status,
-            a.evidence_level,
-            a.direction,
-            a.confidence,
-            _cell(facts[a.assertion_id].member_ids if a.assertion_id in facts else ()),
-        ]
-        for a in domain.assertions
-    ]
-    files = {
-        "nodes_entities.csv": csv_bytes(ent_header, ent_rows),
-        "nodes_assertions.csv": csv_bytes(asr_header, asr_rows),
-        "nodes_evidence_sources.csv": csv_bytes(ev_header, ev_rows),
-        "relationships_has_subject.csv": csv_bytes(link_header, has_subject),
-        "relationships_has_object.csv": csv_bytes(link_header, has_object),
-        "relationships_supports.csv": csv_bytes(support_header, supports),
-        "relationships_members.csv": csv_bytes(link_header, members),
-        "relationships_direct.csv": csv_bytes(edge_header, edges),
+
+    def edges():
+        return (
+            [
+                a.subject_id,
+                a.object_id,
+                a.predicate,
+                a.assertion_id,
+                _cell(a.validated),
+                a.causal_status,
+                a.evidence_level,
+                a.direction,
+                a.confidence,
+                _cell(facts[a.assertion_id].member_ids if a.assertion_id in facts else ()),
+            ]
+            for a in domain.assertions
+        )
+
+    n_asr, n_members = (
+        len(domain.assertions),
+        sum(len(c.member_ids) for c in domain.intervention_classes),
+    )
+    files = {  # name -> (header, number of rows, maker of the rows)
+        "nodes_entities.csv": (ent_header, len(domain.entities), ent_rows),
+        "nodes_assertions.csv": (asr_header, n_asr, asr_rows),
+        "nodes_evidence_sources.csv": (ev_header, len(domain.evidence_sources), ev_rows),
+        "relationships_has_subject.csv": (link_header, n_asr, has_subject),
+        "relationships_has_object.csv": (link_header, n_asr, has_object),
+        "relationships_supports.csv": (support_header, len(domain.supports), supports),
+        "relationships_members.csv": (link_header, n_members, members),
+        "relationships_direct.csv": (edge_header, n_asr, edges),
     }
     plan = {
         "tool": "neo4j-admin database import full",
@@ -430,6 +480,9 @@ def _import_files(domain: Domain) -> list[Artifact]:
         "expected_counts": expected_counts(domain),
         "note": "Import creates no constraints or indexes: apply constraints.cypher afterwards.",
     }
-    out = [Artifact(f"neo4j/import/{name}", content) for name, content in files.items()]
+    out = [
+        csv_artifact(f"neo4j/import/{name}", header, n, make)
+        for name, (header, n, make) in files.items()
+    ]
     out.append(Artifact("neo4j/import/import.json", json_bytes(plan)))
     return out
