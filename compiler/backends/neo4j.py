@@ -19,12 +19,13 @@ from .cyphergen import (
     CountNodes,
     CountRelationships,
     CypherGenerator,
-    MergeAssertions,
+    MergeAssertionEdges,
     MergeMembers,
     MergeNodes,
     MergeSupports,
     Neo4j5,
     PropertyIndex,
+    ReconcileNodes,
     UnevidencedAssertions,
     UniqueId,
     UnpairedAssertions,
@@ -33,6 +34,14 @@ from .cyphergen import (
 
 ARRAY_DELIMITER = "|"
 EDGE_FIELDS = ("validated", "causal_status", "evidence_level", "direction", "confidence")
+# The declared properties each load statement writes (the MERGE key excepted): every one is
+# written on every load, null where a row lacks it, so a property dropped from the data is
+# removed from the graph rather than left stale.
+ENTITY_PROPERTIES = tuple(f for f in Entity._fields if f != "id")
+ASSERTION_PROPERTIES = (*Assertion._fields, "provenance", "member_ids")
+EVIDENCE_PROPERTIES = EvidenceSource._fields
+EDGE_PROPERTIES = (*EDGE_FIELDS, "member_ids")  # assertion_id is the edge's MERGE key
+SUPPORT_PROPERTIES = ("recommendation_class", "level_of_evidence")
 
 
 def _clean(props: dict[str, Any]) -> dict[str, Any]:
@@ -93,9 +102,21 @@ class Neo4jBackend(Backend):
         out: list[Artifact] = []
         statements: list[dict[str, str]] = []
 
-        def statement(name: str, path: str, rows: list[dict[str, Any]], construct: Any) -> None:
+        def statement(
+            name: str,
+            path: str,
+            rows: list[dict[str, Any]],
+            construct: Any,
+            reconcile: ReconcileNodes | None = None,
+            then: tuple[Any, ...] = (),
+        ) -> None:
             out.append(Artifact(f"neo4j/{path}", json_bytes(rows)))
-            statements.append({"name": name, "rows": path, "cypher": gen.generate(construct)})
+            stmt: dict[str, Any] = {"name": name, "rows": path, "cypher": gen.generate(construct)}
+            if then:
+                stmt["then"] = [gen.generate(c) for c in then]
+            if reconcile is not None:
+                stmt["reconcile"] = gen.generate(reconcile)
+            statements.append(stmt)
 
         for cls in domain.entity_classes:
             rows = [
@@ -107,7 +128,8 @@ class Neo4jBackend(Backend):
                 f"entity_{cls.name}",
                 f"rows/entities_{cls.name}.json",
                 rows,
-                MergeNodes(label, ("Entity", cls.name)),
+                MergeNodes(label, ("Entity", cls.name), ENTITY_PROPERTIES),
+                ReconcileNodes(label, ("Entity", cls.name)),
             )
         statement(
             "evidence_sources",
@@ -116,7 +138,8 @@ class Neo4jBackend(Backend):
                 {"id": e.evidence_id, "props": evidence_properties(e)}
                 for e in domain.evidence_sources
             ],
-            MergeNodes(label, ("EvidenceSource",)),
+            MergeNodes(label, ("EvidenceSource",), EVIDENCE_PROPERTIES),
+            ReconcileNodes(label, ("EvidenceSource",)),
         )
         for pred in domain.predicates:
             rows = []
@@ -138,7 +161,9 @@ class Neo4jBackend(Backend):
                 f"assertion_{pred.name}",
                 f"rows/assertions_{pred.name}.json",
                 rows,
-                MergeAssertions(label, pred.name),
+                MergeNodes(label, ("Assertion",), ASSERTION_PROPERTIES),
+                ReconcileNodes(label, ("Assertion",)),
+                then=(MergeAssertionEdges(label, pred.name, EDGE_PROPERTIES),),
             )
         statement(
             "supports",
@@ -151,7 +176,7 @@ class Neo4jBackend(Backend):
                 }
                 for s in domain.supports
             ],
-            MergeSupports(label),
+            MergeSupports(label, SUPPORT_PROPERTIES),
         )
         statement(
             "members",
@@ -421,10 +446,26 @@ def _import_files(domain: Domain) -> list[Artifact]:
         "relationships_members.csv": csv_bytes(link_header, members),
         "relationships_direct.csv": csv_bytes(edge_header, edges),
     }
+    row_counts = {
+        "nodes_entities.csv": len(ent_rows),
+        "nodes_assertions.csv": len(asr_rows),
+        "nodes_evidence_sources.csv": len(ev_rows),
+        "relationships_has_subject.csv": len(has_subject),
+        "relationships_has_object.csv": len(has_object),
+        "relationships_supports.csv": len(supports),
+        "relationships_members.csv": len(members),
+        "relationships_direct.csv": len(edges),
+    }
     plan = {
         "tool": "neo4j-admin database import full",
         "array_delimiter": ARRAY_DELIMITER,
         "id_type": "string",
+        # a value with a line break is a quoted field spanning lines, which the tool reads
+        # only with --multiline-fields=true (slower: it turns off parallel parsing)
+        "multiline_fields": any(
+            content.count(b"\n") != row_counts[name] + 1 or b"\r" in content
+            for name, content in files.items()
+        ),
         "nodes": sorted(n for n in files if n.startswith("nodes_")),
         "relationships": sorted(n for n in files if n.startswith("relationships_")),
         "expected_counts": expected_counts(domain),

@@ -157,22 +157,26 @@ def load(
     digest = manifest_digest(domain)
     with driver.session(database=database) as session:
         session.execute_write(mark, domain, digest, "loading")
+        # a label that holds nothing has nothing to reconcile or prune: a first load skips both
+        populated = session.execute_read(_holds_nodes, domain.label)
     written = Written()
     with driver.session(database=database) as session:
-        group: list[tuple[str, str, list, int, int | None]] = []
+        group: list[tuple[str, list[str], str | None, list, int, int | None]] = []
         size = 0
 
-        def flush(removal: tuple[str, Written] | None = None) -> None:
-            session.execute_write(_run_group, group, removal)
-            for name, _, batch, done, total in group:
+        def flush(removal: Written | None = None) -> None:
+            session.execute_write(_run_group, domain.label, group, removal)
+            for name, _, _, batch, done, total in group:
                 if progress:
                     progress(name, done + len(batch), total)
             group.clear()
 
         for stmt in domain.plan.statements:
             report.statements += 1
+            reconcile = stmt.reconcile if populated else None
             for done, batch, last in _batches(domain.root / "neo4j" / stmt.rows, batch_size):
-                written.add(batch)
+                if populated:
+                    written.add(batch)
                 report.rows += len(batch)
                 # consecutive batches share a transaction up to `batch_size` rows: small
                 # statements do not pay one commit each, and statement order is kept, so
@@ -181,12 +185,12 @@ def load(
                     flush()
                     size = 0
                 total = done + len(batch) if last else None
-                group.append((stmt.name, stmt.cypher, batch, done, total))
+                group.append((stmt.name, [stmt.cypher, *stmt.then], reconcile, batch, done, total))
                 size += len(batch)
         # the removal rides in the last write transaction (the group still pending when the
         # rows end): it commits with the final writes or not at all, so no committed state has
         # the new rows without the prune
-        flush((domain.label, written))
+        flush(written if populated else None)
     report.seconds = time.perf_counter() - start
     if changes:
         report.changes = Changes.between(before, snapshot(driver, domain.label, database))
@@ -339,14 +343,26 @@ def _batches(path: Path, batch_size: int) -> Iterator[tuple[int, list[dict[str, 
         yield done, batch, True
 
 
+def _holds_nodes(tx: neo4j.ManagedTransaction, label: str) -> bool:
+    return tx.run(f"MATCH (n:{label}) RETURN n LIMIT 1").single() is not None
+
+
 def _run_group(
-    tx: neo4j.ManagedTransaction, group: list, removal: tuple[str, Written] | None = None
+    tx: neo4j.ManagedTransaction, label: str, group: list, removal: Written | None = None
 ) -> None:
-    """One managed write transaction: the group's batches, then (in the last one) `prune`."""
-    for _, cypher, batch, _, _ in group:
-        tx.run(cypher, rows=batch).consume()
+    """One managed write transaction: the group's batches (each after its reconcile, on a
+    reload), then (in the last one) `prune`."""
+    for _, statements, reconcile, batch, _, _ in group:
+        if reconcile:
+            changed = [r["id"] for r in tx.run(reconcile, rows=batch)]
+            if changed:  # rare: an entity whose class changed, an id that changed kind
+                tx.run(
+                    f"MATCH (n:{label}) WHERE n.id IN $ids DETACH DELETE n", ids=changed
+                ).consume()
+        for cypher in statements:
+            tx.run(cypher, rows=batch).consume()
     if removal is not None:
-        prune(tx, *removal)
+        prune(tx, label, removal)
 
 
 def run_checks(
