@@ -8,6 +8,7 @@ import importlib
 SUITES = [
     "compile_bench",
     "neo4j_bench",
+    "bulk_bench",
     "runner_bench",
     "scoring_bench",
     "hostile_bench",

@@ -315,3 +315,33 @@ def test_every_command_needs_its_domain() -> None:
         result = CliRunner().invoke(app, args)
         assert result.exit_code == 2, (args, result.output)
         assert "--domain" in result.output, (args, result.output)
+
+
+def test_bulk_import_files_carry_every_property_the_load_statements_write() -> None:
+    """neo4j/import/ is a complete second loading path: each CSV's header names exactly the
+    properties the transactional statements write (plus the key), so `kgbench load --bulk`
+    cannot drop a field that a new IR field added to the rows."""
+    import csv
+    import io
+
+    from compiler.backends import neo4j as backend
+
+    ir = validate_domain(REPO / "domains" / "cardio")
+    files = {a.path: a.content for a in build_artifacts(ir) if "neo4j/import/" in a.path}
+
+    def header(name: str) -> set[str]:
+        text = files[f"neo4j/import/{name}"]
+        text = text.decode() if isinstance(text, bytes) else text
+        row = next(csv.reader(io.StringIO(text)))
+        return {c.split(":")[0] for c in row if c.split(":")[0]}
+
+    assert header("nodes_entities.csv") == {"id", *backend.ENTITY_PROPERTIES}
+    assert header("nodes_assertions.csv") == {"id", *backend.ASSERTION_PROPERTIES}
+    assert header("nodes_evidence_sources.csv") == {"id", *backend.EVIDENCE_PROPERTIES}
+    assert header("relationships_direct.csv") == {"assertion_id", *backend.EDGE_PROPERTIES}
+    assert header("relationships_supports.csv") == set(backend.SUPPORT_PROPERTIES)
+    plan = json.loads(files["neo4j/import/import.json"])
+    assert plan["multiline_fields"] is False
+    assert set(plan["nodes"]) | set(plan["relationships"]) == {
+        p.rsplit("/", 1)[1] for p in files if p.endswith(".csv")
+    }

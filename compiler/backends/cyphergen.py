@@ -36,23 +36,48 @@ class PropertyIndex:
 
 @dataclass(frozen=True)
 class MergeNodes:
-    """Nodes of one kind from `$rows` ({id, props}): namespaced, properties replaced."""
+    """Nodes of one kind from `$rows` ({id, props}): namespaced, every declared property
+    written (a property absent from a row is set to null, i.e. removed).
+
+    `properties` are the declared keys other than `id`: written from a map literal whose keys
+    the planner sees, so it can prove the MERGE's `id` is never rewritten (a `SET n = $map`
+    could rewrite it, which costs an Eager operator that buffers every row of the batch)."""
+
+    label: str
+    extra_labels: tuple[str, ...]
+    properties: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ReconcileNodes:
+    """The ids of the existing nodes, among `$rows`' ids, that lack one of the statement's
+    kind and class labels (an entity whose class changed, an id that moved to another kind).
+    A read: the load deletes those nodes before the MERGE, which puts the labels in its
+    pattern and would otherwise try to create a second node with the id and fail on the
+    uniqueness constraint; the load then re-creates the node and, from the rows that still
+    hold them, its relationships. (A delete in this statement would plan an Eager.)"""
 
     label: str
     extra_labels: tuple[str, ...]
 
 
 @dataclass(frozen=True)
-class MergeAssertions:
-    """Reified assertions of one predicate and their direct typed edges, from `$rows`."""
+class MergeAssertionEdges:
+    """The role edges (HAS_SUBJECT, HAS_OBJECT) and the direct typed edge of reified
+    assertions of one predicate, from `$rows`; their nodes are a MergeNodes of their own,
+    sent the same rows just before. (In one statement with the node's properties the planner
+    cannot tell a node's property from an edge's of the same name, e.g. `direction`, and
+    plans an Eager.)"""
 
     label: str
     predicate: str
+    edge_properties: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class MergeSupports:
     label: str
+    properties: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -132,7 +157,8 @@ Construct = (
     UniqueId
     | PropertyIndex
     | MergeNodes
-    | MergeAssertions
+    | ReconcileNodes
+    | MergeAssertionEdges
     | MergeSupports
     | MergeMembers
     | UnpairedDirectEdges
@@ -156,7 +182,8 @@ CONSTRUCTS: tuple[type, ...] = (
     UniqueId,
     PropertyIndex,
     MergeNodes,
-    MergeAssertions,
+    ReconcileNodes,
+    MergeAssertionEdges,
     MergeSupports,
     MergeMembers,
     UnpairedDirectEdges,
@@ -199,39 +226,55 @@ class CypherGenerator:
         return f"CREATE INDEX {c.name} IF NOT EXISTS FOR (n:{c.label}) ON (n.{c.key})"
 
     # -- load --
+    # No load statement may plan an Eager operator (a test EXPLAINs each): every label is in
+    # the MERGE pattern, properties are written from map literals that never name the MERGE
+    # key, and an assertion's node and its edges are two statements (see MergeAssertionEdges),
+    # so no row's write can change what another row of the batch reads.
+    @staticmethod
+    def _props(var: str, source: str, keys: tuple[str, ...]) -> str:
+        """`SET var += {k: source.k, ...}`: absent keys are null, which removes them."""
+        if not keys:
+            return ""
+        items = ",\n    ".join(f"{k}: {source}.{k}" for k in keys)
+        return f"\nSET {var} += {{\n    {items}\n}}"
+
     def merge_nodes(self, c: MergeNodes) -> str:
-        return (
-            f"UNWIND $rows AS row\nMERGE (n:{c.label} {{id: row.id}})\n"
-            f"SET n = row.props\nSET n:{':'.join(c.extra_labels)}"
+        labels = ":".join((c.label, *c.extra_labels))
+        return f"UNWIND $rows AS row\nMERGE (n:{labels} {{id: row.id}})" + self._props(
+            "n", "row.props", c.properties
         )
 
-    def merge_assertions(self, c: MergeAssertions) -> str:
+    def reconcile_nodes(self, c: ReconcileNodes) -> str:
+        return (
+            f"UNWIND $rows AS row\nMATCH (n:{c.label} {{id: row.id}})\n"
+            f"WHERE NOT n:{'&'.join(c.extra_labels)}\nRETURN n.id AS id"
+        )
+
+    def merge_assertion_edges(self, c: MergeAssertionEdges) -> str:
         return (
             "UNWIND $rows AS row\n"
-            f"MATCH (s:{c.label} {{id: row.subject_id}})\n"
-            f"MATCH (o:{c.label} {{id: row.object_id}})\n"
-            f"MERGE (a:{c.label} {{id: row.id}})\n"
-            "SET a = row.props\nSET a:Assertion\n"
+            f"MATCH (a:{c.label}:Assertion {{id: row.id}})\n"
+            f"MATCH (s:{c.label}:Entity {{id: row.subject_id}})\n"
+            f"MATCH (o:{c.label}:Entity {{id: row.object_id}})\n"
             "MERGE (a)-[:HAS_SUBJECT]->(s)\n"
             "MERGE (a)-[:HAS_OBJECT]->(o)\n"
-            f"MERGE (s)-[r:{c.predicate} {{assertion_id: row.id}}]->(o)\n"
-            "SET r = row.edge_props"
+            f"MERGE (s)-[r:{c.predicate} {{assertion_id: row.id}}]->(o)"
+            + self._props("r", "row.edge_props", c.edge_properties)
         )
 
     def merge_supports(self, c: MergeSupports) -> str:
         return (
             "UNWIND $rows AS row\n"
-            f"MATCH (e:{c.label} {{id: row.evidence_id}})\n"
-            f"MATCH (a:{c.label} {{id: row.assertion_id}})\n"
-            "MERGE (e)-[s:SUPPORTS]->(a)\n"
-            "SET s = row.props"
+            f"MATCH (e:{c.label}:EvidenceSource {{id: row.evidence_id}})\n"
+            f"MATCH (a:{c.label}:Assertion {{id: row.assertion_id}})\n"
+            "MERGE (e)-[s:SUPPORTS]->(a)" + self._props("s", "row.props", c.properties)
         )
 
     def merge_members(self, c: MergeMembers) -> str:
         return (
             "UNWIND $rows AS row\n"
-            f"MATCH (m:{c.label} {{id: row.member_id}})\n"
-            f"MATCH (k:{c.label} {{id: row.class_id}})\n"
+            f"MATCH (m:{c.label}:Entity {{id: row.member_id}})\n"
+            f"MATCH (k:{c.label}:Entity {{id: row.class_id}})\n"
             "MERGE (m)-[:MEMBER_OF]->(k)"
         )
 

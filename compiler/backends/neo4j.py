@@ -20,12 +20,13 @@ from .cyphergen import (
     CountNodes,
     CountRelationships,
     CypherGenerator,
-    MergeAssertions,
+    MergeAssertionEdges,
     MergeMembers,
     MergeNodes,
     MergeSupports,
     Neo4j5,
     PropertyIndex,
+    ReconcileNodes,
     UnevidencedAssertions,
     UniqueId,
     UnpairedAssertions,
@@ -34,6 +35,14 @@ from .cyphergen import (
 
 ARRAY_DELIMITER = "|"
 EDGE_FIELDS = ("validated", "causal_status", "evidence_level", "direction", "confidence")
+# The declared properties each load statement writes (the MERGE key excepted): every one is
+# written on every load, null where a row lacks it, so a property dropped from the data is
+# removed from the graph rather than left stale.
+ENTITY_PROPERTIES = tuple(f for f in Entity._fields if f != "id")
+ASSERTION_PROPERTIES = (*Assertion._fields, "provenance", "member_ids")
+EVIDENCE_PROPERTIES = EvidenceSource._fields
+EDGE_PROPERTIES = (*EDGE_FIELDS, "member_ids")  # assertion_id is the edge's MERGE key
+SUPPORT_PROPERTIES = ("recommendation_class", "level_of_evidence")
 
 
 def _clean(props: dict[str, Any]) -> dict[str, Any]:
@@ -100,10 +109,17 @@ class Neo4jBackend(Backend):
             n: int,
             make: Callable[[], Iterable[dict[str, Any]]],
             construct: Any,
+            reconcile: ReconcileNodes | None = None,
+            then: tuple[Any, ...] = (),
         ) -> None:
             """One load statement; its rows are made when the file is written (`make`)."""
             out.append(rows_artifact(f"neo4j/{path}", n, make))
-            statements.append({"name": name, "rows": path, "cypher": gen.generate(construct)})
+            stmt: dict[str, Any] = {"name": name, "rows": path, "cypher": gen.generate(construct)}
+            if then:
+                stmt["then"] = [gen.generate(c) for c in then]
+            if reconcile is not None:
+                stmt["reconcile"] = gen.generate(reconcile)
+            statements.append(stmt)
 
         # one pass groups the records (a scan per class or predicate was quadratic-ish)
         entities_of: dict[str, list[Entity]] = defaultdict(list)
@@ -135,7 +151,8 @@ class Neo4jBackend(Backend):
                 f"rows/entities_{cls.name}.json",
                 len(group),
                 lambda group=group: entity_rows(group),
-                MergeNodes(label, ("Entity", cls.name)),
+                MergeNodes(label, ("Entity", cls.name), ENTITY_PROPERTIES),
+                ReconcileNodes(label, ("Entity", cls.name)),
             )
         statement(
             "evidence_sources",
@@ -145,7 +162,8 @@ class Neo4jBackend(Backend):
                 {"id": e.evidence_id, "props": evidence_properties(e)}
                 for e in domain.evidence_sources
             ),
-            MergeNodes(label, ("EvidenceSource",)),
+            MergeNodes(label, ("EvidenceSource",), EVIDENCE_PROPERTIES),
+            ReconcileNodes(label, ("EvidenceSource",)),
         )
         for pred in domain.predicates:
             group = assertions_of.get(pred.name, [])
@@ -154,7 +172,9 @@ class Neo4jBackend(Backend):
                 f"rows/assertions_{pred.name}.json",
                 len(group),
                 lambda group=group: assertion_rows(group),
-                MergeAssertions(label, pred.name),
+                MergeNodes(label, ("Assertion",), ASSERTION_PROPERTIES),
+                ReconcileNodes(label, ("Assertion",)),
+                then=(MergeAssertionEdges(label, pred.name, EDGE_PROPERTIES),),
             )
         statement(
             "supports",
@@ -168,7 +188,7 @@ class Neo4jBackend(Backend):
                 }
                 for s in domain.supports
             ),
-            MergeSupports(label),
+            MergeSupports(label, SUPPORT_PROPERTIES),
         )
         statement(
             "members",
@@ -475,6 +495,9 @@ def _import_files(domain: Domain) -> list[Artifact]:
         "tool": "neo4j-admin database import full",
         "array_delimiter": ARRAY_DELIMITER,
         "id_type": "string",
+        # a value with a line break is a quoted field spanning lines, which the tool reads
+        # only with --multiline-fields=true (slower: it turns off parallel parsing)
+        "multiline_fields": _has_line_breaks(domain),
         "nodes": sorted(n for n in files if n.startswith("nodes_")),
         "relationships": sorted(n for n in files if n.startswith("relationships_")),
         "expected_counts": expected_counts(domain),
@@ -486,3 +509,17 @@ def _import_files(domain: Domain) -> list[Artifact]:
     ]
     out.append(Artifact("neo4j/import/import.json", json_bytes(plan)))
     return out
+
+
+def _has_line_breaks(domain: Domain) -> bool:
+    """Whether any value the import files carry holds a line break (CR or LF). The files are
+    streamed, never held whole, so this is read from the records rather than the bytes."""
+    records = (domain.entities, domain.assertions, domain.evidence_sources, domain.supports)
+    return any(
+        "\n" in text or "\r" in text
+        for table in records
+        for record in table
+        for value in record
+        for text in (value if isinstance(value, tuple) else (value,))
+        if isinstance(text, str)
+    )

@@ -25,20 +25,61 @@ def _console():
 def load_command(
     domain: Annotated[str, typer.Option("--domain", "-d", help="Compiled domain to load.")],
     batch_size: Annotated[int, typer.Option(help="Rows per write transaction.")] = 2000,
+    bulk: Annotated[
+        bool,
+        typer.Option(
+            "--bulk/--no-bulk",
+            help="Build a new database from the compiled neo4j-admin import files (several "
+            "times faster): the embedded server is stopped, `neo4j-admin database import "
+            "full` runs, the server starts again (default heap and page cache), then the "
+            "constraints and validation queries. Only for an empty database of the embedded "
+            "server; refused for NEO4J_URI's server.",
+        ),
+    ] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            "--force/--no-force",
+            help="With --bulk: erase a database that is not empty (every domain in it) and "
+            "import this domain alone.",
+        ),
+    ] = False,
 ) -> None:
     """Load a compiled domain into Neo4j, or sync an already-loaded one (what the spec no
     longer holds is removed), run its validation queries and report what was added, changed
-    and removed."""
+    and removed. With --bulk, import it into an empty database with neo4j-admin instead."""
     from rich.progress import Progress
-    from rich.table import Table
 
     from harness.compiled import CompiledDomain
+
+    if force and not bulk:
+        raise typer.BadParameter("--force only applies to --bulk", param_hint="--force")
+    compiled = CompiledDomain.open(domain)
+    console = _console()
+    if bulk:
+        from harness.graph.bulk import bulk_load
+
+        with Progress(console=console, transient=True) as bar:
+            task = bar.add_task("bulk load", total=None)
+            report = bulk_load(
+                compiled, force=force, progress=lambda msg: bar.update(task, description=msg)
+            )
+        phases = ", ".join(f"{name} {secs:.1f} s" for name, secs in report.phases.items())
+        _checks_table(
+            console,
+            f"{escape(domain)}: bulk-imported {report.nodes} nodes and {report.relationships} "
+            f"relationships in {report.seconds:.2f} s ({escape(phases)})",
+            report.checks,
+        )
+        if report.replaced:
+            console.print(f"replaced a database of {report.replaced} nodes (--force)")
+        console.print(f"Neo4j serves it at [bold]{escape(report.uri)}[/]")
+        return
+
     from harness.graph.load import load
     from harness.neo4j import connection_settings, open_driver
 
-    compiled = CompiledDomain.open(domain)
     settings = connection_settings()
-    console = _console()
     with open_driver(settings) as driver, Progress(console=console, transient=True) as bar:
         task = bar.add_task("loading", total=None)
 
@@ -53,20 +94,11 @@ def load_command(
             progress=progress,
             changes=True,
         )
-    table = Table(
-        title=f"{escape(domain)}: loaded {report.rows} rows in {report.seconds:.2f} s",
-        show_edge=False,
+    _checks_table(
+        console,
+        f"{escape(domain)}: loaded {report.rows} rows in {report.seconds:.2f} s",
+        report.checks,
     )
-    for col in ("check", "in graph", "expected", ""):
-        table.add_column(col)
-    for name, value, expect in report.checks:
-        table.add_row(
-            escape(name),
-            str(value),
-            str(expect),
-            "[green]ok[/]" if value == expect else "[red]FAIL[/]",
-        )
-    console.print(table)
     changes = report.changes
     if changes is not None:
         # what the sync did: the graph now equals the compiled domain
@@ -80,6 +112,22 @@ def load_command(
                 keys = getattr(changes, f"{kind}_{what}")
                 if keys and len(keys) <= 20:
                     console.print(f"  {kind} {what}: {escape(', '.join(keys))}")
+
+
+def _checks_table(console, title: str, checks: list[tuple[str, int, int]]) -> None:
+    from rich.table import Table
+
+    table = Table(title=title, show_edge=False)
+    for col in ("check", "in graph", "expected", ""):
+        table.add_column(col)
+    for name, value, expect in checks:
+        table.add_row(
+            escape(name),
+            str(value),
+            str(expect),
+            "[green]ok[/]" if value == expect else "[red]FAIL[/]",
+        )
+    console.print(table)
 
 
 @graph_app.command("extract")

@@ -21,6 +21,7 @@ label is read or written: other domains are never touched.
 from __future__ import annotations
 
 import json
+import re
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -157,22 +158,27 @@ def load(
     digest = manifest_digest(domain)
     with driver.session(database=database) as session:
         session.execute_write(mark, domain, digest, "loading")
+        # a label that holds nothing has nothing to reconcile or prune: a first load skips both
+        populated = session.execute_read(_holds_nodes, domain.label)
     written = Written()
     with driver.session(database=database) as session:
-        group: list[tuple[str, str, list, int, int | None]] = []
+        group: list[tuple[str, list[_Part], _Part | None, list, int, int | None]] = []
         size = 0
 
-        def flush(removal: tuple[str, Written] | None = None) -> None:
-            session.execute_write(_run_group, group, removal)
-            for name, _, batch, done, total in group:
+        def flush(removal: Written | None = None) -> None:
+            session.execute_write(_run_group, domain.label, group, removal)
+            for name, _, _, batch, done, total in group:
                 if progress:
                     progress(name, done + len(batch), total)
             group.clear()
 
         for stmt in domain.plan.statements:
             report.statements += 1
+            reconcile = _Part(stmt.reconcile) if populated and stmt.reconcile else None
+            parts = [_Part(cypher) for cypher in (stmt.cypher, *stmt.then)]
             for done, batch, last in _batches(domain.root / "neo4j" / stmt.rows, batch_size):
-                written.add(batch)
+                if populated:
+                    written.add(batch)
                 report.rows += len(batch)
                 # consecutive batches share a transaction up to `batch_size` rows: small
                 # statements do not pay one commit each, and statement order is kept, so
@@ -181,12 +187,12 @@ def load(
                     flush()
                     size = 0
                 total = done + len(batch) if last else None
-                group.append((stmt.name, stmt.cypher, batch, done, total))
+                group.append((stmt.name, parts, reconcile, batch, done, total))
                 size += len(batch)
         # the removal rides in the last write transaction (the group still pending when the
         # rows end): it commits with the final writes or not at all, so no committed state has
         # the new rows without the prune
-        flush((domain.label, written))
+        flush(written if populated else None)
     report.seconds = time.perf_counter() - start
     if changes:
         report.changes = Changes.between(before, snapshot(driver, domain.label, database))
@@ -339,14 +345,49 @@ def _batches(path: Path, batch_size: int) -> Iterator[tuple[int, list[dict[str, 
         yield done, batch, True
 
 
+@dataclass(frozen=True)
+class _Part:
+    """A statement and the keys of `row` it reads: each statement is sent only those (an
+    assertion's node statement does not need its edge's properties, nor its edge statement
+    the node's), which halves what the assertions' batches put on the wire."""
+
+    cypher: str
+    keys: frozenset[str]
+
+    def __init__(self, cypher: str) -> None:
+        object.__setattr__(self, "cypher", cypher)
+        object.__setattr__(self, "keys", frozenset(_ROW_KEY.findall(cypher)))
+
+    def rows(self, batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        if not batch or self.keys.issuperset(batch[0]):
+            return batch
+        keys = self.keys
+        return [{k: v for k, v in row.items() if k in keys} for row in batch]
+
+
+_ROW_KEY = re.compile(r"\brow\.(\w+)")
+
+
+def _holds_nodes(tx: neo4j.ManagedTransaction, label: str) -> bool:
+    return tx.run(f"MATCH (n:{label}) RETURN n LIMIT 1").single() is not None
+
+
 def _run_group(
-    tx: neo4j.ManagedTransaction, group: list, removal: tuple[str, Written] | None = None
+    tx: neo4j.ManagedTransaction, label: str, group: list, removal: Written | None = None
 ) -> None:
-    """One managed write transaction: the group's batches, then (in the last one) `prune`."""
-    for _, cypher, batch, _, _ in group:
-        tx.run(cypher, rows=batch).consume()
+    """One managed write transaction: the group's batches (each after its reconcile, on a
+    reload), then (in the last one) `prune`."""
+    for _, parts, reconcile, batch, _, _ in group:
+        if reconcile:
+            changed = [r["id"] for r in tx.run(reconcile.cypher, rows=reconcile.rows(batch))]
+            if changed:  # rare: an entity whose class changed, an id that changed kind
+                tx.run(
+                    f"MATCH (n:{label}) WHERE n.id IN $ids DETACH DELETE n", ids=changed
+                ).consume()
+        for part in parts:
+            tx.run(part.cypher, rows=part.rows(batch)).consume()
     if removal is not None:
-        prune(tx, *removal)
+        prune(tx, label, removal)
 
 
 def run_checks(

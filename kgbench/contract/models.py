@@ -208,6 +208,18 @@ class LoadStatement(Model):
     name: str
     rows: str = Field(description="path of the rows file, relative to neo4j/")
     cypher: str
+    then: list[str] = Field(
+        default_factory=list,
+        description="(1.1) statements run after `cypher` on the same batch, in the same "
+        "transaction, in order (an assertion's role and direct edges, after its node)",
+    )
+    reconcile: str | None = Field(
+        default=None,
+        description="(1.1) a read run on each batch before `cypher` when the domain's label "
+        "already holds nodes: returns the `id` of each node among the batch's ids whose kind "
+        "or class labels differ from the statement's; the load deletes those nodes first, "
+        "since `cypher` MERGEs with those labels in its pattern",
+    )
 
 
 class Check(Model):
@@ -222,7 +234,7 @@ class Check(Model):
 class LoadPlan(Document):
     """neo4j/plan.json: what `kgbench load` runs, in order (the .cypher files render it)."""
 
-    FORMAT: ClassVar[str] = "1.0.0"
+    FORMAT: ClassVar[str] = "1.1.0"  # 1.1: statements' then and reconcile
     PATH: ClassVar[str] = "neo4j/plan.json"
 
     format_version: str

@@ -1,0 +1,198 @@
+"""`kgbench load --bulk`: a new database from the compiled neo4j-admin import files.
+
+`neo4j-admin database import full` writes store files directly (hundreds of thousands of
+records per second, several times the transactional load), but only into a database no
+server has open, and it replaces that database whole. So the bulk load is for an empty
+database of the embedded server kgbench manages: it checks the database is empty (anything
+else, another domain included, would be erased: refused unless `force`), stops the server,
+imports generated/<domain>/neo4j/import/ (the files and arguments import.json lists) into the
+server's home, starts the server again, applies the constraints and indexes (the tool makes
+none), runs the compiled validation queries and stamps the load as `kgbench load` does
+(`stamp`: "loading", then "loaded" once every check passed). A server the user runs
+themselves (NEO4J_URI) is never stopped or written to behind their back: refused, with the
+command that imports the same files into it.
+
+After a failed import the server is started again all the same (on an empty or partial
+database, which `extract` then refuses as not loaded), so a user is never left without it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import neo4j
+
+from kgbench.errors import UserError
+
+from ..compiled import CompiledDomain
+from ..neo4j import server
+from ..neo4j.connect import connection_settings, open_driver
+from ..neo4j.importer import bulk_import
+from .load import LoadValidationError, apply_constraints, run_checks
+from .stamp import STAMP_LABEL, manifest_digest, mark
+
+DATABASE = "neo4j"  # Community Edition serves one user database, the one the launcher opens
+
+
+@dataclass
+class BulkReport:
+    domain: str
+    uri: str = ""
+    nodes: int = 0
+    relationships: int = 0
+    seconds: float = 0.0
+    phases: dict[str, float] = field(default_factory=dict)  # stop, import, start, ...
+    checks: list[tuple[str, int, int]] = field(default_factory=list)
+    replaced: int = 0  # nodes the database held before (with force)
+
+    @property
+    def records(self) -> int:
+        return self.nodes + self.relationships
+
+    @property
+    def failures(self) -> list[tuple[str, int, int]]:
+        return [c for c in self.checks if c[1] != c[2]]
+
+
+def import_plan(domain: CompiledDomain) -> dict:
+    """import.json, checked against the files beside it (a stale or damaged compile is a
+    UserError naming the file, never a half-written database)."""
+    folder = domain.root / "neo4j" / "import"
+    path = folder / "import.json"
+    if not path.is_file():
+        raise UserError(
+            f"{path}: missing; the compile predates bulk import files, run `make compile` again"
+        )
+    plan = json.loads(path.read_text(encoding="utf-8"))
+    for key in ("nodes", "relationships", "array_delimiter", "id_type"):
+        if key not in plan:
+            raise UserError(f"{path}: no '{key}'; run `make compile` again")
+    for name in [*plan["nodes"], *plan["relationships"]]:
+        if not (folder / name).is_file():
+            raise UserError(f"{path}: lists {name}, which {folder} lacks; run `make compile` again")
+    return plan
+
+
+def _refuse_own_server(uri: str, domain: CompiledDomain) -> None:
+    folder = domain.root / "neo4j" / "import"
+    raise UserError(
+        f"--bulk writes the store files of a stopped server, so it only runs on the embedded "
+        f"Neo4j kgbench manages, and NEO4J_URI names your own server ({uri}): load without "
+        f"--bulk (transactional), or stop your server and run its own `neo4j-admin database "
+        f"import full` on {folder} with the files and options in {folder / 'import.json'}"
+    )
+
+
+def _contents(driver: neo4j.Driver, database: str) -> tuple[int, list[str]]:
+    """Nodes in the database and the domains stamped in it."""
+    records, _, _ = driver.execute_query(
+        "MATCH (n) RETURN count(n) AS n", database_=database, routing_=neo4j.RoutingControl.READ
+    )
+    stamped, _, _ = driver.execute_query(
+        f"MATCH (m:{STAMP_LABEL}) RETURN m.domain AS d ORDER BY d",
+        database_=database,
+        routing_=neo4j.RoutingControl.READ,
+    )
+    return int(records[0]["n"]), [str(r["d"]) for r in stamped]
+
+
+def bulk_load(
+    domain: CompiledDomain,
+    *,
+    force: bool = False,
+    state_dir: Path | str | None = None,
+    validate: bool = True,
+    progress: Callable[[str], None] | None = None,
+    timeout: float | None = None,
+) -> BulkReport:
+    """Replace the embedded server's database with `domain`'s import files (see module doc).
+
+    Raises UserError before anything is stopped when NEO4J_URI names the user's own server,
+    NEO4J_DATABASE names a database other than neo4j, or the database holds nodes and
+    `force` is false; LoadValidationError when a validation query fails afterwards.
+    """
+    report = BulkReport(domain.name)
+    say = progress or (lambda _msg: None)
+    start_t = time.perf_counter()
+    if os.environ.get("NEO4J_URI"):
+        _refuse_own_server(os.environ["NEO4J_URI"], domain)
+    database = os.environ.get("NEO4J_DATABASE") or DATABASE
+    if database != DATABASE:
+        raise UserError(
+            f"NEO4J_DATABASE is '{database}', but the embedded Neo4j (Community Edition) "
+            f"serves one database, '{DATABASE}', which --bulk replaces; unset NEO4J_DATABASE"
+        )
+    plan = import_plan(domain)
+    info = server.start(state_dir)  # the running one, or started to look inside
+    with open_driver(connection_settings(info.state_dir)) as driver:
+        nodes, stamped = _contents(driver, database)
+    if nodes and not force:
+        held = f"domains {', '.join(stamped)}" if stamped else "nodes kgbench did not load"
+        raise UserError(
+            f"the database '{database}' at {info.uri} is not empty ({nodes} nodes; {held}); "
+            "--bulk replaces the whole database with this domain alone: load without --bulk "
+            "to add or sync one domain transactionally, or pass --force to erase everything "
+            "in it and import this domain"
+        )
+    report.replaced = nodes
+    phase = time.perf_counter()
+
+    def lap(name: str) -> None:
+        nonlocal phase
+        now = time.perf_counter()
+        report.phases[name] = now - phase
+        phase = now
+
+    say("stopping the embedded Neo4j")
+    server.stop(info.state_dir)
+    lap("stop")
+    folder = domain.root / "neo4j" / "import"
+    extra = ["--multiline-fields=true"] if plan.get("multiline_fields") else []
+    try:
+        say(f"neo4j-admin database import full ({len(plan['nodes'])} node files, "
+            f"{len(plan['relationships'])} relationship files)")  # fmt: skip
+        result = bulk_import(
+            folder,
+            plan["nodes"],
+            plan["relationships"],
+            database,
+            store_dir=info.home,
+            array_delimiter=plan["array_delimiter"],
+            id_type=plan["id_type"],
+            extra_args=extra,
+            timeout=timeout,
+        )
+        lap("import")
+    finally:
+        say("starting the embedded Neo4j")
+        restarted = server.start(info.state_dir, home=info.home)
+        lap("start")
+    report.uri = restarted.uri
+    report.nodes = result.nodes or 0
+    report.relationships = result.relationships or 0
+    with open_driver(connection_settings(restarted.state_dir)) as driver:
+        digest = manifest_digest(domain)
+        say("constraints and indexes")
+        apply_constraints(driver, domain, database)
+        with driver.session(database=database) as session:
+            session.execute_write(mark, domain, digest, "loading")
+        lap("constraints")
+        if validate:
+            say("validation queries")
+            report.checks = run_checks(driver, domain, database)
+            lap("validate")
+            if report.failures:
+                lines = [f"{n}: {v} (expected {e})" for n, v, e in report.failures]
+                raise LoadValidationError(
+                    f"the bulk-imported graph of '{domain.name}' failed {len(lines)} "
+                    f"validation check(s): " + "; ".join(lines)
+                )
+        with driver.session(database=database) as session:
+            session.execute_write(mark, domain, digest, "loaded")
+    report.seconds = time.perf_counter() - start_t
+    return report

@@ -1,0 +1,238 @@
+"""Issue 17, item 3: load statements without Eager operators that still converge on a reload
+(a dropped property removed, an entity whose class changed re-labelled), and `kgbench load
+--bulk` through neo4j-admin giving the same graph as the transactional load."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+import neo4j
+import pytest
+from typer.testing import CliRunner
+
+from compiler.api import compile_domain
+from harness.compiled import CompiledDomain
+from harness.graph.load import graph_counts, load, snapshot
+from kgbench.cli import app
+from kgbench.errors import UserError
+
+pytestmark = pytest.mark.neo4j
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def wipe(driver: neo4j.Driver, label: str) -> None:
+    driver.execute_query(f"MATCH (n:{label}) DETACH DELETE n")
+
+
+def operators(plan: dict) -> list[str]:
+    return [plan["operatorType"], *(op for c in plan.get("children", []) for op in operators(c))]
+
+
+@pytest.fixture(scope="module")
+def mini(tmp_path_factory: pytest.TempPathFactory) -> CompiledDomain:
+    out = tmp_path_factory.mktemp("generated")
+    compile_domain(REPO / "tests/fixtures/domains/mini", out_root=out, force=True)
+    return CompiledDomain.open("mini", generated=out)
+
+
+def test_no_load_statement_plans_an_eager_operator(
+    neo4j_driver: neo4j.Driver, mini: CompiledDomain
+) -> None:
+    """An Eager buffers every row of a batch (four of them made the load 3x slower): every
+    compiled statement, its follow-ups and its reconcile read are planned without one."""
+    for stmt in mini.plan.constraints:
+        neo4j_driver.execute_query(stmt)
+    planned = 0
+    for stmt in mini.plan.statements:
+        for cypher in [stmt.cypher, *stmt.then, *([stmt.reconcile] if stmt.reconcile else [])]:
+            with neo4j_driver.session() as session:
+                plan = session.run("EXPLAIN " + cypher, rows=[]).consume().plan
+            ops = operators(plan)
+            assert not [op for op in ops if op.startswith("Eager@")], f"{stmt.name}: {ops}"
+            planned += 1
+    assert planned > len(mini.plan.statements)  # the assertions' edges and reconciles too
+    kinds = {s.name.split("_")[0] for s in mini.plan.statements}
+    assert {"entity", "assertion", "evidence", "supports", "members"} <= kinds
+
+
+def _edited_mini(mini_copy: Path, out: Path, edit) -> CompiledDomain:
+    """Recompile a copy of mini after `edit(data_dir)`, with entity ids free of class
+    prefixes (a declared id scheme), so an entity can change class and keep its id."""
+    domain_yaml = mini_copy / "domain.yaml"
+    text = domain_yaml.read_text()
+    if "id_schemes" not in text:
+        domain_yaml.write_text(
+            text + 'id_schemes:\n  entities: {pattern: "^[A-Z]{3}_[0-9]{3,4}$"}\n'
+        )
+    edit(mini_copy / "data")
+    compile_domain(mini_copy, out_root=out, force=True)
+    return CompiledDomain.open("mini", generated=out)
+
+
+def _node(driver: neo4j.Driver, label: str, node_id: str) -> tuple[list[str], dict]:
+    records, _, _ = driver.execute_query(
+        f"MATCH (n:{label} {{id: $id}}) RETURN labels(n) AS labels, properties(n) AS p",
+        parameters_={"id": node_id},
+    )
+    assert len(records) == 1
+    return sorted(records[0]["labels"]), records[0]["p"]
+
+
+def test_a_reload_removes_dropped_properties_and_follows_a_class_change(
+    neo4j_driver: neo4j.Driver, mini_copy: Path, tmp_path: Path
+) -> None:
+    """A property the data no longer holds is removed (not left stale), an entity whose class
+    changed keeps one node with the new class label only and its relationships, and the result
+    equals a clean load of the edited domain."""
+    before = _edited_mini(mini_copy, tmp_path / "a", lambda data: None)
+    wipe(neo4j_driver, before.label)
+    load(neo4j_driver, before)
+    labels, props = _node(neo4j_driver, before.label, "INT_0001")
+    assert "Intervention" in labels and props["description"] == "Stopping tobacco use."
+    assert _node(neo4j_driver, before.label, "DRG_0002")[1]["xrefs"] == ["DRUGBANK:DB00381"]
+
+    def edit(data: Path) -> None:
+        entities = (data / "entities.csv").read_text()
+        entities = entities.replace(
+            "INT_0001,Intervention,Smoking cessation,Quit smoking,Stopping tobacco use.,",
+            "INT_0001,Drug,Smoking cessation,Quit smoking,,",
+        )
+        entities = entities.replace(",DRUGBANK:DB00381\n", ",\n")
+        (data / "entities.csv").write_text(entities)
+        assertions = (data / "assertions.csv").read_text()
+        (data / "assertions.csv").write_text(
+            assertions.replace("ACE inhibition,,acute", ",,acute", 1)
+        )
+        yaml = (data.parent / "domain.yaml").read_text()
+        (data.parent / "domain.yaml").write_text(yaml.replace("Drug: 2", "Drug: 3"))
+
+    after = _edited_mini(mini_copy, tmp_path / "b", edit)
+    relationships = graph_counts(neo4j_driver, before.label)["relationships"]
+    report = load(neo4j_driver, after, changes=True)  # validated: counts per class match
+    assert not report.failures
+    labels, props = _node(neo4j_driver, after.label, "INT_0001")
+    assert labels == ["Drug", "Entity", after.label]
+    assert props["category"] == "Drug" and "description" not in props
+    assert "xrefs" not in _node(neo4j_driver, after.label, "DRG_0002")[1]
+    assert "context" not in _node(neo4j_driver, after.label, "ASR_0001")[1]
+    assert graph_counts(neo4j_driver, after.label)["relationships"] == relationships
+    assert report.changes is not None and "node INT_0001" not in report.changes.nodes_removed
+    assert {"INT_0001", "DRG_0002", "ASR_0001"} <= set(report.changes.nodes_changed)
+    reloaded = snapshot(neo4j_driver, after.label)
+    wipe(neo4j_driver, after.label)
+    load(neo4j_driver, after)
+    assert snapshot(neo4j_driver, after.label) == reloaded  # the same as a clean load
+    wipe(neo4j_driver, after.label)
+
+
+def test_an_id_that_changes_kind_is_reconciled(
+    neo4j_driver: neo4j.Driver, mini: CompiledDomain
+) -> None:
+    """A node left by an earlier load with another kind's labels under an id the compile now
+    gives an entity (the MERGE has the entity's labels in its pattern, so without the
+    reconcile it would try a second node with the id and fail on the uniqueness constraint)."""
+    wipe(neo4j_driver, mini.label)
+    load(neo4j_driver, mini)
+    clean = snapshot(neo4j_driver, mini.label)
+    neo4j_driver.execute_query(
+        f"MATCH (n:{mini.label} {{id: 'DRG_0001'}}) REMOVE n:Entity:Drug SET n:Assertion, "
+        "n.stale = true"
+    )
+    load(neo4j_driver, mini)
+    assert snapshot(neo4j_driver, mini.label) == clean
+
+
+# --- bulk ------------------------------------------------------------------------------------
+
+
+@pytest.fixture()
+def own_server(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A private embedded server (the bulk load stops and restarts it) whose state directory
+    is the default one for the code under test (KGBENCH_HOME), stopped at the end."""
+    from harness.neo4j import start, stop
+
+    monkeypatch.delenv("NEO4J_URI", raising=False)
+    monkeypatch.delenv("NEO4J_DATABASE", raising=False)
+    monkeypatch.setenv("KGBENCH_HOME", str(tmp_path / "home"))
+    state = tmp_path / "home" / ".cache" / "neo4j"
+    state.mkdir(parents=True)
+    start(state, watch_pid=os.getpid())
+    try:
+        yield state
+    finally:
+        stop(state)
+
+
+def test_bulk_load_gives_the_transactional_graph_and_refuses_a_full_database(
+    neo4j_driver: neo4j.Driver, mini_copy: Path, tmp_path: Path, own_server: Path
+) -> None:
+    """mini, with a description spanning lines and holding quotes and the array delimiter's
+    neighbours (what the CSV files must carry intact), bulk-imported: the same nodes,
+    relationships and properties as the transactional load, stamped and extractable."""
+    from harness.graph.bulk import bulk_load
+    from harness.graph.stamp import require_current
+    from harness.neo4j import connection_settings, open_driver, status
+
+    entities = mini_copy / "data" / "entities.csv"
+    entities.write_text(
+        entities.read_text().replace(
+            '"Myocardial infarction, stroke and cardiovascular death."',
+            '"Myocardial infarction,\nstroke and ""cardiovascular"" death; \\ end."',
+        )
+    )
+    compile_domain(mini_copy, out_root=tmp_path / "out", force=True)
+    mini = CompiledDomain.open("mini", generated=tmp_path / "out")
+    assert mini.json("neo4j/import/import.json")["multiline_fields"] is True
+    before = status(own_server)
+    report = bulk_load(mini, state_dir=own_server)
+    assert not report.failures and report.checks
+    assert report.nodes == 16 + 16 + 2 and report.relationships > 16 * 3
+    assert status(own_server).running and status(own_server).pid != before.pid
+    with open_driver(connection_settings(own_server)) as driver:
+        bulk_graph = snapshot(driver, mini.label)
+        bulk_counts = graph_counts(driver, mini.label)
+        require_current(driver, mini)  # stamped "loaded" with this compile: extractable
+    wipe(neo4j_driver, mini.label)
+    load(neo4j_driver, mini)
+    assert graph_counts(neo4j_driver, mini.label) == bulk_counts
+    assert snapshot(neo4j_driver, mini.label) == bulk_graph  # every node, edge and property
+    assert (
+        '\nstroke and "cardiovascular"'
+        in _node(neo4j_driver, mini.label, "OUT_0002")[1]["description"]
+    )
+
+    # the database now holds a domain: a second bulk load is refused before anything stops,
+    # by the function and through the CLI (one message, exit 2)
+    pid = status(own_server).pid
+    with pytest.raises(UserError, match=r"not empty .*domains mini.*--force"):
+        bulk_load(mini, state_dir=own_server)
+    result = CliRunner().invoke(app, ["load", "--domain", "cardio", "--bulk"])
+    assert result.exit_code == 2, result.output
+    errors = [ln for ln in result.stderr.splitlines() if ln.startswith("error: ")]
+    assert errors and "is not empty" in errors[0] and "Traceback" not in result.output
+    assert status(own_server).pid == pid
+    # --force replaces it
+    report = bulk_load(mini, state_dir=own_server, force=True)
+    assert report.replaced > 0 and not report.failures
+
+
+def test_bulk_load_refuses_a_server_kgbench_does_not_manage(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    monkeypatch.setenv("NEO4J_URI", "bolt://127.0.0.1:1")
+    monkeypatch.setenv("KGBENCH_HOME", str(tmp_path))
+    result = CliRunner().invoke(app, ["load", "--domain", "cardio", "--bulk"])
+    assert result.exit_code == 2, result.output
+    errors = [ln for ln in result.stderr.splitlines() if ln.startswith("error: ")]
+    assert errors and "NEO4J_URI names your own server (bolt://127.0.0.1:1)" in errors[0]
+    assert re.search(r"import\.json", result.stderr)
+    assert not (tmp_path / ".cache" / "neo4j" / "server.json").exists()  # nothing started
+    monkeypatch.delenv("NEO4J_URI")
+    monkeypatch.setenv("NEO4J_DATABASE", "other")
+    result = CliRunner().invoke(app, ["load", "--domain", "cardio", "--bulk"])
+    assert result.exit_code == 2 and "serves one database" in result.stderr
+    result = CliRunner().invoke(app, ["load", "--domain", "cardio", "--force"])
+    assert result.exit_code == 2 and "--force only applies to --bulk" in result.output
