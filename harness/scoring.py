@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from itertools import repeat
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ from harness.metrics import (
     KINDS,
     UNPARSEABLE_POLICIES,
     Lexicon,
+    PanelPlan,
     score_panel,
 )
 from kgbench.contract import Condition, IncompatibleArtifact, Metric, MetricPanel, ScoredPanel
@@ -92,14 +94,22 @@ class FieldRule:
             if self.kind == "string_list":
                 kept = [v for v in value if isinstance(v, str)]
             else:
-                kept = [
-                    {k: v[k] for k in self.keys}
-                    for v in value
-                    if isinstance(v, dict) and all(isinstance(v.get(k), str) for k in self.keys)
-                ]
+                kept = _objects_with_string_keys(value, self.keys)
             dropped = len(value) - len(kept)
             return kept, (f"{dropped} item(s) of the wrong shape dropped" if dropped else None)
         return value, None
+
+
+def _objects_with_string_keys(value: list[Any], keys: tuple[str, ...]) -> list[dict[str, str]]:
+    """The items of `value` that are objects with a string under each of `keys`, reduced to
+    those keys (map over builtins, no generator frame per key: this runs for every claim)."""
+    kept = []
+    for v in value:
+        if isinstance(v, dict):
+            vals = tuple(map(v.get, keys))
+            if all(map(isinstance, vals, repeat(str))):
+                kept.append(dict(zip(keys, vals, strict=True)))
+    return kept
 
 
 def _resolve_ref(schema: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
@@ -160,7 +170,7 @@ class Contract:
             if value is not None or (rule.nullable and obj[name] is None):
                 out[name] = value
         if self.closed:
-            extra = sum(1 for k in obj if k not in self.fields)
+            extra = len(obj.keys() - self.fields.keys())
             if extra:
                 problems.append(f"{extra} field(s) not in the contract")
         return out, problems
@@ -376,12 +386,16 @@ class CompiledScorer:
     lexicon: Lexicon
     contract: Contract
     policy: str
+    plan: PanelPlan = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.plan = PanelPlan(self.metrics)  # the panel's dispatch, resolved once
 
     def score(
         self, gold: dict[str, Any], response: Any, context: dict[str, Any] | None
     ) -> ItemScore:
         coerced = coerce_response(response, self.contract)
-        scores = score_panel(self.metrics, gold, coerced.response, context, self.lexicon)
+        scores = self.plan.score(gold, coerced.response, context, self.lexicon)
         unknown = unknown_ids(coerced.response, self.lexicon, MAX_UNKNOWN_IDS)
         return ItemScore(
             scores=scores,
