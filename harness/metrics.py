@@ -17,7 +17,6 @@ from collections.abc import Callable, Iterable, Set
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
-from itertools import repeat
 from typing import Any, get_args
 
 from kgbench.contract import Metric
@@ -624,9 +623,11 @@ def _strings(value: Any) -> frozenset[str]:
     if isinstance(value, str):
         return frozenset((value,))
     if isinstance(value, (list, tuple, set)):
-        if all(map(isinstance, value, repeat(str))):  # the usual case, without a frame per id
-            return frozenset(value)
-        return frozenset(v for v in value if isinstance(v, str))
+        try:
+            "".join(value)  # TypeError unless every item is a str: the usual case, one C call
+        except TypeError:
+            return frozenset(v for v in value if isinstance(v, str))
+        return frozenset(value)
     return _NO_IDS
 
 

@@ -20,7 +20,7 @@ from harness.metrics import (
     _index_assertions,
     score_panel,
 )
-from harness.scoring import coerce_response, load_compiled_scorer
+from harness.scoring import _objects_with_string_keys, coerce_response, load_compiled_scorer
 from kgbench.contract import Metric
 
 ODD_VALUES: list[Any] = [None, True, False, 0, 3.5, "", "x", [], {}, [1, None, "a"], {"a": 1}]
@@ -229,3 +229,34 @@ def test_assertion_index_reads_as_before(domain: CompiledDomain) -> None:
         assert ours == _reference_index(assertions, subjects)
         found += sum(map(len, ours.values()))
     assert found, "some assertions are indexed"
+
+
+class _Text(str):
+    """A str subclass: a string to the contract as to isinstance."""
+
+
+@pytest.mark.parametrize("keys", [("subject", "predicate", "object"), ("subject",), ()])
+def test_claims_are_cleaned_as_before(keys: tuple[str, ...]) -> None:
+    """Claims reduced to the contract's keys, read with one C call per claim, keep exactly the
+    claims the per-key check kept (strings only, str subclasses included, extra keys dropped)."""
+    rng = random.Random(3)
+    values = [*ODD_VALUES, "lowers", _Text("raises"), b"bytes", ["a"], "x" * 5000]
+    kept = 0
+    for _ in range(2000):
+        items: list[Any] = []
+        for _ in range(rng.randint(0, 6)):
+            item = {k: rng.choice(values[5:] if rng.random() < 0.7 else values) for k in keys}
+            if rng.random() < 0.2 and keys:
+                item.pop(rng.choice(keys))
+            if rng.random() < 0.2:
+                item["extra"] = "dropped"
+            items.append(item if rng.random() < 0.9 else rng.choice(values))
+        expected = [
+            {k: v[k] for k in keys}
+            for v in items
+            if isinstance(v, dict) and all(isinstance(v.get(k), str) for k in keys)
+        ]
+        ours = _objects_with_string_keys(items, keys)
+        assert ours == expected and [list(c) for c in ours] == [list(c) for c in expected]
+        kept += len(ours)
+    assert kept, "some claims are kept"
