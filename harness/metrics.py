@@ -507,7 +507,7 @@ def unsupported_claims(resp: Any, gold: Any, inp: MetricInputs) -> float | None:
 
 def _unsupported_rate(
     context: dict[str, Any],
-    cited: Set[str],
+    cited: set[str] | frozenset[str],
     claims: list[dict[str, Any]],
     total: int,
     lexicon: Lexicon,
@@ -517,7 +517,7 @@ def _unsupported_rate(
     context_assertions = context.get("assertions")
     if not isinstance(context_assertions, dict):
         context_assertions = {}
-    unsupported = sum(1 for aid in cited if aid not in context_assertions)
+    unsupported = len(cited.difference(context_assertions))  # cited ids it does not hold
     unsupported += max(0, len(claims) - MAX_CHECKED_CLAIMS)
     # resolve_equivalents with its memo read here (a call less per name: claims repeat)
     memo, resolve = lexicon._memo["equivalents"], lexicon.resolve_equivalents
@@ -536,7 +536,8 @@ def _unsupported_rate(
             subjects |= subj
     by_subject = _index_assertions(context_assertions, subjects) if subjects else {}
     for claim, subj, obj in ends:
-        if not _claim_supported(claim, subj, obj, by_subject):
+        # a claim whose subjects head no retrieved assertion is unsupported without a join
+        if subj.isdisjoint(by_subject) or not _claim_supported(claim, subj, obj, by_subject):
             unsupported += 1
     return unsupported / total
 

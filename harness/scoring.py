@@ -375,10 +375,10 @@ def _scorer_for(
 def unknown_ids(response: dict[str, Any], lexicon: Lexicon, limit: int | None = None) -> list[str]:
     """Cited ids that name no assertion or evidence source of the graph (sorted; the first
     `limit` of them without sorting them all, for answers citing 100,000 ids)."""
-    out = set()
+    out: set[str] = set()
     for key in CITED_ASSERTION_FIELDS:
-        out |= {i for i in response.get(key, []) if i not in lexicon.assertions}
-    out |= {i for i in response.get("supporting_evidence_ids", []) if i not in lexicon.evidence_ids}
+        out.update(set(response.get(key, ())).difference(lexicon.assertions))
+    out.update(set(response.get("supporting_evidence_ids", ())).difference(lexicon.evidence_ids))
     return sorted(out) if limit is None else heapq.nsmallest(limit, out)
 
 

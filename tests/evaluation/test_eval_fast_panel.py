@@ -13,6 +13,7 @@ import pytest
 
 from harness.compiled import GENERATED, CompiledDomain
 from harness.metrics import (
+    CITED_ASSERTION_FIELDS,
     DEFINED_WHEN,
     KINDS,
     Lexicon,
@@ -20,7 +21,12 @@ from harness.metrics import (
     _index_assertions,
     score_panel,
 )
-from harness.scoring import _objects_with_string_keys, coerce_response, load_compiled_scorer
+from harness.scoring import (
+    _objects_with_string_keys,
+    coerce_response,
+    load_compiled_scorer,
+    unknown_ids,
+)
 from kgbench.contract import Metric
 
 ODD_VALUES: list[Any] = [None, True, False, 0, 3.5, "", "x", [], {}, [1, None, "a"], {"a": 1}]
@@ -46,6 +52,15 @@ def _reference_index(context_assertions: dict[str, Any], subjects: set[str]) -> 
         if isinstance(s_id, str) and s_id in subjects and isinstance(o_id, str):
             index.setdefault(s_id, []).append((o_id, a))
     return index
+
+
+def _reference_unknown(response: dict[str, Any], lexicon: Lexicon) -> list[str]:
+    """unknown_ids before issue 17's item 5 (a set comprehension per field)."""
+    out: set[str] = set()
+    for key in CITED_ASSERTION_FIELDS:
+        out |= {i for i in response.get(key, []) if i not in lexicon.assertions}
+    out |= {i for i in response.get("supporting_evidence_ids", []) if i not in lexicon.evidence_ids}
+    return sorted(out)
 
 
 def _odd_assertions(graph: dict[str, Any], rng: random.Random) -> dict[str, Any]:
@@ -213,6 +228,7 @@ def test_compiled_panel_equals_the_reference_pass(domain: CompiledDomain) -> Non
             defined += sum(v is not None for v in expected.values())
         item = scorer.score(gold, raw, context)
         assert item.scores == score_panel(scorer.metrics, gold, response, context, scorer.lexicon)
+        assert unknown_ids(response, scorer.lexicon) == _reference_unknown(response, scorer.lexicon)
     assert compared == 1200 and defined > 20_000, "a varied set, most metrics defined"
 
 
