@@ -13,7 +13,7 @@ malformed response is scored (mostly as zeros or undefined), never a crash.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Set
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -242,6 +242,13 @@ class Lexicon:
         """
         return set(self._memoised("choice", text, self._resolve_choice))
 
+    def choice_of(self, text: str) -> frozenset[str]:
+        """`resolve_choice(text)` as the memo holds it (no copy; not to be mutated)."""
+        hit = self._memo["choice"].get(text)
+        if hit is not None:
+            return hit
+        return self._memoised("choice", text, self._resolve_choice)
+
     def _resolve_choice(self, text: str) -> set[str]:
         key = _norm(text[:MAX_NAME_TEXT])
         if not key:
@@ -314,27 +321,26 @@ def intervention_match(resp: Any, gold: Any, inp: MetricInputs) -> float | None:
 
     Where the gold is to abstain (nothing wanted), a correct abstention scores 1.0 and any
     pick, confident or hedged, 0.0; elsewhere an abstention scores 0.0."""
-    wanted = _as_set(gold)
+    return _intervention(resp, _as_set(gold), inp.response, inp.lexicon)
+
+
+def _intervention(resp: Any, wanted: Set[str], response: dict[str, Any], lexicon: Lexicon) -> float:
     if not wanted:
-        return 1.0 if abstains(resp, inp.response) else 0.0
+        return 1.0 if abstains(resp, response) else 0.0
     if not isinstance(resp, str) or not resp.strip():
         return 0.0
-    chosen = inp.lexicon.resolve_choice(resp)
-    return 1.0 if chosen & wanted else 0.0
+    return 0.0 if lexicon.choice_of(resp).isdisjoint(wanted) else 1.0
 
 
-def set_precision(resp: Any, gold: Any, inp: MetricInputs) -> float | None:
-    r, g = _as_set(resp), _as_set(gold)
+def _precision(r: Set[str], g: Set[str]) -> float | None:
     return len(r & g) / len(r) if r else None
 
 
-def set_recall(resp: Any, gold: Any, inp: MetricInputs) -> float | None:
-    r, g = _as_set(resp), _as_set(gold)
+def _recall(r: Set[str], g: Set[str]) -> float | None:
     return len(r & g) / len(g) if g else None
 
 
-def set_f1(resp: Any, gold: Any, inp: MetricInputs) -> float | None:
-    r, g = _as_set(resp), _as_set(gold)
+def _f1(r: Set[str], g: Set[str]) -> float | None:
     if not g and not r:
         return None
     hit = len(r & g)
@@ -342,6 +348,18 @@ def set_f1(resp: Any, gold: Any, inp: MetricInputs) -> float | None:
         return 0.0
     p, rec = hit / len(r), hit / len(g)
     return 2 * p * rec / (p + rec)
+
+
+def set_precision(resp: Any, gold: Any, inp: MetricInputs) -> float | None:
+    return _precision(_as_set(resp), _as_set(gold))
+
+
+def set_recall(resp: Any, gold: Any, inp: MetricInputs) -> float | None:
+    return _recall(_as_set(resp), _as_set(gold))
+
+
+def set_f1(resp: Any, gold: Any, inp: MetricInputs) -> float | None:
+    return _f1(_as_set(resp), _as_set(gold))
 
 
 CITED_ASSERTION_FIELDS = (
@@ -359,7 +377,15 @@ def evidence_support(resp: Any, gold: Any, inp: MetricInputs) -> float | None:
     cited_asr: set[str] = set()
     for key in CITED_ASSERTION_FIELDS:
         cited_asr |= _as_set(inp.response.get(key))
-    good = sum(1 for ev in cited_ev if inp.lexicon.supports.get(ev, set()) & cited_asr)
+    return _supported_share(cited_ev, cited_asr, inp.lexicon)
+
+
+_NO_IDS: frozenset[str] = frozenset()
+
+
+def _supported_share(cited_ev: Set[str], cited_asr: Set[str], lexicon: Lexicon) -> float:
+    supports = lexicon.supports
+    good = sum(1 for ev in cited_ev if not supports.get(ev, _NO_IDS).isdisjoint(cited_asr))
     return good / len(cited_ev)
 
 
@@ -400,17 +426,34 @@ def _index_assertions(context_assertions: dict[str, Any], subjects: set[str]) ->
     claims name), by subject id: built once per response, so each claim looks at the
     assertions of its own subjects, not at every assertion of the context."""
     index: _Index = {}
+    # An end's id is its `<end>_id` (read by subscript: no call for an assertion whose subject
+    # is not wanted, as this loop runs over every assertion of every scored context), else,
+    # on a dict, its reference's `id`. Only the ids of JSON strings can match `subjects`.
     for a in context_assertions.values():
-        try:  # an extracted context's assertions carry both ids
-            s_id, o_id = a["subject_id"], a["object_id"]
+        try:
+            s_id = a["subject_id"]
         except (KeyError, TypeError):
-            s_id = o_id = None
-        if not (s_id and o_id):
+            s_id = None
+        if not s_id:
             if not isinstance(a, dict):
                 continue
-            s_id = a.get("subject_id") or _ref_id(a.get("subject"))
-            o_id = a.get("object_id") or _ref_id(a.get("object"))
-        if isinstance(s_id, str) and s_id in subjects and isinstance(o_id, str):
+            s_id = _ref_id(a.get("subject"))
+        try:
+            if s_id not in subjects:
+                continue
+        except TypeError:  # unhashable: not a name
+            continue
+        if not isinstance(s_id, str):
+            continue
+        try:
+            o_id = a["object_id"]
+        except (KeyError, TypeError):
+            o_id = None
+        if not o_id:
+            if not isinstance(a, dict):
+                continue
+            o_id = _ref_id(a.get("object"))
+        if isinstance(o_id, str):
             row = index.get(s_id)
             if row is None:
                 index[s_id] = [(o_id, a)]
@@ -458,29 +501,43 @@ def unsupported_claims(resp: Any, gold: Any, inp: MetricInputs) -> float | None:
     total = claim_count(inp.response)
     if total == 0:
         return None
-    context_assertions = inp.context.get("assertions")
+    cited = _as_set(inp.response.get("causal_path_assertion_ids"))
+    return _unsupported_rate(inp.context, cited, _claims(inp.response), total, inp.lexicon)
+
+
+def _unsupported_rate(
+    context: dict[str, Any],
+    cited: set[str] | frozenset[str],
+    claims: list[dict[str, Any]],
+    total: int,
+    lexicon: Lexicon,
+) -> float:
+    """Cited ids absent from the context, plus claims no retrieved assertion supports, over
+    `total` (the response's claim count)."""
+    context_assertions = context.get("assertions")
     if not isinstance(context_assertions, dict):
         context_assertions = {}
-    cited = _as_set(inp.response.get("causal_path_assertion_ids"))
-    unsupported = sum(1 for aid in cited if aid not in context_assertions)
-    claims = _claims(inp.response)
+    unsupported = len(cited.difference(context_assertions))  # cited ids it does not hold
     unsupported += max(0, len(claims) - MAX_CHECKED_CLAIMS)
-    lexicon = inp.lexicon
-    ends = [
-        (
-            claim,
-            lexicon.resolve_equivalents(str(claim.get("subject", ""))),
-            lexicon.resolve_equivalents(str(claim.get("object", ""))),
-        )
-        for claim in claims[:MAX_CHECKED_CLAIMS]
-    ]
+    # resolve_equivalents with its memo read here (a call less per name: claims repeat)
+    memo, resolve = lexicon._memo["equivalents"], lexicon.resolve_equivalents
+    ends = []
     subjects: set[str] = set()
-    for _, subj, obj in ends:
+    for claim in claims[:MAX_CHECKED_CLAIMS]:
+        s_text, o_text = str(claim.get("subject", "")), str(claim.get("object", ""))
+        subj = memo.get(s_text)
+        if subj is None:
+            subj = resolve(s_text)
+        obj = memo.get(o_text)
+        if obj is None:
+            obj = resolve(o_text)
+        ends.append((claim, subj, obj))
         if subj and obj:
             subjects |= subj
     by_subject = _index_assertions(context_assertions, subjects) if subjects else {}
     for claim, subj, obj in ends:
-        if not _claim_supported(claim, subj, obj, by_subject):
+        # a claim whose subjects head no retrieved assertion is unsupported without a join
+        if subj.isdisjoint(by_subject) or not _claim_supported(claim, subj, obj, by_subject):
             unsupported += 1
     return unsupported / total
 
@@ -557,3 +614,141 @@ def score_panel(
     finally:
         _SETS.reset(token)  # the shared sets live for one call (and hold no answer afterwards)
     return out
+
+
+# --- the panel compiled ---------------------------------------------------------------------
+
+
+def _strings(value: Any) -> frozenset[str]:
+    """`_as_set` without the sharing: the strings of a list (or the one string)."""
+    if isinstance(value, str):
+        return frozenset((value,))
+    if isinstance(value, (list, tuple, set)):
+        try:
+            "".join(value)  # TypeError unless every item is a str: the usual case, one C call
+        except TypeError:
+            return frozenset(v for v in value if isinstance(v, str))
+        return frozenset(value)
+    return _NO_IDS
+
+
+class PanelPlan:
+    """A metric panel compiled once for scoring many answers: what `score_panel` computes,
+    with the same kind cores (`_intervention`, `_precision`, `_unsupported_rate`...), but
+    the per-metric dispatch resolved up front and every id list of the answer and the gold
+    turned into a set once per answer, not once per metric that reads it.
+
+    `score_panel` stays the reference (one generic pass through KINDS and `is_defined`);
+    the two are held equal by tests/evaluation/test_eval_fast_panel.py.
+    """
+
+    def __init__(self, metrics: Iterable[Metric]) -> None:
+        self.metrics = tuple(metrics)
+        for m in self.metrics:
+            if m.kind not in KINDS:
+                raise ValueError(f"unknown metric kind {m.kind!r}")
+            if m.defined_when not in DEFINED_WHEN:
+                raise ValueError(f"unknown defined_when rule {m.defined_when!r}")
+        self.steps = tuple(
+            (m.name, m.kind, m.defined_when, m.response_field, m.gold_field) for m in self.metrics
+        )
+
+    def score(
+        self,
+        gold: dict[str, Any],
+        response: dict[str, Any],
+        context: dict[str, Any] | None,
+        lexicon: Lexicon,
+    ) -> dict[str, float | None]:
+        """Every metric of the panel on one (gold, response, context) triple."""
+        rsets: dict[str, frozenset[str]] = {}
+        gsets: dict[str, frozenset[str]] = {}
+        claims: list[dict[str, Any]] | None = None
+        count = -1  # claim_count, computed on first use
+        out: dict[str, float | None] = {}
+        for name, kind, rule, rf, gf in self.steps:
+            # defined_when (is_defined), on the sets computed once
+            if rule != "always":
+                if rule == "gold_true":
+                    ok = gold.get(gf) is True
+                elif rule == "grounded_with_claims":
+                    ok = isinstance(context, dict)
+                    if ok:
+                        if count < 0:
+                            claims = _claims(response) if claims is None else claims
+                            cited = rsets.get("causal_path_assertion_ids")
+                            if cited is None:
+                                cited = rsets["causal_path_assertion_ids"] = _strings(
+                                    response.get("causal_path_assertion_ids")
+                                )
+                            count = len(cited) + len(claims)
+                        ok = count > 0
+                else:
+                    ok = True
+                    if rule in ("response_nonempty", "both_nonempty"):
+                        value = response.get(rf)
+                        if not isinstance(value, bool):
+                            r = rsets.get(rf)
+                            if r is None:
+                                r = rsets[rf] = _strings(value)
+                            ok = bool(r)
+                    if ok and rule in ("gold_nonempty", "both_nonempty"):
+                        value = gold.get(gf)
+                        if not isinstance(value, bool):
+                            g = gsets.get(gf)
+                            if g is None:
+                                g = gsets[gf] = _strings(value)
+                            ok = bool(g)
+                if not ok:
+                    out[name] = None
+                    continue
+            if kind == "boolean_match":
+                resp, want = response.get(rf), gold.get(gf)
+                ok = isinstance(resp, bool) and isinstance(want, bool)
+                out[name] = (1.0 if resp == want else 0.0) if ok else 0.0
+                continue
+            g = gsets.get(gf)
+            if g is None:
+                g = gsets[gf] = _strings(gold.get(gf))
+            if kind == "intervention_match":
+                out[name] = _intervention(response.get(rf), g, response, lexicon)
+                continue
+            if kind == "unsupported_claims":
+                if not isinstance(context, dict):
+                    out[name] = None
+                    continue
+                claims = _claims(response) if claims is None else claims
+                cited = rsets.get("causal_path_assertion_ids")
+                if cited is None:
+                    cited = rsets["causal_path_assertion_ids"] = _strings(
+                        response.get("causal_path_assertion_ids")
+                    )
+                total = len(cited) + len(claims)
+                out[name] = (
+                    _unsupported_rate(context, cited, claims, total, lexicon) if total else None
+                )
+                continue
+            r = rsets.get(rf)
+            if r is None:
+                r = rsets[rf] = _strings(response.get(rf))
+            if kind == "set_precision":
+                out[name] = _precision(r, g)
+            elif kind == "set_recall":
+                out[name] = _recall(r, g)
+            elif kind == "set_f1":
+                out[name] = _f1(r, g)
+            elif kind == "evidence_support":
+                if not r:
+                    out[name] = None
+                    continue
+                cited_asr: set[str] = set()
+                for key in CITED_ASSERTION_FIELDS:
+                    c = rsets.get(key)
+                    if c is None:
+                        c = rsets[key] = _strings(response.get(key))
+                    cited_asr |= c
+                out[name] = _supported_share(r, cited_asr, lexicon)
+            else:  # a kind added to KINDS and not compiled here: the generic path
+                inp = MetricInputs(lexicon=lexicon, context=context, response=response)
+                out[name] = KINDS[kind](response.get(rf), gold.get(gf), inp)
+        return out

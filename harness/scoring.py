@@ -27,7 +27,8 @@ import json
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cache, cached_property
+from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,7 @@ from harness.metrics import (
     KINDS,
     UNPARSEABLE_POLICIES,
     Lexicon,
+    PanelPlan,
     score_panel,
 )
 from kgbench.contract import Condition, IncompatibleArtifact, Metric, MetricPanel, ScoredPanel
@@ -92,14 +94,38 @@ class FieldRule:
             if self.kind == "string_list":
                 kept = [v for v in value if isinstance(v, str)]
             else:
-                kept = [
-                    {k: v[k] for k in self.keys}
-                    for v in value
-                    if isinstance(v, dict) and all(isinstance(v.get(k), str) for k in self.keys)
-                ]
+                kept = _objects_with_string_keys(value, self.keys)
             dropped = len(value) - len(kept)
             return kept, (f"{dropped} item(s) of the wrong shape dropped" if dropped else None)
         return value, None
+
+
+def _objects_with_string_keys(value: list[Any], keys: tuple[str, ...]) -> list[dict[str, str]]:
+    """The items of `value` that are objects with a string under each of `keys`, reduced to
+    those keys. This runs for every claim of every answer, so the check is two C calls per
+    item (the keys' values at once; `str.join`, which takes strings only), no frame per key."""
+    if len(keys) < 2:  # itemgetter of one key returns the value itself, not a tuple
+        return [
+            {k: v[k] for k in keys}
+            for v in value
+            if isinstance(v, dict) and all(isinstance(v.get(k), str) for k in keys)
+        ]
+    get = _getter(keys)
+    kept = []
+    for v in value:
+        if isinstance(v, dict):
+            try:
+                vals = get(v)
+                "".join(vals)  # TypeError unless every value is a str
+            except (KeyError, TypeError):
+                continue
+            kept.append(dict(zip(keys, vals, strict=True)))
+    return kept
+
+
+@cache
+def _getter(keys: tuple[str, ...]) -> itemgetter:
+    return itemgetter(*keys)
 
 
 def _resolve_ref(schema: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
@@ -160,7 +186,7 @@ class Contract:
             if value is not None or (rule.nullable and obj[name] is None):
                 out[name] = value
         if self.closed:
-            extra = sum(1 for k in obj if k not in self.fields)
+            extra = len(obj.keys() - self.fields.keys())
             if extra:
                 problems.append(f"{extra} field(s) not in the contract")
         return out, problems
@@ -349,10 +375,10 @@ def _scorer_for(
 def unknown_ids(response: dict[str, Any], lexicon: Lexicon, limit: int | None = None) -> list[str]:
     """Cited ids that name no assertion or evidence source of the graph (sorted; the first
     `limit` of them without sorting them all, for answers citing 100,000 ids)."""
-    out = set()
+    out: set[str] = set()
     for key in CITED_ASSERTION_FIELDS:
-        out |= {i for i in response.get(key, []) if i not in lexicon.assertions}
-    out |= {i for i in response.get("supporting_evidence_ids", []) if i not in lexicon.evidence_ids}
+        out.update(set(response.get(key, ())).difference(lexicon.assertions))
+    out.update(set(response.get("supporting_evidence_ids", ())).difference(lexicon.evidence_ids))
     return sorted(out) if limit is None else heapq.nsmallest(limit, out)
 
 
@@ -376,12 +402,16 @@ class CompiledScorer:
     lexicon: Lexicon
     contract: Contract
     policy: str
+    plan: PanelPlan = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.plan = PanelPlan(self.metrics)  # the panel's dispatch, resolved once
 
     def score(
         self, gold: dict[str, Any], response: Any, context: dict[str, Any] | None
     ) -> ItemScore:
         coerced = coerce_response(response, self.contract)
-        scores = score_panel(self.metrics, gold, coerced.response, context, self.lexicon)
+        scores = self.plan.score(gold, coerced.response, context, self.lexicon)
         unknown = unknown_ids(coerced.response, self.lexicon, MAX_UNKNOWN_IDS)
         return ItemScore(
             scores=scores,
