@@ -3,221 +3,738 @@
 // Each statement receives its rows as the parameter $rows, in batches, inside managed write
 // transactions; run them in the order given. Values only ever arrive as parameters; labels and
 // relationship types below are validated spec identifiers. Every statement MERGEs on
-// (:KG_cardio {id}) and overwrites properties with SET =, so loading twice is a no-op.
+// (:KG_cardio {id}) with the node's kind labels in the pattern and writes every declared
+// property (null where a row lacks it, which removes it), so loading twice is a no-op. When
+// the label already holds nodes, a statement's "reconcile" runs on each batch first: it
+// returns the ids among the batch's whose node changed kind or class, and the load deletes
+// those nodes (DETACH DELETE) before the statement re-creates them. No statement plans an
+// Eager operator.
 
 // statement entity_AdverseEffect, rows in rows/entities_AdverseEffect.json
+// reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
+// UNWIND $rows AS row
+// MATCH (n:KG_cardio {id: row.id})
+// WHERE NOT n:Entity&AdverseEffect
+// RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_cardio {id: row.id})
-SET n = row.props
-SET n:Entity:AdverseEffect;
+MERGE (n:KG_cardio:Entity:AdverseEffect {id: row.id})
+SET n += {
+    category: row.props.category,
+    name: row.props.name,
+    synonyms: row.props.synonyms,
+    description: row.props.description,
+    xrefs: row.props.xrefs
+};
 
 // statement entity_BiologicalProcess, rows in rows/entities_BiologicalProcess.json
+// reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
+// UNWIND $rows AS row
+// MATCH (n:KG_cardio {id: row.id})
+// WHERE NOT n:Entity&BiologicalProcess
+// RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_cardio {id: row.id})
-SET n = row.props
-SET n:Entity:BiologicalProcess;
+MERGE (n:KG_cardio:Entity:BiologicalProcess {id: row.id})
+SET n += {
+    category: row.props.category,
+    name: row.props.name,
+    synonyms: row.props.synonyms,
+    description: row.props.description,
+    xrefs: row.props.xrefs
+};
 
 // statement entity_ClinicalOutcome, rows in rows/entities_ClinicalOutcome.json
+// reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
+// UNWIND $rows AS row
+// MATCH (n:KG_cardio {id: row.id})
+// WHERE NOT n:Entity&ClinicalOutcome
+// RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_cardio {id: row.id})
-SET n = row.props
-SET n:Entity:ClinicalOutcome;
+MERGE (n:KG_cardio:Entity:ClinicalOutcome {id: row.id})
+SET n += {
+    category: row.props.category,
+    name: row.props.name,
+    synonyms: row.props.synonyms,
+    description: row.props.description,
+    xrefs: row.props.xrefs
+};
 
 // statement entity_Contraindication, rows in rows/entities_Contraindication.json
+// reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
+// UNWIND $rows AS row
+// MATCH (n:KG_cardio {id: row.id})
+// WHERE NOT n:Entity&Contraindication
+// RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_cardio {id: row.id})
-SET n = row.props
-SET n:Entity:Contraindication;
+MERGE (n:KG_cardio:Entity:Contraindication {id: row.id})
+SET n += {
+    category: row.props.category,
+    name: row.props.name,
+    synonyms: row.props.synonyms,
+    description: row.props.description,
+    xrefs: row.props.xrefs
+};
 
 // statement entity_Disease, rows in rows/entities_Disease.json
+// reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
+// UNWIND $rows AS row
+// MATCH (n:KG_cardio {id: row.id})
+// WHERE NOT n:Entity&Disease
+// RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_cardio {id: row.id})
-SET n = row.props
-SET n:Entity:Disease;
+MERGE (n:KG_cardio:Entity:Disease {id: row.id})
+SET n += {
+    category: row.props.category,
+    name: row.props.name,
+    synonyms: row.props.synonyms,
+    description: row.props.description,
+    xrefs: row.props.xrefs
+};
 
 // statement entity_Drug, rows in rows/entities_Drug.json
+// reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
+// UNWIND $rows AS row
+// MATCH (n:KG_cardio {id: row.id})
+// WHERE NOT n:Entity&Drug
+// RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_cardio {id: row.id})
-SET n = row.props
-SET n:Entity:Drug;
+MERGE (n:KG_cardio:Entity:Drug {id: row.id})
+SET n += {
+    category: row.props.category,
+    name: row.props.name,
+    synonyms: row.props.synonyms,
+    description: row.props.description,
+    xrefs: row.props.xrefs
+};
 
 // statement entity_Intervention, rows in rows/entities_Intervention.json
+// reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
+// UNWIND $rows AS row
+// MATCH (n:KG_cardio {id: row.id})
+// WHERE NOT n:Entity&Intervention
+// RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_cardio {id: row.id})
-SET n = row.props
-SET n:Entity:Intervention;
+MERGE (n:KG_cardio:Entity:Intervention {id: row.id})
+SET n += {
+    category: row.props.category,
+    name: row.props.name,
+    synonyms: row.props.synonyms,
+    description: row.props.description,
+    xrefs: row.props.xrefs
+};
 
 // statement entity_InterventionClass, rows in rows/entities_InterventionClass.json
+// reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
+// UNWIND $rows AS row
+// MATCH (n:KG_cardio {id: row.id})
+// WHERE NOT n:Entity&InterventionClass
+// RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_cardio {id: row.id})
-SET n = row.props
-SET n:Entity:InterventionClass;
+MERGE (n:KG_cardio:Entity:InterventionClass {id: row.id})
+SET n += {
+    category: row.props.category,
+    name: row.props.name,
+    synonyms: row.props.synonyms,
+    description: row.props.description,
+    xrefs: row.props.xrefs
+};
 
 // statement entity_Population, rows in rows/entities_Population.json
+// reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
+// UNWIND $rows AS row
+// MATCH (n:KG_cardio {id: row.id})
+// WHERE NOT n:Entity&Population
+// RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_cardio {id: row.id})
-SET n = row.props
-SET n:Entity:Population;
+MERGE (n:KG_cardio:Entity:Population {id: row.id})
+SET n += {
+    category: row.props.category,
+    name: row.props.name,
+    synonyms: row.props.synonyms,
+    description: row.props.description,
+    xrefs: row.props.xrefs
+};
 
 // statement entity_ProteinTarget, rows in rows/entities_ProteinTarget.json
+// reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
+// UNWIND $rows AS row
+// MATCH (n:KG_cardio {id: row.id})
+// WHERE NOT n:Entity&ProteinTarget
+// RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_cardio {id: row.id})
-SET n = row.props
-SET n:Entity:ProteinTarget;
+MERGE (n:KG_cardio:Entity:ProteinTarget {id: row.id})
+SET n += {
+    category: row.props.category,
+    name: row.props.name,
+    synonyms: row.props.synonyms,
+    description: row.props.description,
+    xrefs: row.props.xrefs
+};
 
 // statement entity_RiskFactor, rows in rows/entities_RiskFactor.json
+// reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
+// UNWIND $rows AS row
+// MATCH (n:KG_cardio {id: row.id})
+// WHERE NOT n:Entity&RiskFactor
+// RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_cardio {id: row.id})
-SET n = row.props
-SET n:Entity:RiskFactor;
+MERGE (n:KG_cardio:Entity:RiskFactor {id: row.id})
+SET n += {
+    category: row.props.category,
+    name: row.props.name,
+    synonyms: row.props.synonyms,
+    description: row.props.description,
+    xrefs: row.props.xrefs
+};
 
 // statement evidence_sources, rows in rows/evidence_sources.json
+// reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
+// UNWIND $rows AS row
+// MATCH (n:KG_cardio {id: row.id})
+// WHERE NOT n:EvidenceSource
+// RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_cardio {id: row.id})
-SET n = row.props
-SET n:EvidenceSource;
+MERGE (n:KG_cardio:EvidenceSource {id: row.id})
+SET n += {
+    evidence_id: row.props.evidence_id,
+    source_type: row.props.source_type,
+    title: row.props.title,
+    citation: row.props.citation,
+    year: row.props.year,
+    evidence_tier: row.props.evidence_tier,
+    study_level: row.props.study_level,
+    studied_interventions: row.props.studied_interventions,
+    studied_populations: row.props.studied_populations
+};
 
 // statement assertion_ASSOCIATED_WITH, rows in rows/assertions_ASSOCIATED_WITH.json
+// reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
+// UNWIND $rows AS row
+// MATCH (n:KG_cardio {id: row.id})
+// WHERE NOT n:Assertion
+// RETURN n.id AS id
 UNWIND $rows AS row
-MATCH (s:KG_cardio {id: row.subject_id})
-MATCH (o:KG_cardio {id: row.object_id})
-MERGE (a:KG_cardio {id: row.id})
-SET a = row.props
-SET a:Assertion
+MERGE (n:KG_cardio:Assertion {id: row.id})
+SET n += {
+    assertion_id: row.props.assertion_id,
+    subject_id: row.props.subject_id,
+    predicate: row.props.predicate,
+    object_id: row.props.object_id,
+    relation_class: row.props.relation_class,
+    direction: row.props.direction,
+    causal_status: row.props.causal_status,
+    evidence_level: row.props.evidence_level,
+    confidence: row.props.confidence,
+    validated: row.props.validated,
+    context: row.props.context,
+    population_id: row.props.population_id,
+    temporality: row.props.temporality,
+    source_databases: row.props.source_databases,
+    no_evidence_reason: row.props.no_evidence_reason,
+    knowledge_level: row.props.knowledge_level,
+    agent_type: row.props.agent_type,
+    provenance: row.props.provenance,
+    member_ids: row.props.member_ids
+};
+
+// then, on the same batch:
+UNWIND $rows AS row
+MATCH (a:KG_cardio:Assertion {id: row.id})
+MATCH (s:KG_cardio:Entity {id: row.subject_id})
+MATCH (o:KG_cardio:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
 MERGE (a)-[:HAS_OBJECT]->(o)
 MERGE (s)-[r:ASSOCIATED_WITH {assertion_id: row.id}]->(o)
-SET r = row.edge_props;
+SET r += {
+    validated: row.edge_props.validated,
+    causal_status: row.edge_props.causal_status,
+    evidence_level: row.edge_props.evidence_level,
+    direction: row.edge_props.direction,
+    confidence: row.edge_props.confidence,
+    member_ids: row.edge_props.member_ids
+};
 
 // statement assertion_CAUSES_DECREASE_IN, rows in rows/assertions_CAUSES_DECREASE_IN.json
+// reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
+// UNWIND $rows AS row
+// MATCH (n:KG_cardio {id: row.id})
+// WHERE NOT n:Assertion
+// RETURN n.id AS id
 UNWIND $rows AS row
-MATCH (s:KG_cardio {id: row.subject_id})
-MATCH (o:KG_cardio {id: row.object_id})
-MERGE (a:KG_cardio {id: row.id})
-SET a = row.props
-SET a:Assertion
+MERGE (n:KG_cardio:Assertion {id: row.id})
+SET n += {
+    assertion_id: row.props.assertion_id,
+    subject_id: row.props.subject_id,
+    predicate: row.props.predicate,
+    object_id: row.props.object_id,
+    relation_class: row.props.relation_class,
+    direction: row.props.direction,
+    causal_status: row.props.causal_status,
+    evidence_level: row.props.evidence_level,
+    confidence: row.props.confidence,
+    validated: row.props.validated,
+    context: row.props.context,
+    population_id: row.props.population_id,
+    temporality: row.props.temporality,
+    source_databases: row.props.source_databases,
+    no_evidence_reason: row.props.no_evidence_reason,
+    knowledge_level: row.props.knowledge_level,
+    agent_type: row.props.agent_type,
+    provenance: row.props.provenance,
+    member_ids: row.props.member_ids
+};
+
+// then, on the same batch:
+UNWIND $rows AS row
+MATCH (a:KG_cardio:Assertion {id: row.id})
+MATCH (s:KG_cardio:Entity {id: row.subject_id})
+MATCH (o:KG_cardio:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
 MERGE (a)-[:HAS_OBJECT]->(o)
 MERGE (s)-[r:CAUSES_DECREASE_IN {assertion_id: row.id}]->(o)
-SET r = row.edge_props;
+SET r += {
+    validated: row.edge_props.validated,
+    causal_status: row.edge_props.causal_status,
+    evidence_level: row.edge_props.evidence_level,
+    direction: row.edge_props.direction,
+    confidence: row.edge_props.confidence,
+    member_ids: row.edge_props.member_ids
+};
 
 // statement assertion_CAUSES_INCREASE_IN, rows in rows/assertions_CAUSES_INCREASE_IN.json
+// reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
+// UNWIND $rows AS row
+// MATCH (n:KG_cardio {id: row.id})
+// WHERE NOT n:Assertion
+// RETURN n.id AS id
 UNWIND $rows AS row
-MATCH (s:KG_cardio {id: row.subject_id})
-MATCH (o:KG_cardio {id: row.object_id})
-MERGE (a:KG_cardio {id: row.id})
-SET a = row.props
-SET a:Assertion
+MERGE (n:KG_cardio:Assertion {id: row.id})
+SET n += {
+    assertion_id: row.props.assertion_id,
+    subject_id: row.props.subject_id,
+    predicate: row.props.predicate,
+    object_id: row.props.object_id,
+    relation_class: row.props.relation_class,
+    direction: row.props.direction,
+    causal_status: row.props.causal_status,
+    evidence_level: row.props.evidence_level,
+    confidence: row.props.confidence,
+    validated: row.props.validated,
+    context: row.props.context,
+    population_id: row.props.population_id,
+    temporality: row.props.temporality,
+    source_databases: row.props.source_databases,
+    no_evidence_reason: row.props.no_evidence_reason,
+    knowledge_level: row.props.knowledge_level,
+    agent_type: row.props.agent_type,
+    provenance: row.props.provenance,
+    member_ids: row.props.member_ids
+};
+
+// then, on the same batch:
+UNWIND $rows AS row
+MATCH (a:KG_cardio:Assertion {id: row.id})
+MATCH (s:KG_cardio:Entity {id: row.subject_id})
+MATCH (o:KG_cardio:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
 MERGE (a)-[:HAS_OBJECT]->(o)
 MERGE (s)-[r:CAUSES_INCREASE_IN {assertion_id: row.id}]->(o)
-SET r = row.edge_props;
+SET r += {
+    validated: row.edge_props.validated,
+    causal_status: row.edge_props.causal_status,
+    evidence_level: row.edge_props.evidence_level,
+    direction: row.edge_props.direction,
+    confidence: row.edge_props.confidence,
+    member_ids: row.edge_props.member_ids
+};
 
 // statement assertion_CONTRAINDICATED_FOR, rows in rows/assertions_CONTRAINDICATED_FOR.json
+// reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
+// UNWIND $rows AS row
+// MATCH (n:KG_cardio {id: row.id})
+// WHERE NOT n:Assertion
+// RETURN n.id AS id
 UNWIND $rows AS row
-MATCH (s:KG_cardio {id: row.subject_id})
-MATCH (o:KG_cardio {id: row.object_id})
-MERGE (a:KG_cardio {id: row.id})
-SET a = row.props
-SET a:Assertion
+MERGE (n:KG_cardio:Assertion {id: row.id})
+SET n += {
+    assertion_id: row.props.assertion_id,
+    subject_id: row.props.subject_id,
+    predicate: row.props.predicate,
+    object_id: row.props.object_id,
+    relation_class: row.props.relation_class,
+    direction: row.props.direction,
+    causal_status: row.props.causal_status,
+    evidence_level: row.props.evidence_level,
+    confidence: row.props.confidence,
+    validated: row.props.validated,
+    context: row.props.context,
+    population_id: row.props.population_id,
+    temporality: row.props.temporality,
+    source_databases: row.props.source_databases,
+    no_evidence_reason: row.props.no_evidence_reason,
+    knowledge_level: row.props.knowledge_level,
+    agent_type: row.props.agent_type,
+    provenance: row.props.provenance,
+    member_ids: row.props.member_ids
+};
+
+// then, on the same batch:
+UNWIND $rows AS row
+MATCH (a:KG_cardio:Assertion {id: row.id})
+MATCH (s:KG_cardio:Entity {id: row.subject_id})
+MATCH (o:KG_cardio:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
 MERGE (a)-[:HAS_OBJECT]->(o)
 MERGE (s)-[r:CONTRAINDICATED_FOR {assertion_id: row.id}]->(o)
-SET r = row.edge_props;
+SET r += {
+    validated: row.edge_props.validated,
+    causal_status: row.edge_props.causal_status,
+    evidence_level: row.edge_props.evidence_level,
+    direction: row.edge_props.direction,
+    confidence: row.edge_props.confidence,
+    member_ids: row.edge_props.member_ids
+};
 
 // statement assertion_HAS_NO_EFFECT_ON, rows in rows/assertions_HAS_NO_EFFECT_ON.json
+// reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
+// UNWIND $rows AS row
+// MATCH (n:KG_cardio {id: row.id})
+// WHERE NOT n:Assertion
+// RETURN n.id AS id
 UNWIND $rows AS row
-MATCH (s:KG_cardio {id: row.subject_id})
-MATCH (o:KG_cardio {id: row.object_id})
-MERGE (a:KG_cardio {id: row.id})
-SET a = row.props
-SET a:Assertion
+MERGE (n:KG_cardio:Assertion {id: row.id})
+SET n += {
+    assertion_id: row.props.assertion_id,
+    subject_id: row.props.subject_id,
+    predicate: row.props.predicate,
+    object_id: row.props.object_id,
+    relation_class: row.props.relation_class,
+    direction: row.props.direction,
+    causal_status: row.props.causal_status,
+    evidence_level: row.props.evidence_level,
+    confidence: row.props.confidence,
+    validated: row.props.validated,
+    context: row.props.context,
+    population_id: row.props.population_id,
+    temporality: row.props.temporality,
+    source_databases: row.props.source_databases,
+    no_evidence_reason: row.props.no_evidence_reason,
+    knowledge_level: row.props.knowledge_level,
+    agent_type: row.props.agent_type,
+    provenance: row.props.provenance,
+    member_ids: row.props.member_ids
+};
+
+// then, on the same batch:
+UNWIND $rows AS row
+MATCH (a:KG_cardio:Assertion {id: row.id})
+MATCH (s:KG_cardio:Entity {id: row.subject_id})
+MATCH (o:KG_cardio:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
 MERGE (a)-[:HAS_OBJECT]->(o)
 MERGE (s)-[r:HAS_NO_EFFECT_ON {assertion_id: row.id}]->(o)
-SET r = row.edge_props;
+SET r += {
+    validated: row.edge_props.validated,
+    causal_status: row.edge_props.causal_status,
+    evidence_level: row.edge_props.evidence_level,
+    direction: row.edge_props.direction,
+    confidence: row.edge_props.confidence,
+    member_ids: row.edge_props.member_ids
+};
 
 // statement assertion_INDICATED_FOR, rows in rows/assertions_INDICATED_FOR.json
+// reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
+// UNWIND $rows AS row
+// MATCH (n:KG_cardio {id: row.id})
+// WHERE NOT n:Assertion
+// RETURN n.id AS id
 UNWIND $rows AS row
-MATCH (s:KG_cardio {id: row.subject_id})
-MATCH (o:KG_cardio {id: row.object_id})
-MERGE (a:KG_cardio {id: row.id})
-SET a = row.props
-SET a:Assertion
+MERGE (n:KG_cardio:Assertion {id: row.id})
+SET n += {
+    assertion_id: row.props.assertion_id,
+    subject_id: row.props.subject_id,
+    predicate: row.props.predicate,
+    object_id: row.props.object_id,
+    relation_class: row.props.relation_class,
+    direction: row.props.direction,
+    causal_status: row.props.causal_status,
+    evidence_level: row.props.evidence_level,
+    confidence: row.props.confidence,
+    validated: row.props.validated,
+    context: row.props.context,
+    population_id: row.props.population_id,
+    temporality: row.props.temporality,
+    source_databases: row.props.source_databases,
+    no_evidence_reason: row.props.no_evidence_reason,
+    knowledge_level: row.props.knowledge_level,
+    agent_type: row.props.agent_type,
+    provenance: row.props.provenance,
+    member_ids: row.props.member_ids
+};
+
+// then, on the same batch:
+UNWIND $rows AS row
+MATCH (a:KG_cardio:Assertion {id: row.id})
+MATCH (s:KG_cardio:Entity {id: row.subject_id})
+MATCH (o:KG_cardio:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
 MERGE (a)-[:HAS_OBJECT]->(o)
 MERGE (s)-[r:INDICATED_FOR {assertion_id: row.id}]->(o)
-SET r = row.edge_props;
+SET r += {
+    validated: row.edge_props.validated,
+    causal_status: row.edge_props.causal_status,
+    evidence_level: row.edge_props.evidence_level,
+    direction: row.edge_props.direction,
+    confidence: row.edge_props.confidence,
+    member_ids: row.edge_props.member_ids
+};
 
 // statement assertion_MAY_CAUSE_ADVERSE_EFFECT, rows in rows/assertions_MAY_CAUSE_ADVERSE_EFFECT.json
+// reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
+// UNWIND $rows AS row
+// MATCH (n:KG_cardio {id: row.id})
+// WHERE NOT n:Assertion
+// RETURN n.id AS id
 UNWIND $rows AS row
-MATCH (s:KG_cardio {id: row.subject_id})
-MATCH (o:KG_cardio {id: row.object_id})
-MERGE (a:KG_cardio {id: row.id})
-SET a = row.props
-SET a:Assertion
+MERGE (n:KG_cardio:Assertion {id: row.id})
+SET n += {
+    assertion_id: row.props.assertion_id,
+    subject_id: row.props.subject_id,
+    predicate: row.props.predicate,
+    object_id: row.props.object_id,
+    relation_class: row.props.relation_class,
+    direction: row.props.direction,
+    causal_status: row.props.causal_status,
+    evidence_level: row.props.evidence_level,
+    confidence: row.props.confidence,
+    validated: row.props.validated,
+    context: row.props.context,
+    population_id: row.props.population_id,
+    temporality: row.props.temporality,
+    source_databases: row.props.source_databases,
+    no_evidence_reason: row.props.no_evidence_reason,
+    knowledge_level: row.props.knowledge_level,
+    agent_type: row.props.agent_type,
+    provenance: row.props.provenance,
+    member_ids: row.props.member_ids
+};
+
+// then, on the same batch:
+UNWIND $rows AS row
+MATCH (a:KG_cardio:Assertion {id: row.id})
+MATCH (s:KG_cardio:Entity {id: row.subject_id})
+MATCH (o:KG_cardio:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
 MERGE (a)-[:HAS_OBJECT]->(o)
 MERGE (s)-[r:MAY_CAUSE_ADVERSE_EFFECT {assertion_id: row.id}]->(o)
-SET r = row.edge_props;
+SET r += {
+    validated: row.edge_props.validated,
+    causal_status: row.edge_props.causal_status,
+    evidence_level: row.edge_props.evidence_level,
+    direction: row.edge_props.direction,
+    confidence: row.edge_props.confidence,
+    member_ids: row.edge_props.member_ids
+};
 
 // statement assertion_MODIFIES_EFFECT_OF, rows in rows/assertions_MODIFIES_EFFECT_OF.json
+// reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
+// UNWIND $rows AS row
+// MATCH (n:KG_cardio {id: row.id})
+// WHERE NOT n:Assertion
+// RETURN n.id AS id
 UNWIND $rows AS row
-MATCH (s:KG_cardio {id: row.subject_id})
-MATCH (o:KG_cardio {id: row.object_id})
-MERGE (a:KG_cardio {id: row.id})
-SET a = row.props
-SET a:Assertion
+MERGE (n:KG_cardio:Assertion {id: row.id})
+SET n += {
+    assertion_id: row.props.assertion_id,
+    subject_id: row.props.subject_id,
+    predicate: row.props.predicate,
+    object_id: row.props.object_id,
+    relation_class: row.props.relation_class,
+    direction: row.props.direction,
+    causal_status: row.props.causal_status,
+    evidence_level: row.props.evidence_level,
+    confidence: row.props.confidence,
+    validated: row.props.validated,
+    context: row.props.context,
+    population_id: row.props.population_id,
+    temporality: row.props.temporality,
+    source_databases: row.props.source_databases,
+    no_evidence_reason: row.props.no_evidence_reason,
+    knowledge_level: row.props.knowledge_level,
+    agent_type: row.props.agent_type,
+    provenance: row.props.provenance,
+    member_ids: row.props.member_ids
+};
+
+// then, on the same batch:
+UNWIND $rows AS row
+MATCH (a:KG_cardio:Assertion {id: row.id})
+MATCH (s:KG_cardio:Entity {id: row.subject_id})
+MATCH (o:KG_cardio:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
 MERGE (a)-[:HAS_OBJECT]->(o)
 MERGE (s)-[r:MODIFIES_EFFECT_OF {assertion_id: row.id}]->(o)
-SET r = row.edge_props;
+SET r += {
+    validated: row.edge_props.validated,
+    causal_status: row.edge_props.causal_status,
+    evidence_level: row.edge_props.evidence_level,
+    direction: row.edge_props.direction,
+    confidence: row.edge_props.confidence,
+    member_ids: row.edge_props.member_ids
+};
 
 // statement assertion_MODIFIES_HARM_OF, rows in rows/assertions_MODIFIES_HARM_OF.json
+// reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
+// UNWIND $rows AS row
+// MATCH (n:KG_cardio {id: row.id})
+// WHERE NOT n:Assertion
+// RETURN n.id AS id
 UNWIND $rows AS row
-MATCH (s:KG_cardio {id: row.subject_id})
-MATCH (o:KG_cardio {id: row.object_id})
-MERGE (a:KG_cardio {id: row.id})
-SET a = row.props
-SET a:Assertion
+MERGE (n:KG_cardio:Assertion {id: row.id})
+SET n += {
+    assertion_id: row.props.assertion_id,
+    subject_id: row.props.subject_id,
+    predicate: row.props.predicate,
+    object_id: row.props.object_id,
+    relation_class: row.props.relation_class,
+    direction: row.props.direction,
+    causal_status: row.props.causal_status,
+    evidence_level: row.props.evidence_level,
+    confidence: row.props.confidence,
+    validated: row.props.validated,
+    context: row.props.context,
+    population_id: row.props.population_id,
+    temporality: row.props.temporality,
+    source_databases: row.props.source_databases,
+    no_evidence_reason: row.props.no_evidence_reason,
+    knowledge_level: row.props.knowledge_level,
+    agent_type: row.props.agent_type,
+    provenance: row.props.provenance,
+    member_ids: row.props.member_ids
+};
+
+// then, on the same batch:
+UNWIND $rows AS row
+MATCH (a:KG_cardio:Assertion {id: row.id})
+MATCH (s:KG_cardio:Entity {id: row.subject_id})
+MATCH (o:KG_cardio:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
 MERGE (a)-[:HAS_OBJECT]->(o)
 MERGE (s)-[r:MODIFIES_HARM_OF {assertion_id: row.id}]->(o)
-SET r = row.edge_props;
+SET r += {
+    validated: row.edge_props.validated,
+    causal_status: row.edge_props.causal_status,
+    evidence_level: row.edge_props.evidence_level,
+    direction: row.edge_props.direction,
+    confidence: row.edge_props.confidence,
+    member_ids: row.edge_props.member_ids
+};
 
 // statement assertion_PARTICIPATES_IN, rows in rows/assertions_PARTICIPATES_IN.json
+// reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
+// UNWIND $rows AS row
+// MATCH (n:KG_cardio {id: row.id})
+// WHERE NOT n:Assertion
+// RETURN n.id AS id
 UNWIND $rows AS row
-MATCH (s:KG_cardio {id: row.subject_id})
-MATCH (o:KG_cardio {id: row.object_id})
-MERGE (a:KG_cardio {id: row.id})
-SET a = row.props
-SET a:Assertion
+MERGE (n:KG_cardio:Assertion {id: row.id})
+SET n += {
+    assertion_id: row.props.assertion_id,
+    subject_id: row.props.subject_id,
+    predicate: row.props.predicate,
+    object_id: row.props.object_id,
+    relation_class: row.props.relation_class,
+    direction: row.props.direction,
+    causal_status: row.props.causal_status,
+    evidence_level: row.props.evidence_level,
+    confidence: row.props.confidence,
+    validated: row.props.validated,
+    context: row.props.context,
+    population_id: row.props.population_id,
+    temporality: row.props.temporality,
+    source_databases: row.props.source_databases,
+    no_evidence_reason: row.props.no_evidence_reason,
+    knowledge_level: row.props.knowledge_level,
+    agent_type: row.props.agent_type,
+    provenance: row.props.provenance,
+    member_ids: row.props.member_ids
+};
+
+// then, on the same batch:
+UNWIND $rows AS row
+MATCH (a:KG_cardio:Assertion {id: row.id})
+MATCH (s:KG_cardio:Entity {id: row.subject_id})
+MATCH (o:KG_cardio:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
 MERGE (a)-[:HAS_OBJECT]->(o)
 MERGE (s)-[r:PARTICIPATES_IN {assertion_id: row.id}]->(o)
-SET r = row.edge_props;
+SET r += {
+    validated: row.edge_props.validated,
+    causal_status: row.edge_props.causal_status,
+    evidence_level: row.edge_props.evidence_level,
+    direction: row.edge_props.direction,
+    confidence: row.edge_props.confidence,
+    member_ids: row.edge_props.member_ids
+};
 
 // statement assertion_TARGETS, rows in rows/assertions_TARGETS.json
+// reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
+// UNWIND $rows AS row
+// MATCH (n:KG_cardio {id: row.id})
+// WHERE NOT n:Assertion
+// RETURN n.id AS id
 UNWIND $rows AS row
-MATCH (s:KG_cardio {id: row.subject_id})
-MATCH (o:KG_cardio {id: row.object_id})
-MERGE (a:KG_cardio {id: row.id})
-SET a = row.props
-SET a:Assertion
+MERGE (n:KG_cardio:Assertion {id: row.id})
+SET n += {
+    assertion_id: row.props.assertion_id,
+    subject_id: row.props.subject_id,
+    predicate: row.props.predicate,
+    object_id: row.props.object_id,
+    relation_class: row.props.relation_class,
+    direction: row.props.direction,
+    causal_status: row.props.causal_status,
+    evidence_level: row.props.evidence_level,
+    confidence: row.props.confidence,
+    validated: row.props.validated,
+    context: row.props.context,
+    population_id: row.props.population_id,
+    temporality: row.props.temporality,
+    source_databases: row.props.source_databases,
+    no_evidence_reason: row.props.no_evidence_reason,
+    knowledge_level: row.props.knowledge_level,
+    agent_type: row.props.agent_type,
+    provenance: row.props.provenance,
+    member_ids: row.props.member_ids
+};
+
+// then, on the same batch:
+UNWIND $rows AS row
+MATCH (a:KG_cardio:Assertion {id: row.id})
+MATCH (s:KG_cardio:Entity {id: row.subject_id})
+MATCH (o:KG_cardio:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
 MERGE (a)-[:HAS_OBJECT]->(o)
 MERGE (s)-[r:TARGETS {assertion_id: row.id}]->(o)
-SET r = row.edge_props;
+SET r += {
+    validated: row.edge_props.validated,
+    causal_status: row.edge_props.causal_status,
+    evidence_level: row.edge_props.evidence_level,
+    direction: row.edge_props.direction,
+    confidence: row.edge_props.confidence,
+    member_ids: row.edge_props.member_ids
+};
 
 // statement supports, rows in rows/supports.json
 UNWIND $rows AS row
-MATCH (e:KG_cardio {id: row.evidence_id})
-MATCH (a:KG_cardio {id: row.assertion_id})
+MATCH (e:KG_cardio:EvidenceSource {id: row.evidence_id})
+MATCH (a:KG_cardio:Assertion {id: row.assertion_id})
 MERGE (e)-[s:SUPPORTS]->(a)
-SET s = row.props;
+SET s += {
+    recommendation_class: row.props.recommendation_class,
+    level_of_evidence: row.props.level_of_evidence
+};
 
 // statement members, rows in rows/members.json
 UNWIND $rows AS row
-MATCH (m:KG_cardio {id: row.member_id})
-MATCH (k:KG_cardio {id: row.class_id})
+MATCH (m:KG_cardio:Entity {id: row.member_id})
+MATCH (k:KG_cardio:Entity {id: row.class_id})
 MERGE (m)-[:MEMBER_OF]->(k);
