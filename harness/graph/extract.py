@@ -27,7 +27,7 @@ WARM_UP_SCENARIOS = 32
 # Passes the warm-up makes over those scenarios. The first pass plans each query and fills the
 # page cache; the JVM compiles the Cypher runtime's hot paths only after they have run many
 # times, so a first real pass after one warm-up pass still ran ~1.5x slower than the next
-# (cardio, fresh start, loaded 2 cores: first-pass p95 56 ms against 39 ms for the pass after
+# (the pilot domain, fresh start, loaded 2 cores: first-pass p95 56 ms against 39 ms for the pass after
 # it). With the store read once and three passes the first real pass ran as fast as the next
 # (p95 22 ms against 32 ms); the two extra passes cost about a second at start-up.
 WARM_UP_ROUNDS = 3
@@ -271,7 +271,7 @@ def covering_scenarios(scenarios: list[dict[str, Any]]) -> list[dict[str, Any]]:
     scenario (in groups of WARM_UP_CANDIDATES) and every population and patient condition.
 
     The first few scenarios alone leave the queries' paths to other targets and from other
-    candidates unexplored, so the first real pass still found them cold (cardio: first-pass
+    candidates unexplored, so the first real pass still found them cold (the pilot domain: first-pass
     p95 twice the next pass's after 32 scenarios x 3 passes). Since each compiled query
     unwinds its candidates, one stand-in explores every candidate's paths to its target."""
     candidates = sorted(
