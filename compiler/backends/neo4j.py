@@ -266,7 +266,7 @@ def _checks(domain: Domain) -> list[tuple[dict[str, Any], Any]]:
                 "expect": 0,
                 "description": "every assertion has one subject, one object and its direct edge",
             },
-            UnpairedAssertions(label),
+            UnpairedAssertions(label, tuple(p.name for p in domain.predicates)),
         ),
         (
             {

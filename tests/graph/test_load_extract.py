@@ -133,6 +133,45 @@ def test_a_reload_removes_what_was_written_behind_the_loaders_back(
     assert graph_counts(neo4j_driver, label) == before
 
 
+def test_assertions_without_their_edge_or_with_two_subjects_are_counted(
+    neo4j_driver: neo4j.Driver, loaded_mini: CompiledDomain
+) -> None:
+    """`assertions_paired` counts an assertion whose direct edge is gone and one with a second
+    subject, each once, while `direct_edges_paired` counts the edge of the second (its
+    assertion now has two subjects, but still one is the edge's) as paired."""
+    label = loaded_mini.label
+    records, _, _ = neo4j_driver.execute_query(
+        f"MATCH (s:{label})-[r]->(o:{label}) WHERE r.assertion_id IS NOT NULL "
+        "RETURN r.assertion_id AS id ORDER BY id LIMIT 2"
+    )
+    gone, doubled = (r["id"] for r in records)
+    neo4j_driver.execute_query(
+        f"MATCH (:{label})-[r {{assertion_id: $id}}]->(:{label}) DELETE r", id=gone
+    )
+    neo4j_driver.execute_query(
+        f"MATCH (a:{label}:Assertion {{id: $id}}), (x:{label} {{id: 'DRG_0002'}}) "
+        "CREATE (a)-[:HAS_SUBJECT]->(x)",
+        id=doubled,
+    )
+    checks = {n: (v, e) for n, v, e in run_checks(neo4j_driver, loaded_mini)}
+    assert checks["assertions_paired"] == (2, 0)
+    assert checks["direct_edges_paired"] == (0, 0)
+    load(neo4j_driver, loaded_mini)
+    assert all(v == e for _, v, e in run_checks(neo4j_driver, loaded_mini))
+
+
+@pytest.mark.parametrize("name", ["direct_edges_paired", "assertions_paired"])
+def test_pairing_checks_reach_assertions_through_the_id_index(
+    neo4j_driver: neo4j.Driver, loaded_mini: CompiledDomain, name: str
+) -> None:
+    """The pairing checks are linear in the graph: each direct edge finds its assertion by an
+    index seek, never by expanding its subject's relationships (the square of a hub's degree)."""
+    (check,) = [c for c in loaded_mini.plan.checks if c.name == name]
+    _, summary, _ = neo4j_driver.execute_query("EXPLAIN " + check.cypher)
+    ops = plan_operators(summary.plan)
+    assert any("NodeUniqueIndexSeek" in op for op in ops), ops
+
+
 def test_domains_are_namespaced(neo4j_driver: neo4j.Driver, loaded_mini: CompiledDomain) -> None:
     afib = CompiledDomain.open("afib")
     load(neo4j_driver, afib)
