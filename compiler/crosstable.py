@@ -54,14 +54,13 @@ def check_graph_tables(
     entities_all = list(map(ir.Entity, *(cols[f] for f in ir.Entity._fields)))
     category_of: dict[str, str | None] = {i: None for i in ent.broken_ids}
     category_of.update(zip(cols["id"], cols["category"], strict=True))
-    entities = []
-    for i, entity in enumerate(entities_all):
-        if suspect["entities"][i] and not _entity_row(
-            entity, i, ent, classes, errors, class_prefix
-        ):
+    rejected: set[int] = set()
+    for i in _flagged(suspect["entities"]):
+        entity = entities_all[i]
+        if not _entity_row(entity, i, ent, classes, errors, class_prefix):
             category_of[entity.id] = None  # exists, but its class is broken (reported)
-            continue
-        entities.append(entity)
+            rejected.add(i)
+    entities = _without(entities_all, rejected)
 
     ev = tables["evidence_sources"]
     evidence = list(map(ir.EvidenceSource, *(ev.columns[f] for f in ir.EvidenceSource._fields)))
@@ -70,29 +69,81 @@ def check_graph_tables(
     asr = tables["assertions"]
     asr_cols = asr.columns
     known_entities = SuggestIndex(category_of)
-    assertions = []
-    for i, a in enumerate(map(ir.Assertion, *(asr_cols[f] for f in ir.Assertion._fields))):
-        if suspect["assertions"][i] and not _assertion_row(
-            a, i, asr, predicates, category_of, known_entities, errors
+    assertions_all = list(map(ir.Assertion, *(asr_cols[f] for f in ir.Assertion._fields)))
+    rejected = set()
+    for i in _flagged(suspect["assertions"]):
+        if not _assertion_row(
+            assertions_all[i], i, asr, predicates, category_of, known_entities, errors
         ):
-            continue
-        assertions.append(a)
-    assertion_ids = {a.assertion_id for a in assertions}
-    all_asr_ids = set(asr_cols["assertion_id"]) | asr.broken_ids
+            rejected.add(i)
+    assertions = _without(assertions_all, rejected)
+    table_ids = set(asr_cols["assertion_id"])
+    all_asr_ids = table_ids | asr.broken_ids
+    assertion_ids = {a.assertion_id for a in assertions} if rejected else table_ids
 
     links = tables["assertion_evidence"]
     link_cols = links.columns
-    supports: list[ir.Support] = []
-    linked: set[str] = set()
-    first_index = _first_occurrence(link_cols) if suspect["duplicate_links"] else {}
+    supports: list[ir.Support]
+    all_links = list(map(ir.Support, *(link_cols[f] for f in ir.Support._fields)))
+    flagged_links = _flagged(suspect["assertion_evidence"])
+    if not flagged_links and not rejected:  # every link is a SUPPORTS link
+        supports = all_links
+        linked = set(link_cols["assertion_id"])
+    else:
+        supports, linked = _links(
+            all_links, flagged_links, links, all_asr_ids, assertion_ids, evidence_ids,
+            ev.broken_ids, suspect["duplicate_links"], errors,
+        )  # fmt: skip
+
+    for i in _without_evidence_rule(asr, linked, links, linked_is_all=not flagged_links):
+        if not asr_cols["no_evidence_reason"][i]:
+            errors.add(
+                "assertion has no evidence link in assertion_evidence and no no_evidence_reason; "
+                "expected at least one SUPPORTS link or an explicit reason",
+                asr.location(i, "no_evidence_reason"),
+            )
+        else:
+            errors.add(
+                "no_evidence_reason must be empty when the assertion has evidence links",
+                asr.location(i, "no_evidence_reason"),
+            )
+    return entities, evidence, assertions, supports, category_of
+
+
+def _flagged(mask: np.ndarray) -> list[int]:
+    """The row indexes a suspect mask flags, in file order (none on valid data)."""
+    return np.flatnonzero(mask).tolist()
+
+
+def _without(rows: list, rejected: set[int]) -> list:
+    return [r for i, r in enumerate(rows) if i not in rejected] if rejected else rows
+
+
+def _links(
+    all_links: list[ir.Support],
+    flagged: list[int],
+    links: Table,
+    all_asr_ids: set[str],
+    assertion_ids: set[str],
+    evidence_ids: set[str],
+    broken_evidence: frozenset[str],
+    duplicate_links: bool,
+    errors: ErrorList,
+) -> tuple[list[ir.Support], set[str]]:
+    """(SUPPORTS links of assertions that passed, ids of assertions with a link) when some
+    link rows are flagged or some assertions were rejected: the flagged rows are checked one
+    by one, in file order."""
+    first_index = _first_occurrence(links.columns) if duplicate_links else {}
     known_asr = SuggestIndex(all_asr_ids)
     known_ev = SuggestIndex(evidence_ids)
-    all_links = map(ir.Support, *(link_cols[f] for f in ir.Support._fields))
+    flagged_set = set(flagged)
+    supports: list[ir.Support] = []
+    linked: set[str] = set()
     for i, link in enumerate(all_links):
         aid, eid = link.assertion_id, link.evidence_id
-        if suspect["assertion_evidence"][i]:
+        if i in flagged_set:
             verdict = _link_row(
-                aid, eid, i, links, all_asr_ids, known_asr, evidence_ids, ev.broken_ids,
+                aid, eid, i, links, all_asr_ids, known_asr, evidence_ids, broken_evidence,
                 known_ev, first_index, errors,
             )  # fmt: skip
             if verdict == "skip":
@@ -104,23 +155,30 @@ def check_graph_tables(
             linked.add(aid)
         if aid in assertion_ids:
             supports.append(link)
+    return supports, linked
 
-    for i, (aid, reason) in enumerate(
-        zip(asr_cols["assertion_id"], asr_cols["no_evidence_reason"], strict=True)
-    ):
-        has_link = aid in linked
-        if not has_link and not reason:
-            errors.add(
-                "assertion has no evidence link in assertion_evidence and no no_evidence_reason; "
-                "expected at least one SUPPORTS link or an explicit reason",
-                asr.location(i, "no_evidence_reason"),
+
+def _without_evidence_rule(
+    asr: Table, linked: set[str], links: Table, linked_is_all: bool
+) -> list[int]:
+    """Rows breaking "a link or a reason, not both", in file order: with Arrow columns, one
+    vectorised pass (`linked_is_all`: every link row's assertion counts as linked)."""
+    cols = asr.columns
+    if asr.arrow is None or links.arrow is None:
+        return [
+            i
+            for i, (aid, reason) in enumerate(
+                zip(cols["assertion_id"], cols["no_evidence_reason"], strict=True)
             )
-        elif has_link and reason:
-            errors.add(
-                "no_evidence_reason must be empty when the assertion has evidence links",
-                asr.location(i, "no_evidence_reason"),
-            )
-    return entities, evidence, assertions, supports, category_of
+            if (aid in linked) == bool(reason)
+        ]
+    ids = asr.arrow["assertion_id"]
+    value_set = (
+        links.arrow["assertion_id"] if linked_is_all else pa.array(list(linked), pa.string())
+    )
+    has_link = pc.is_in(ids, value_set=value_set)
+    has_reason = pc.not_equal(asr.arrow["no_evidence_reason"], "")
+    return _flagged(_mask(pc.equal(has_link, has_reason)))
 
 
 def _entity_row(
