@@ -330,7 +330,8 @@ class EvidenceChecker:
             if effect is not None:
                 key = (a.subject_id, a.object_id, a.population_id)
                 by_triple[key].append((a.assertion_id, effect))
-        for (subj, obj, pop), claims in sorted(by_triple.items(), key=lambda kv: kv[1][0][0]):
+        shared = [kv for kv in by_triple.items() if len(kv[1]) > 1]  # one claim contradicts none
+        for (subj, obj, pop), claims in sorted(shared, key=lambda kv: kv[1][0][0]):
             benefit = [i for i, eff in claims if eff == BENEFIT]
             against = [i for i, eff in claims if eff != BENEFIT]
             for b in benefit:

@@ -365,6 +365,7 @@ def _check_integrity(domain: ir.Domain, doc: YamlDoc, tables: dict[str, Table]) 
         domain.predicates,
         locate,
         cycling,
+        {name: t.arrow for name, t in tables.items() if t.arrow is not None},
     )
     errors = ErrorList()
     warnings: list[str] = []

@@ -205,9 +205,34 @@ def _length_message(col: Column, text: str) -> str:
     return f"{len(text):,} characters, expected at most {limit:,} (starts {text[:40]!r})"
 
 
+# Bytes that begin a control character in UTF-8: C0 controls and DEL are single bytes, C1
+# controls (U+0080-U+009F) are 0xC2 followed by 0x80-0x9F. Tab, LF and CR pass in free text.
+_CONTROL_BYTES = np.zeros(256, dtype=bool)
+_CONTROL_BYTES[[*range(0x20), 0x7F, 0xC2]] = True
+_TEXT_CONTROL_BYTES = _CONTROL_BYTES.copy()
+_TEXT_CONTROL_BYTES[[0x09, 0x0A, 0x0D]] = False
+
+
 def _has_control(col: Column, values) -> Indices:
+    if not _may_hold_control(values, _CONTROL_BYTES if col.single_line else _TEXT_CONTROL_BYTES):
+        return []
     forbidden = RE2_CONTROL if col.single_line else RE2_TEXT_CONTROL
     return _where(pc.match_substring_regex(values, forbidden))
+
+
+def _may_hold_control(values, suspect: np.ndarray) -> bool:
+    """False when no byte of the column's text can begin a control character: one count of
+    the bytes (a 0xC2 byte, the start of every character from U+0080 to U+00BF, only says
+    "maybe"), instead of a regular expression over every cell; then the expression decides."""
+    if values.type != pa.string() or not len(values):
+        return True
+    offsets_buffer, data = values.buffers()[1:3]
+    if data is None:
+        return False  # every cell is empty
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int32)
+    start, end = offsets[values.offset], offsets[values.offset + len(values)]
+    counts = np.bincount(np.frombuffer(data, dtype=np.uint8)[start:end], minlength=256)
+    return bool(counts[suspect].any())
 
 
 def _control_message(col: Column, text: str) -> str:
