@@ -333,25 +333,31 @@ def _suspects(model: SchemaModel, tables: dict[str, Table], class_prefix: bool) 
 
     asr = tables["assertions"].arrow
     subj, pred, obj = asr["subject_id"], asr["predicate"], asr["object_id"]
-    bad = pc.invert(pc.is_in(pred, value_set=pa.array(list(predicates))))
-    bad = pc.or_(bad, pc.invert(pc.is_in(subj, value_set=good_ids)))
-    bad = pc.or_(bad, pc.invert(pc.is_in(obj, value_set=good_ids)))
-    pop = asr["population_id"]
-    bad = pc.or_(bad, pc.and_(pc.not_equal(pop, ""), pc.invert(pc.is_in(pop, value_set=ids))))
+    # Every rule on a predicate's row is a table lookup by integer codes: the predicate's
+    # index (-1, unknown, picks the last, all-False row of each table) and the code of the
+    # value it constrains (-1, unknown, picks the last, all-False column).
+    names = list(predicates)
+    p = _codes(pred, names)
+    bad = p < 0
+    good_codes = np.append(_codes(good_cats, list(classes)), -1)  # [-1]: not a good entity
+    class_index = {c: i for i, c in enumerate(classes)}
     for side, col in (("subject_classes", subj), ("object_classes", obj)):
-        cat = pc.fill_null(pc.take(good_cats, pc.index_in(col, value_set=good_ids)), "")
-        allowed = pa.array([f"{n}|{c}" for n, p in predicates.items() for c in getattr(p, side)])
-        bad = pc.or_(bad, pc.invert(pc.is_in(_joined(pred, cat), value_set=allowed)))
-    rel_ok = pa.array([f"{n}|{p.relation_class}" for n, p in predicates.items()])
-    bad = pc.or_(bad, pc.invert(pc.is_in(_joined(pred, asr["relation_class"]), value_set=rel_ok)))
-    dir_ok = pa.array(
-        [
-            f"{n}|{d}"
-            for n, p in predicates.items()
-            for d in ((p.direction,) if p.direction else ("increase", "decrease", "none"))
-        ]
-    )
-    bad = pc.or_(bad, pc.invert(pc.is_in(_joined(pred, asr["direction"]), value_set=dir_ok)))
+        cat = good_codes[_codes(col, good_ids)]
+        allowed = np.zeros((len(names) + 1, len(classes) + 1), dtype=bool)
+        for i, pr in enumerate(predicates.values()):
+            allowed[i, [class_index[c] for c in getattr(pr, side) if c in class_index]] = True
+        bad |= ~allowed[p, cat]
+    pop = asr["population_id"]
+    bad |= _mask(pc.and_(pc.not_equal(pop, ""), pc.invert(pc.is_in(pop, value_set=ids))))
+    relations = sorted({pr.relation_class for pr in predicates.values()})
+    want = np.array([relations.index(pr.relation_class) for pr in predicates.values()] + [-2])
+    bad |= _codes(asr["relation_class"], relations) != want[p]
+    directions = ["increase", "decrease", "none"]
+    directions += sorted({pr.direction for pr in predicates.values()} - {"", None, *directions})
+    allowed = np.zeros((len(names) + 1, len(directions) + 1), dtype=bool)
+    for i, pr in enumerate(predicates.values()):
+        allowed[i, [directions.index(pr.direction)] if pr.direction else [0, 1, 2]] = True
+    bad |= ~allowed[p, _codes(asr["direction"], directions)]
 
     links = tables["assertion_evidence"].arrow
     link_a, link_e = links["assertion_id"], links["evidence_id"]
@@ -366,10 +372,18 @@ def _suspects(model: SchemaModel, tables: dict[str, Table], class_prefix: bool) 
         bad_link = pc.or_(bad_link, pc.is_in(pairs, value_set=repeated))
     return {
         "entities": _mask(bad_ent),
-        "assertions": _mask(bad),
+        "assertions": bad,
         "assertion_evidence": _mask(bad_link),
         "duplicate_links": duplicates,
     }
+
+
+def _codes(values, options) -> np.ndarray:
+    """Each value's index among `options` (a list or an Arrow array of distinct strings), -1
+    where it is not one of them."""
+    value_set = options if isinstance(options, pa.Array) else pa.array(options, pa.string())
+    found = pc.fill_null(pc.index_in(values, value_set=value_set), -1)
+    return found.to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def _joined(a, b):

@@ -466,6 +466,8 @@ def to_python(col: Column, values) -> list[Any]:
         if col.range == "boolean":
             return pc.equal(pc.utf8_lower(values), "true").to_pylist()
         return numbers(col, values).to_pylist()
+    if col.identifier:  # distinct by the rule above: nothing to share
+        return [v or None for v in values.to_pylist()]
     return interned(values)
 
 
@@ -475,7 +477,7 @@ def interned(values) -> list[Any]:
     pyarrow makes a new str per cell; at 4,000,000 rows a column of a few enum values or of
     ids that recur (subjects, objects) would cost ~220 MB of copies, kept by the IR."""
     encoded = pc.dictionary_encode(values)
-    words = [v or None for v in encoded.dictionary.to_pylist()]
-    if 2 * len(words) > len(values):  # mostly distinct (an id column): nothing to share
+    if 2 * len(encoded.dictionary) > len(values):  # mostly distinct (names): nothing to share
         return [v or None for v in values.to_pylist()]
+    words = [v or None for v in encoded.dictionary.to_pylist()]
     return list(map(words.__getitem__, encoded.indices.to_numpy(zero_copy_only=False).tolist()))
