@@ -22,6 +22,7 @@ one message, not one per row that names it.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -51,7 +52,7 @@ def check_graph_tables(
 
     ent = tables["entities"]
     cols = ent.columns
-    entities_all = list(map(ir.Entity, *(cols[f] for f in ir.Entity._fields)))
+    entities_all = _records(ir.Entity, cols)
     category_of: dict[str, str | None] = {i: None for i in ent.broken_ids}
     category_of.update(zip(cols["id"], cols["category"], strict=True))
     rejected: set[int] = set()
@@ -63,13 +64,13 @@ def check_graph_tables(
     entities = _without(entities_all, rejected)
 
     ev = tables["evidence_sources"]
-    evidence = list(map(ir.EvidenceSource, *(ev.columns[f] for f in ir.EvidenceSource._fields)))
+    evidence = _records(ir.EvidenceSource, ev.columns)
     evidence_ids = {e.evidence_id for e in evidence}
 
     asr = tables["assertions"]
     asr_cols = asr.columns
     known_entities = SuggestIndex(category_of)
-    assertions_all = list(map(ir.Assertion, *(asr_cols[f] for f in ir.Assertion._fields)))
+    assertions_all = _records(ir.Assertion, asr_cols)
     rejected = set()
     for i in _flagged(suspect["assertions"]):
         if not _assertion_row(
@@ -84,7 +85,7 @@ def check_graph_tables(
     links = tables["assertion_evidence"]
     link_cols = links.columns
     supports: list[ir.Support]
-    all_links = list(map(ir.Support, *(link_cols[f] for f in ir.Support._fields)))
+    all_links = _records(ir.Support, link_cols)
     flagged_links = _flagged(suspect["assertion_evidence"])
     if not flagged_links and not rejected:  # every link is a SUPPORTS link
         supports = all_links
@@ -108,6 +109,13 @@ def check_graph_tables(
                 asr.location(i, "no_evidence_reason"),
             )
     return entities, evidence, assertions, supports, category_of
+
+
+def _records(record: type, columns: dict[str, list[Any]]) -> list:
+    """One IR record per row, made by `tuple.__new__` in C (the named tuple's own `__new__`
+    is a Python function: a call per row); every field has its column, so none is missing."""
+    rows = zip(*(columns[f] for f in record._fields), strict=True)
+    return list(map(partial(tuple.__new__, record), rows))
 
 
 def _flagged(mask: np.ndarray) -> list[int]:
