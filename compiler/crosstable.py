@@ -22,6 +22,7 @@ one message, not one per row that names it.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -51,48 +52,106 @@ def check_graph_tables(
 
     ent = tables["entities"]
     cols = ent.columns
-    entities_all = list(map(ir.Entity, *(cols[f] for f in ir.Entity._fields)))
+    entities_all = _records(ir.Entity, cols)
     category_of: dict[str, str | None] = {i: None for i in ent.broken_ids}
     category_of.update(zip(cols["id"], cols["category"], strict=True))
-    entities = []
-    for i, entity in enumerate(entities_all):
-        if suspect["entities"][i] and not _entity_row(
-            entity, i, ent, classes, errors, class_prefix
-        ):
+    rejected: set[int] = set()
+    for i in _flagged(suspect["entities"]):
+        entity = entities_all[i]
+        if not _entity_row(entity, i, ent, classes, errors, class_prefix):
             category_of[entity.id] = None  # exists, but its class is broken (reported)
-            continue
-        entities.append(entity)
+            rejected.add(i)
+    entities = _without(entities_all, rejected)
 
     ev = tables["evidence_sources"]
-    evidence = list(map(ir.EvidenceSource, *(ev.columns[f] for f in ir.EvidenceSource._fields)))
+    evidence = _records(ir.EvidenceSource, ev.columns)
     evidence_ids = {e.evidence_id for e in evidence}
 
     asr = tables["assertions"]
     asr_cols = asr.columns
     known_entities = SuggestIndex(category_of)
-    assertions = []
-    for i, a in enumerate(map(ir.Assertion, *(asr_cols[f] for f in ir.Assertion._fields))):
-        if suspect["assertions"][i] and not _assertion_row(
-            a, i, asr, predicates, category_of, known_entities, errors
+    assertions_all = _records(ir.Assertion, asr_cols)
+    rejected = set()
+    for i in _flagged(suspect["assertions"]):
+        if not _assertion_row(
+            assertions_all[i], i, asr, predicates, category_of, known_entities, errors
         ):
-            continue
-        assertions.append(a)
-    assertion_ids = {a.assertion_id for a in assertions}
-    all_asr_ids = set(asr_cols["assertion_id"]) | asr.broken_ids
+            rejected.add(i)
+    assertions = _without(assertions_all, rejected)
+    table_ids = set(asr_cols["assertion_id"])
+    all_asr_ids = table_ids | asr.broken_ids
+    assertion_ids = {a.assertion_id for a in assertions} if rejected else table_ids
 
     links = tables["assertion_evidence"]
     link_cols = links.columns
-    supports: list[ir.Support] = []
-    linked: set[str] = set()
-    first_index = _first_occurrence(link_cols) if suspect["duplicate_links"] else {}
+    supports: list[ir.Support]
+    all_links = _records(ir.Support, link_cols)
+    flagged_links = _flagged(suspect["assertion_evidence"])
+    if not flagged_links and not rejected:  # every link is a SUPPORTS link
+        supports = all_links
+        linked = set(link_cols["assertion_id"])
+    else:
+        supports, linked = _links(
+            all_links, flagged_links, links, all_asr_ids, assertion_ids, evidence_ids,
+            ev.broken_ids, suspect["duplicate_links"], errors,
+        )  # fmt: skip
+
+    for i in _without_evidence_rule(asr, linked, links, linked_is_all=not flagged_links):
+        if not asr_cols["no_evidence_reason"][i]:
+            errors.add(
+                "assertion has no evidence link in assertion_evidence and no no_evidence_reason; "
+                "expected at least one SUPPORTS link or an explicit reason",
+                asr.location(i, "no_evidence_reason"),
+            )
+        else:
+            errors.add(
+                "no_evidence_reason must be empty when the assertion has evidence links",
+                asr.location(i, "no_evidence_reason"),
+            )
+    return entities, evidence, assertions, supports, category_of
+
+
+def _records(record: type, columns: dict[str, list[Any]]) -> list:
+    """One IR record per row, made by `tuple.__new__` in C (the named tuple's own `__new__`
+    is a Python function: a call per row); every field has its column, so none is missing."""
+    rows = zip(*(columns[f] for f in record._fields), strict=True)
+    return list(map(partial(tuple.__new__, record), rows))
+
+
+def _flagged(mask: np.ndarray) -> list[int]:
+    """The row indexes a suspect mask flags, in file order (none on valid data)."""
+    return np.flatnonzero(mask).tolist()
+
+
+def _without(rows: list, rejected: set[int]) -> list:
+    return [r for i, r in enumerate(rows) if i not in rejected] if rejected else rows
+
+
+def _links(
+    all_links: list[ir.Support],
+    flagged: list[int],
+    links: Table,
+    all_asr_ids: set[str],
+    assertion_ids: set[str],
+    evidence_ids: set[str],
+    broken_evidence: frozenset[str],
+    duplicate_links: bool,
+    errors: ErrorList,
+) -> tuple[list[ir.Support], set[str]]:
+    """(SUPPORTS links of assertions that passed, ids of assertions with a link) when some
+    link rows are flagged or some assertions were rejected: the flagged rows are checked one
+    by one, in file order."""
+    first_index = _first_occurrence(links.columns) if duplicate_links else {}
     known_asr = SuggestIndex(all_asr_ids)
     known_ev = SuggestIndex(evidence_ids)
-    all_links = map(ir.Support, *(link_cols[f] for f in ir.Support._fields))
+    flagged_set = set(flagged)
+    supports: list[ir.Support] = []
+    linked: set[str] = set()
     for i, link in enumerate(all_links):
         aid, eid = link.assertion_id, link.evidence_id
-        if suspect["assertion_evidence"][i]:
+        if i in flagged_set:
             verdict = _link_row(
-                aid, eid, i, links, all_asr_ids, known_asr, evidence_ids, ev.broken_ids,
+                aid, eid, i, links, all_asr_ids, known_asr, evidence_ids, broken_evidence,
                 known_ev, first_index, errors,
             )  # fmt: skip
             if verdict == "skip":
@@ -104,23 +163,30 @@ def check_graph_tables(
             linked.add(aid)
         if aid in assertion_ids:
             supports.append(link)
+    return supports, linked
 
-    for i, (aid, reason) in enumerate(
-        zip(asr_cols["assertion_id"], asr_cols["no_evidence_reason"], strict=True)
-    ):
-        has_link = aid in linked
-        if not has_link and not reason:
-            errors.add(
-                "assertion has no evidence link in assertion_evidence and no no_evidence_reason; "
-                "expected at least one SUPPORTS link or an explicit reason",
-                asr.location(i, "no_evidence_reason"),
+
+def _without_evidence_rule(
+    asr: Table, linked: set[str], links: Table, linked_is_all: bool
+) -> list[int]:
+    """Rows breaking "a link or a reason, not both", in file order: with Arrow columns, one
+    vectorised pass (`linked_is_all`: every link row's assertion counts as linked)."""
+    cols = asr.columns
+    if asr.arrow is None or links.arrow is None:
+        return [
+            i
+            for i, (aid, reason) in enumerate(
+                zip(cols["assertion_id"], cols["no_evidence_reason"], strict=True)
             )
-        elif has_link and reason:
-            errors.add(
-                "no_evidence_reason must be empty when the assertion has evidence links",
-                asr.location(i, "no_evidence_reason"),
-            )
-    return entities, evidence, assertions, supports, category_of
+            if (aid in linked) == bool(reason)
+        ]
+    ids = asr.arrow["assertion_id"]
+    value_set = (
+        links.arrow["assertion_id"] if linked_is_all else pa.array(list(linked), pa.string())
+    )
+    has_link = pc.is_in(ids, value_set=value_set)
+    has_reason = pc.not_equal(asr.arrow["no_evidence_reason"], "")
+    return _flagged(_mask(pc.equal(has_link, has_reason)))
 
 
 def _entity_row(
@@ -275,25 +341,31 @@ def _suspects(model: SchemaModel, tables: dict[str, Table], class_prefix: bool) 
 
     asr = tables["assertions"].arrow
     subj, pred, obj = asr["subject_id"], asr["predicate"], asr["object_id"]
-    bad = pc.invert(pc.is_in(pred, value_set=pa.array(list(predicates))))
-    bad = pc.or_(bad, pc.invert(pc.is_in(subj, value_set=good_ids)))
-    bad = pc.or_(bad, pc.invert(pc.is_in(obj, value_set=good_ids)))
-    pop = asr["population_id"]
-    bad = pc.or_(bad, pc.and_(pc.not_equal(pop, ""), pc.invert(pc.is_in(pop, value_set=ids))))
+    # Every rule on a predicate's row is a table lookup by integer codes: the predicate's
+    # index (-1, unknown, picks the last, all-False row of each table) and the code of the
+    # value it constrains (-1, unknown, picks the last, all-False column).
+    names = list(predicates)
+    p = _codes(pred, names)
+    bad = p < 0
+    good_codes = np.append(_codes(good_cats, list(classes)), -1)  # [-1]: not a good entity
+    class_index = {c: i for i, c in enumerate(classes)}
     for side, col in (("subject_classes", subj), ("object_classes", obj)):
-        cat = pc.fill_null(pc.take(good_cats, pc.index_in(col, value_set=good_ids)), "")
-        allowed = pa.array([f"{n}|{c}" for n, p in predicates.items() for c in getattr(p, side)])
-        bad = pc.or_(bad, pc.invert(pc.is_in(_joined(pred, cat), value_set=allowed)))
-    rel_ok = pa.array([f"{n}|{p.relation_class}" for n, p in predicates.items()])
-    bad = pc.or_(bad, pc.invert(pc.is_in(_joined(pred, asr["relation_class"]), value_set=rel_ok)))
-    dir_ok = pa.array(
-        [
-            f"{n}|{d}"
-            for n, p in predicates.items()
-            for d in ((p.direction,) if p.direction else ("increase", "decrease", "none"))
-        ]
-    )
-    bad = pc.or_(bad, pc.invert(pc.is_in(_joined(pred, asr["direction"]), value_set=dir_ok)))
+        cat = good_codes[_codes(col, good_ids)]
+        allowed = np.zeros((len(names) + 1, len(classes) + 1), dtype=bool)
+        for i, pr in enumerate(predicates.values()):
+            allowed[i, [class_index[c] for c in getattr(pr, side) if c in class_index]] = True
+        bad |= ~allowed[p, cat]
+    pop = asr["population_id"]
+    bad |= _mask(pc.and_(pc.not_equal(pop, ""), pc.invert(pc.is_in(pop, value_set=ids))))
+    relations = sorted({pr.relation_class for pr in predicates.values()})
+    want = np.array([relations.index(pr.relation_class) for pr in predicates.values()] + [-2])
+    bad |= _codes(asr["relation_class"], relations) != want[p]
+    directions = ["increase", "decrease", "none"]
+    directions += sorted({pr.direction for pr in predicates.values()} - {"", None, *directions})
+    allowed = np.zeros((len(names) + 1, len(directions) + 1), dtype=bool)
+    for i, pr in enumerate(predicates.values()):
+        allowed[i, [directions.index(pr.direction)] if pr.direction else [0, 1, 2]] = True
+    bad |= ~allowed[p, _codes(asr["direction"], directions)]
 
     links = tables["assertion_evidence"].arrow
     link_a, link_e = links["assertion_id"], links["evidence_id"]
@@ -308,10 +380,18 @@ def _suspects(model: SchemaModel, tables: dict[str, Table], class_prefix: bool) 
         bad_link = pc.or_(bad_link, pc.is_in(pairs, value_set=repeated))
     return {
         "entities": _mask(bad_ent),
-        "assertions": _mask(bad),
+        "assertions": bad,
         "assertion_evidence": _mask(bad_link),
         "duplicate_links": duplicates,
     }
+
+
+def _codes(values, options) -> np.ndarray:
+    """Each value's index among `options` (a list or an Arrow array of distinct strings), -1
+    where it is not one of them."""
+    value_set = options if isinstance(options, pa.Array) else pa.array(options, pa.string())
+    found = pc.fill_null(pc.index_in(values, value_set=value_set), -1)
+    return found.to_numpy(zero_copy_only=False).astype(np.int64)
 
 
 def _joined(a, b):

@@ -7,6 +7,8 @@ Validation errors are mapped back to the YAML line of the offending value.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +20,29 @@ from .yamlfile import YamlDoc, read_yaml
 
 
 def _check(doc: YamlDoc, root_class: str, schema_file: str = "declarations.yaml") -> None:
-    import jsonschema
+    """Validate the document, or find it in the disk cache as already valid against this
+    very schema: a declaration rarely changes between runs, and importing jsonschema alone
+    costs about a tenth of a second (`kgbench validate` of a large domain runs in a few)."""
+    from .cache import cached
 
     schema = declaration_schema(root_class, schema_file)
+    digest = hashlib.sha256(json.dumps(schema, sort_keys=True).encode()).hexdigest()
+    cached(
+        "valid-declaration",
+        [doc.path],
+        f"{root_class}|{digest}",
+        lambda: (_validate(doc, schema), [doc.path]),
+    )
+
+
+def _validate(doc: YamlDoc, schema: dict[str, Any]) -> bool:
+    """True, or the first error as one SpecError at the offending line and field."""
+    import jsonschema
+
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(doc.data), key=lambda e: list(map(str, e.absolute_path)))
     if not errors:
-        return
+        return True
     err = _deepest(errors[0])
     path = list(err.absolute_path)
     if err.validator == "additionalProperties":

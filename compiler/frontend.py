@@ -10,7 +10,10 @@ reason about, then the expected counts.
 
 from __future__ import annotations
 
+import gc
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from operator import itemgetter
 from pathlib import Path
@@ -72,12 +75,37 @@ def resolve_domain_dir(domain: str | Path) -> Path:
     )
 
 
+@contextmanager
+def _gc_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a domain loads, as it was before afterwards.
+
+    Loading allocates a few objects per row (typed cells, IR records, index entries) and
+    frees almost none; each allocation burst triggers a collection that walks every live
+    object, so on a 100,000-assertion domain the collector took a third of the time spent in
+    the cross-table and evidence checks, to find nothing: the IR is made of tuples of
+    strings and numbers, which hold no reference cycles.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 def load_domain(domain: str | Path, derive: bool = True) -> ir.Domain:
     """Validate a domain and return its IR (`validate` and `compile` both run every check).
 
     `derive=False` (`kgbench validate`) skips what only the artifacts need and no check
-    reads: each assertion's Biolink knowledge level and provenance label.
+    reads: each assertion's Biolink knowledge level and provenance label, and the hashes of
+    the input files (the manifest's).
     """
+    with _gc_paused():
+        return _load_domain(domain, derive)
+
+
+def _load_domain(domain: str | Path, derive: bool) -> ir.Domain:
     domain_dir = resolve_domain_dir(domain)
     domain_file = domain_dir / "domain.yaml"
     doc = load_declaration(domain_file, "DomainConfig")
@@ -186,6 +214,8 @@ def load_domain(domain: str | Path, derive: bool = True) -> ir.Domain:
         probe = _probe(probe_path, categories, domain.entity_classes, domain.predicates)
         domain = replace(domain, probe=probe)
 
+    if not derive:  # the input hashes are the manifest's: no check reads them
+        return domain
     inputs = _input_files(
         domain_dir, doc, model, conditions_doc, metrics_doc, table_files, scenarios_doc, probe_path
     )
@@ -338,6 +368,7 @@ def _check_integrity(domain: ir.Domain, doc: YamlDoc, tables: dict[str, Table]) 
         domain.predicates,
         locate,
         cycling,
+        {name: t.arrow for name, t in tables.items() if t.arrow is not None},
     )
     errors = ErrorList()
     warnings: list[str] = []
@@ -728,8 +759,8 @@ def _check_expected_counts(domain: ir.Domain, doc: YamlDoc) -> None:
         doc,
         set(domain.class_by_name),
         set(domain.predicate_by_name),
-        Counter(e.category for e in domain.entities),
-        Counter(a.predicate for a in domain.assertions),
+        Counter(map(itemgetter(1), domain.entities)),  # by category
+        Counter(map(itemgetter(2), domain.assertions)),  # by predicate
         len(domain.evidence_sources),
         sum(1 for e in domain.evidence_sources if e.study_level),
     )

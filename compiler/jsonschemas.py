@@ -117,6 +117,7 @@ def declaration_schema(root_class: str, schema_file: str = "declarations.yaml") 
     )
 
 
+@cache  # as declaration_schema: the spec does not change while a process runs
 def spec_fields(schema_file: str, class_name: str) -> tuple[str, ...]:
     """Field names of a spec class, in declaration order (disk-cached like other derived data).
 

@@ -205,9 +205,37 @@ def _length_message(col: Column, text: str) -> str:
     return f"{len(text):,} characters, expected at most {limit:,} (starts {text[:40]!r})"
 
 
+# Bytes that begin a control character in UTF-8: C0 controls and DEL are single bytes, C1
+# controls (U+0080-U+009F) are 0xC2 followed by 0x80-0x9F. Tab, LF and CR pass in free text.
+_CONTROL_BYTES = np.zeros(256, dtype=bool)
+_CONTROL_BYTES[[*range(0x20), 0x7F, 0xC2]] = True
+_TEXT_CONTROL_BYTES = _CONTROL_BYTES.copy()
+_TEXT_CONTROL_BYTES[[0x09, 0x0A, 0x0D]] = False
+
+
 def _has_control(col: Column, values) -> Indices:
+    if not _may_hold_control(values, _CONTROL_BYTES if col.single_line else _TEXT_CONTROL_BYTES):
+        return []
     forbidden = RE2_CONTROL if col.single_line else RE2_TEXT_CONTROL
     return _where(pc.match_substring_regex(values, forbidden))
+
+
+def _may_hold_control(values, suspect: np.ndarray) -> bool:
+    """False when no byte of the column's text can begin a control character: a few
+    comparisons over the bytes (a 0xC2 byte, the start of every character from U+0080 to
+    U+00BF, only says "maybe"), instead of a regular expression over every cell; on "maybe"
+    the expression decides."""
+    if values.type != pa.string() or not len(values):
+        return True
+    offsets_buffer, data = values.buffers()[1:3]
+    if data is None:
+        return False  # every cell is empty
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int32)
+    start, end = offsets[values.offset], offsets[values.offset + len(values)]
+    text = np.frombuffer(data, dtype=np.uint8)[start:end]
+    if (text == 0x7F).any() or (text == 0xC2).any():
+        return True
+    return bool(suspect[text[text < 0x20]].any())  # C0 controls: rare, so few to look up
 
 
 def _control_message(col: Column, text: str) -> str:
@@ -441,6 +469,8 @@ def to_python(col: Column, values) -> list[Any]:
         if col.range == "boolean":
             return pc.equal(pc.utf8_lower(values), "true").to_pylist()
         return numbers(col, values).to_pylist()
+    if col.identifier:  # distinct by the rule above: nothing to share
+        return [v or None for v in values.to_pylist()]
     return interned(values)
 
 
@@ -450,7 +480,7 @@ def interned(values) -> list[Any]:
     pyarrow makes a new str per cell; at 4,000,000 rows a column of a few enum values or of
     ids that recur (subjects, objects) would cost ~220 MB of copies, kept by the IR."""
     encoded = pc.dictionary_encode(values)
-    words = [v or None for v in encoded.dictionary.to_pylist()]
-    if 2 * len(words) > len(values):  # mostly distinct (an id column): nothing to share
+    if 2 * len(encoded.dictionary) > len(values):  # mostly distinct (names): nothing to share
         return [v or None for v in values.to_pylist()]
+    words = [v or None for v in encoded.dictionary.to_pylist()]
     return list(map(words.__getitem__, encoded.indices.to_numpy(zero_copy_only=False).tolist()))

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import csv
 import io
+import sys
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -30,13 +31,51 @@ from .rules import LIST_SEPARATOR, TRUE_WORDS, check_column, to_python
 from .schema import TableSpec, suggest
 from .yamlfile import decode_utf8
 
-__all__ = ["LIST_SEPARATOR", "TRUE_WORDS", "ErrorList", "Table", "read_table", "to_python"]
+__all__ = [
+    "LIST_SEPARATOR",
+    "TRUE_WORDS",
+    "ErrorList",
+    "Table",
+    "read_table",
+    "skip_pandas_probe",
+    "to_python",
+]
 
 # A PrimeKG-scale table (8 million rows of ~130 bytes) fits; the guard is against a wrong file.
 MAX_TABLE_BYTES = 2 * 1024 * 1024 * 1024
 HEADER_PREFIX = 1 << 16  # characters read to find the header record
 
 Reader = Literal["auto", "python"]
+
+
+def skip_pandas_probe() -> None:
+    """Tell pyarrow, before its first conversion of a Python value, that pandas is absent.
+
+    pyarrow asks whether any value it converts (`pa.array(list)`, a scalar argument of a
+    compute function) is a pandas object, and to answer it imports pandas once per process:
+    ~0.1 s of `kgbench validate`'s time on an idle machine, for nothing, since kgbench never
+    hands Arrow data to pandas. The commands that read tables call this first; it changes
+    nothing once pandas is imported (nor does it stop anyone importing pandas later), and it
+    only makes pyarrow's own pandas conversions (`to_pandas`) unavailable in that process.
+    """
+    if "pandas" in sys.modules:
+        return
+    sys.meta_path.insert(0, _NO_PANDAS)  # `import pandas` fails while the probe runs
+    try:
+        pa.scalar(0)  # the probe: pyarrow records "no pandas" and never asks again
+    finally:
+        sys.meta_path.remove(_NO_PANDAS)
+
+
+class _NoPandas:
+    """A finder that fails the import of pandas (and only of pandas)."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if name == "pandas":
+            raise ModuleNotFoundError("pandas is not probed by kgbench", name=name)
+
+
+_NO_PANDAS = _NoPandas()
 
 
 class Table:

@@ -116,7 +116,9 @@ def compile_cmd(
     """Compile a domain's spec into generated/<domain>/ (deterministic, atomic)."""
     from compiler.api import compile_domain
     from compiler.paths import display_path
+    from compiler.tables import skip_pandas_probe
 
+    skip_pandas_probe()
     start = time.perf_counter()
     result = compile_domain(domain, out_root=out, force=force)
     took = time.perf_counter() - start
@@ -143,7 +145,9 @@ def validate_cmd(
 ) -> None:
     """Validate a domain's spec and data without writing anything: every error in one pass."""
     from compiler.api import check_domain
+    from compiler.tables import skip_pandas_probe
 
+    skip_pandas_probe()
     try:
         result = check_domain(domain, build=build)
     except UserErrors as exc:

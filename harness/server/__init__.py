@@ -6,8 +6,30 @@ benchmarks; `kgbench serve-reference` serves in the foreground.
 
 from __future__ import annotations
 
-from .app import ReferenceServer, ServerConfig, start_server_in_thread
-from .faults import FAULT_KINDS, FaultPlan, parse_fault_kinds
+import importlib
+from typing import Any
+
+# Lazy attribute access (as harness.neo4j): the root command line mounts `serve-reference`
+# from `.cli`, and importing this package must not load the server and the contract models
+# behind it (~0.2 s) for every other command, `kgbench validate` included.
+_EXPORTS = {
+    "ReferenceServer": ".app",
+    "ServerConfig": ".app",
+    "start_server_in_thread": ".app",
+    "FAULT_KINDS": ".faults",
+    "FaultPlan": ".faults",
+    "parse_fault_kinds": ".faults",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "FAULT_KINDS",
