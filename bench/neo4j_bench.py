@@ -168,13 +168,38 @@ def latencies(driver, domain: CompiledDomain, scenarios: list[dict], repeats: in
     return out
 
 
+def synthetic_scenarios(entities: list[dict], count: int, seed: int = 11) -> list[dict]:
+    """A fixed sample of scenarios over a synthetic domain (bench/synth.py): three drugs as
+    candidates and a clinical outcome as the target, drawn from `entities` (kg.json's rows,
+    or rows with at least id and category) by a seeded generator, so every run asks the same."""
+    rng = random.Random(seed)
+    drugs = [e["id"] for e in entities if e["category"] == "Drug"]
+    outcomes = [e["id"] for e in entities if e["category"] == "ClinicalOutcome"]
+    population = min(e["id"] for e in entities if e["category"] == "Population")
+    return [
+        {
+            "scenario_id": f"SYN_{i}",
+            "population_id": population,
+            "target_outcome_id": rng.choice(outcomes),
+            "patient": {},
+            "candidates": [{"intervention_id": d, "label": d} for d in rng.sample(drugs, 3)],
+        }
+        for i in range(count)
+    ]
+
+
 def baseline_domain(domain: CompiledDomain, root: Path) -> CompiledDomain:
-    """A copy of a compiled domain whose C3/C4 chain branches follow the previous rule (the
-    first matching fixed shape per candidate); everything else is the compiled query."""
+    """A view of a compiled domain whose C3/C4 chain branches follow the previous rule (the
+    first matching fixed shape per candidate); everything else is the compiled query. Only
+    cypher/ is copied, the rest is linked (at PrimeKG scale the outputs are gigabytes)."""
     import re
     import shutil
 
-    shutil.copytree(domain.root, root)
+    root.mkdir(parents=True)
+    for item in domain.root.resolve().iterdir():
+        if item.name != "cypher":
+            (root / item.name).symlink_to(item)
+    shutil.copytree(domain.root / "cypher", root / "cypher")
     roles = {p["name"]: p["role"] for p in domain.graph["predicates"]}
     for cond in ("C3", "C4"):
         section = domain.condition(cond).section("causal_chain")
@@ -447,19 +472,7 @@ def _synthetic(driver, tmp_path: Path, quick: bool) -> list[str]:
         sample_rows, sample_s = naive_load(driver, synth, fraction)
         naive_est.append(sample_s * rows / sample_rows)
     load(driver, synth, batch_size=5000)
-    rng = random.Random(11)
-    drugs = [e["id"] for e in synth.graph["entities"] if e["category"] == "Drug"]
-    outcomes = [e["id"] for e in synth.graph["entities"] if e["category"] == "ClinicalOutcome"]
-    scenarios = [
-        {
-            "scenario_id": f"SYN_{i}",
-            "population_id": "POP_000001",
-            "target_outcome_id": rng.choice(outcomes),
-            "patient": {},
-            "candidates": [{"intervention_id": d, "label": d} for d in rng.sample(drugs, 3)],
-        }
-        for i in range(30 if quick else 100)
-    ]
+    scenarios = synthetic_scenarios(synth.graph["entities"], 30 if quick else 100)
     baseline = baseline_domain(synth, tmp_path / "generated-baseline" / "synth")
     lines = extraction_lines(driver, synth, baseline, scenarios, 1 if quick else 3)
     wipe(driver, synth.label)
