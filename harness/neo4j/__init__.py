@@ -8,8 +8,7 @@
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from kgbench.lazy import lazy_exports
 
 # Lazy attribute access (the sqlglot pattern): `kgbench --help` and the compiler never pay for
 # importing the neo4j driver; it loads on first use of a name that needs it.
@@ -28,14 +27,7 @@ _EXPORTS = {
     "default_state_dir": ".state",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
 __all__ = [

@@ -6,8 +6,7 @@ benchmarks; `kgbench serve-reference` serves in the foreground.
 
 from __future__ import annotations
 
-import importlib
-from typing import Any
+from kgbench.lazy import lazy_exports
 
 # Lazy attribute access (as harness.neo4j): the root command line mounts `serve-reference`
 # from `.cli`, and importing this package must not load the server and the contract models
@@ -21,14 +20,7 @@ _EXPORTS = {
     "parse_fault_kinds": ".faults",
 }
 
-
-def __getattr__(name: str) -> Any:
-    module = _EXPORTS.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_exports(__name__, _EXPORTS)
 
 
 __all__ = [
