@@ -24,6 +24,7 @@ import re
 from collections import defaultdict
 from collections.abc import Hashable, Iterable
 from functools import cached_property
+from typing import Any
 
 from kgbench.scope import study_covers
 from kgbench.suggest import unknown
@@ -35,6 +36,7 @@ from .yamlfile import YamlDoc
 
 # Source types whose support is a study of what it names (they declare studied_interventions).
 STUDY_TYPES = ("trial", "meta_analysis", "cohort")
+NO_SOURCES: frozenset[str] = frozenset()
 # Roles whose assertions from an intervention are outcome claims, and the effect each means.
 BENEFIT, NO_EFFECT, HARM = "benefit", "no_effect", "harm"
 
@@ -129,15 +131,20 @@ class EvidenceChecker:
         no = (False, False)
         self.group_ids = {e for e, cat in self.category.items() if kinds.get(cat, no)[0]}
         self.intervention_ids = {e for e, cat in self.category.items() if kinds.get(cat, no)[1]}
+        self._provenance_memo: dict[tuple[Any, ...], str] = {}
 
     @cached_property
-    def _source_types(self) -> dict[str, set[str]]:
-        """Each assertion's source types (the provenance labels only: built on first use)."""
+    def _source_types(self) -> dict[str, frozenset[str]]:
+        """Each assertion's source types (the provenance labels only: built on first use).
+
+        Equal sets are one shared frozenset: a domain has a handful of source-type mixes, so
+        `provenance` can key its memo on them at the cost of a pointer per assertion."""
         types = {e.evidence_id: e.source_type for e in self.domain.evidence_sources}
         out: dict[str, set[str]] = defaultdict(set)
         for s in self.domain.supports:
             out[s.assertion_id].add(types[s.evidence_id])
-        return out
+        shared: dict[frozenset[str], frozenset[str]] = {}
+        return {aid: shared.setdefault(frozenset(v), frozenset(v)) for aid, v in out.items()}
 
     # helpers -------------------------------------------------------------------------------
 
@@ -370,7 +377,17 @@ class EvidenceChecker:
         return out
 
     def provenance(self, a: ir.Assertion) -> str:
+        """The first declared provenance rule the assertion meets ("" for none). A rule reads
+        only the five values of the key below, so each distinct key is judged once (a few
+        dozen keys for millions of assertions)."""
         sources = self._sources_of(a.assertion_id)
+        key = (a.predicate, a.relation_class, a.causal_status, a.validated, sources)
+        label = self._provenance_memo.get(key)
+        if label is None:
+            label = self._provenance_memo[key] = self._first_provenance_rule(a, sources)
+        return label
+
+    def _first_provenance_rule(self, a: ir.Assertion, sources: frozenset[str]) -> str:
         role = self.domain.predicate_by_name[a.predicate].role
         for rule in self.domain.provenance_rules:
             if rule.relation_classes and a.relation_class not in rule.relation_classes:
@@ -388,8 +405,8 @@ class EvidenceChecker:
             return rule.label
         return ""
 
-    def _sources_of(self, assertion_id: str) -> set[str]:
-        return self._source_types.get(assertion_id, set())
+    def _sources_of(self, assertion_id: str) -> frozenset[str]:
+        return self._source_types.get(assertion_id, NO_SOURCES)
 
 
 def _index(keys: Iterable[Hashable]) -> dict:

@@ -44,6 +44,12 @@ def resolve(
         kl = a.knowledge_level or (info.get("knowledge_level") if kind else kl_none)
         at = a.agent_type or (info.get("agent_type") if kind else at_none)
         if kl != a.knowledge_level or at != a.agent_type:
-            a = a._replace(knowledge_level=kl, agent_type=at)
+            a = _make(ir.Assertion, (*a[:-2], kl, at))  # `_replace`, without its kwargs
         out.append(a)
     return tuple(out)
+
+
+# The two derived fields close the record, so a filled-in assertion is its first fields and
+# these two; `tuple.__new__` builds it in C (what `_make` does, minus a Python frame).
+assert ir.Assertion._fields[-2:] == ("knowledge_level", "agent_type")
+_make = tuple.__new__
