@@ -114,3 +114,49 @@ def test_scale_bench_reads_kg_json_without_its_rows(
     }
     assert all(slim[k] == [] for k in rows - {"entities"})
     assert EntitiesOnly(out.name, out).entities.keys() == {e["id"] for e in full["entities"]}
+
+
+ROWS = [
+    {"b": 1.5, "a": "é ümlaut", "c": [1, 2, None], "d": {"z": True, "y": 1e-05}},
+    {"id": "ASR_0000001", "n": float("inf"), "quote": 'say "hi"\n\t\\', "empty": []},
+    {},
+]
+
+
+def test_rows_are_encoded_as_the_json_encoder_encodes_them() -> None:
+    """The row encoder made once (`kgbench.io._encode_row`) writes what `JSONEncoder.encode`
+    with the same settings writes, and refuses what it refuses."""
+    from kgbench import io
+
+    assert "".join(io._rows_chunks(ROWS)) == (
+        "[\n" + ",\n".join(map(io._COMPACT.encode, ROWS)) + "\n]"
+    )
+    assert "".join(io._rows_chunks([])) == "[]"
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        io._encode_row({"a": object()})
+
+
+@pytest.mark.parametrize(
+    ("table", "field", "value", "expected"),
+    [
+        ("entities", "description", "two\nlines", True),
+        ("entities", "synonyms", ("one", "carriage\rreturn"), True),
+        ("assertions", "context", "line\r\nbreak", True),
+        ("evidence_sources", "title", 'one line, "quoted" | piped', False),
+    ],
+)
+def test_line_breaks_are_found_in_any_field_and_tuple(
+    mini_copy: Path, table: str, field: str, value: object, expected: bool
+) -> None:
+    """`multiline_fields` is set by a line break in any text the import files carry, in a
+    plain field or inside a multivalued one, and only then."""
+    from dataclasses import replace
+
+    from compiler.backends.neo4j import _has_line_breaks
+    from compiler.frontend import load_domain
+
+    domain = load_domain(mini_copy)
+    assert not _has_line_breaks(domain)
+    records = list(getattr(domain, table))
+    records[-1] = records[-1]._replace(**{field: value})
+    assert _has_line_breaks(replace(domain, **{table: tuple(records)})) is expected
