@@ -24,6 +24,7 @@ from harness.graph.bulk import bulk_load
 from harness.graph.load import load
 from harness.neo4j import connection_settings, open_driver, start, stop
 
+from .neo4j_bench import wipe
 from .synth import make_domain
 from .timing import figure, load_average
 
@@ -38,10 +39,8 @@ def records(domain: CompiledDomain) -> int:
 
 
 def _wipe_all(state: Path) -> None:
-    with open_driver(connection_settings(state)) as driver, driver.session() as session:
-        session.run(
-            "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 10000 ROWS"
-        ).consume()
+    with open_driver(connection_settings(state)) as driver:
+        wipe(driver)
 
 
 def main(quick: bool = False) -> list[str]:

@@ -149,12 +149,19 @@ def total_rows(domain: CompiledDomain) -> int:
     return sum(len(json.loads(domain.read(f"neo4j/{s.rows}"))) for s in domain.plan.statements)
 
 
-def wipe(driver, label: str) -> None:
-    """CALL ... IN TRANSACTIONS needs an auto-commit transaction, hence session.run."""
+def wipe(driver, label: str | None = None) -> None:
+    """Delete the nodes of `label` (every node without one) in bounded transactions: their
+    relationships first, then the nodes. A batch of 10,000 `DETACH DELETE`s holds every edge
+    of each node, which on hub entities exceeded the transaction memory pool (bulk_bench's
+    1M-record graph). CALL ... IN TRANSACTIONS needs an auto-commit transaction, hence
+    session.run."""
+    node = f"(n:{label})" if label else "(n)"
     with driver.session() as session:
-        session.run(
-            f"MATCH (n:{label}) CALL (n) {{ DETACH DELETE n }} IN TRANSACTIONS OF 10000 ROWS"
-        ).consume()
+        for cypher in (
+            f"MATCH {node}-[r]->() CALL (r) {{ DELETE r }} IN TRANSACTIONS OF 10000 ROWS",
+            f"MATCH {node} CALL (n) {{ DETACH DELETE n }} IN TRANSACTIONS OF 10000 ROWS",
+        ):
+            session.run(cypher).consume()
 
 
 def latencies(driver, domain: CompiledDomain, scenarios: list[dict], repeats: int) -> list[float]:
