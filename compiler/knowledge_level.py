@@ -16,6 +16,11 @@ from typing import Any
 
 from . import ir
 
+# The two derived fields close the record, so a filled-in assertion is its first fields and
+# these two; `tuple.__new__` builds it in C (what `_make` does, minus a Python frame).
+assert ir.Assertion._fields[-2:] == ("knowledge_level", "agent_type")
+_make = tuple.__new__
+
 
 def resolve(
     assertions: tuple[ir.Assertion, ...],
@@ -47,9 +52,3 @@ def resolve(
             a = _make(ir.Assertion, (*a[:-2], kl, at))  # `_replace`, without its kwargs
         out.append(a)
     return tuple(out)
-
-
-# The two derived fields close the record, so a filled-in assertion is its first fields and
-# these two; `tuple.__new__` builds it in C (what `_make` does, minus a Python frame).
-assert ir.Assertion._fields[-2:] == ("knowledge_level", "agent_type")
-_make = tuple.__new__

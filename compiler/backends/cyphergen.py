@@ -410,9 +410,9 @@ class Neo4j5(CypherGenerator):
     # the id index, then test its two role links from the assertion's side (Expand(Into) over
     # an assertion's few relationships). Walking from a subject instead visits every edge of
     # that subject for each of its assertions: the square of its degree, minutes on a hub of a
-    # PrimeKG-sized graph. The seek is a hint, not a hope: on a small or fresh graph the
-    # cost model prefers the expansion (seen on a 40-assertion test graph), and a plain `USING INDEX`
-    # lets it scan the whole index per edge instead; `USING INDEX SEEK` pins the seek.
+    # PrimeKG-sized graph. The seek is a hint, not a hope: on a small graph the cost model
+    # may prefer the expansion (seen on the test fixtures), and a plain `USING INDEX` lets it
+    # scan the whole index per edge instead; `USING INDEX SEEK` pins the seek.
     def _named_assertion(self, c: UnpairedDirectEdges | UnpairedAssertions) -> str:
         return (
             f"  MATCH (s)<-[:HAS_SUBJECT]-(a:{c.label}:Assertion {{id: r.assertion_id}})"
