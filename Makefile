@@ -22,7 +22,7 @@ help:
 	@echo "make compile DOMAIN=cardio   compile a domain into generated/<domain>/"
 	@echo "make test                    lint, check generated/ is fresh, run the whole suite"
 	@echo "make bench                   run the benchmarks under bench/"
-	@echo "make bench-scale             4,000,000-assertion domain: validate, compile, bulk load, extract (~45 min on 2 shared cores, ~13 GB disk)"
+	@echo "make bench-scale             4,000,000-assertion domain: validate, compile, bulk load, extract (11 min on 2 idle cores, up to 45 shared; ~13 GB disk)"
 	@echo "make fuzz                    the fuzz targets, long and random (FUZZ_EXAMPLES=$(FUZZ_EXAMPLES))"
 	@echo "make neo4j                   build and start the embedded Neo4j"
 	@echo "make pilot DOMAIN=cardio     the whole pipeline end to end with the context-reader baseline"

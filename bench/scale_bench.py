@@ -5,8 +5,8 @@ bulk-loaded into Neo4j and served with an extraction p95 of at most 50 ms.
 `make bench-scale` (or `python -m bench.scale_bench [--assertions N] [--keep DIR]`; with
 `--keep DIR --serve-only [--heap H] [--pagecache P]` only the Neo4j part, again, on what a
 kept run compiled); too slow and too large for `make test` or `make bench` (measured at 4M:
-0.67 GB of data tables, 7.48 GB of compiled outputs, a 4.0 GB store; ~45 min on the shared
-2-core machine). Each command runs in a fresh process; its wall time and its own peak
+0.67 GB of data tables, 7.48 GB of compiled outputs, a 4.0 GB store; 10.6 min on the 2-core
+machine idle, ~45 min shared with other work). Each command runs in a fresh process; its wall time and its own peak
 resident set size (`os.wait4`'s rusage, the child alone) are printed with `timing.figure()`.
 
 The baseline is the floor under both commands: pyarrow's multi-threaded CSV reader parsing the

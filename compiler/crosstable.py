@@ -78,19 +78,21 @@ def check_graph_tables(
         ):
             rejected.add(i)
     assertions = _without(assertions_all, rejected)
-    table_ids = set(asr_cols["assertion_id"])
-    all_asr_ids = table_ids | asr.broken_ids
-    assertion_ids = {a.assertion_id for a in assertions} if rejected else table_ids
 
     links = tables["assertion_evidence"]
     link_cols = links.columns
     supports: list[ir.Support]
     all_links = _records(ir.Support, link_cols)
     flagged_links = _flagged(suspect["assertion_evidence"])
+    linked: set[str] | None = None  # every link row's assertion: the rule below reads Arrow
     if not flagged_links and not rejected:  # every link is a SUPPORTS link
         supports = all_links
-        linked = set(link_cols["assertion_id"])
     else:
+        # Id sets only where a row needs judging: at 4,000,000 rows each one is ~0.25 GB,
+        # and on valid data they were three, alive at the domain's peak memory.
+        table_ids = set(asr_cols["assertion_id"])
+        all_asr_ids = table_ids | asr.broken_ids
+        assertion_ids = {a.assertion_id for a in assertions} if rejected else table_ids
         supports, linked = _links(
             all_links, flagged_links, links, all_asr_ids, assertion_ids, evidence_ids,
             ev.broken_ids, suspect["duplicate_links"], errors,
@@ -167,12 +169,15 @@ def _links(
 
 
 def _without_evidence_rule(
-    asr: Table, linked: set[str], links: Table, linked_is_all: bool
+    asr: Table, linked: set[str] | None, links: Table, linked_is_all: bool
 ) -> list[int]:
     """Rows breaking "a link or a reason, not both", in file order: with Arrow columns, one
-    vectorised pass (`linked_is_all`: every link row's assertion counts as linked)."""
-    cols = asr.columns
+    vectorised pass (`linked_is_all`: every link row's assertion counts as linked; `linked`
+    None: the same, no set made)."""
     if asr.arrow is None or links.arrow is None:
+        cols = asr.columns
+        if linked is None:
+            linked = set(links.columns["assertion_id"])
         return [
             i
             for i, (aid, reason) in enumerate(
@@ -182,7 +187,9 @@ def _without_evidence_rule(
         ]
     ids = asr.arrow["assertion_id"]
     value_set = (
-        links.arrow["assertion_id"] if linked_is_all else pa.array(list(linked), pa.string())
+        links.arrow["assertion_id"]
+        if linked_is_all or linked is None
+        else pa.array(list(linked), pa.string())
     )
     has_link = pc.is_in(ids, value_set=value_set)
     has_reason = pc.not_equal(asr.arrow["no_evidence_reason"], "")
