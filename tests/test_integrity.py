@@ -63,3 +63,30 @@ def test_a_symlink_inside_the_domain_is_accepted(mini_copy: Path) -> None:
 def test_same_population_or_shared_class_name_is_not_a_collision(mini_copy: Path) -> None:
     """A drug's synonym equal to the name of its own class is fine (it names the class)."""
     assert check_domain(mini_copy).warnings == ()
+
+
+def test_distinct_rows_counts_rows_exactly_with_or_without_codes(monkeypatch) -> None:
+    """The prechecks' row count equals Python's set of row tuples, by dictionary codes and by
+    the joined-string fallback taken where the codes could overflow."""
+    import random
+
+    import pyarrow as pa
+
+    from compiler import integrity
+
+    rng = random.Random(17)
+    for _ in range(200):
+        n = rng.randint(1, 120)
+        cols = [
+            pa.array([rng.choice(["a", "b", "", "ab", "b\x1fa"]) for _ in range(n)])
+            for _ in range(rng.randint(1, 4))
+        ]
+        expected = len(set(zip(*(c.to_pylist() for c in cols), strict=True)))
+        assert integrity._distinct_rows(*cols) == expected
+    assert integrity._distinct_rows(pa.array([], pa.string())) == 0
+    joined = []
+    monkeypatch.setattr(
+        integrity, "_distinct", lambda v: joined.append(v) or len(set(v.to_pylist()))
+    )
+    huge = [pa.array([f"v{i}" for i in range(3)])] * 40  # 3**40 > 2**62: the fallback
+    assert integrity._distinct_rows(*huge) == 3 and joined
