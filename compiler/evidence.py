@@ -54,6 +54,25 @@ def parse_rules(doc: YamlDoc) -> ir.EvidenceRules:
             ir.Conflict(tuple(c["assertions"]), str(c["resolution"]), " ".join(c["note"].split()))
             for c in data.get("conflicts") or ()
         ),
+        component_credits=tuple(
+            ir.ComponentCredit(
+                str(c["assertion_id"]),
+                tuple(c["components"]),
+                str(c["evidence_id"]),
+                " ".join(str(c["note"]).split()),
+            )
+            for c in data.get("component_credits") or ()
+        ),
+        evidence_gaps=tuple(
+            ir.EvidenceGap(
+                str(g["intervention_id"]),
+                str(g["outcome_id"]),
+                g.get("population_id") or None,
+                str(g["evidence_id"]),
+                " ".join(str(g["note"]).split()),
+            )
+            for g in data.get("evidence_gaps") or ()
+        ),
     )
 
 
@@ -233,6 +252,75 @@ class EvidenceChecker:
                     f"resolution must be 'contested' or one of the conflicting assertions "
                     f"({', '.join(c['assertions'])}); got {res!r}",
                     self.rules_location(["conflicts", i, "resolution"], "resolution"),
+                )
+
+        self.check_component_credits(rules, ids)
+        self.check_evidence_gaps(rules)
+
+    def check_component_credits(self, rules: dict[str, Any], ids: set[str]) -> None:
+        """A credit names a claim on a declared composite, members of that composite only, and
+        a source that exists."""
+        composites = dict(self.rules.composites)
+        evidence = {e.evidence_id for e in self.domain.evidence_sources}
+        for i, c in enumerate(rules.get("component_credits") or ()):
+            aid = str(c["assertion_id"])
+            where = ["component_credits", i]
+            if aid not in ids:
+                self.errors.add(
+                    unknown("assertion", aid, ids),
+                    self.rules_location([*where, "assertion_id"], "assertion_id"),
+                )
+                continue
+            outcome = self._assertion[aid].object_id
+            if outcome not in composites:
+                self.errors.add(
+                    f"{aid} is a claim on {outcome}, not on a declared composite outcome "
+                    f"({', '.join(sorted(composites)) or 'none declared'})",
+                    self.rules_location([*where, "assertion_id"], "assertion_id"),
+                )
+                continue
+            for m in c["components"]:
+                if m not in composites[outcome]:
+                    self.errors.add(
+                        f"'{m}' is not a member of the composite {outcome} "
+                        f"(members: {', '.join(composites[outcome])})",
+                        self.rules_location([*where, "components"], "components"),
+                    )
+            if str(c["evidence_id"]) not in evidence:
+                self.errors.add(
+                    unknown("evidence source", str(c["evidence_id"]), evidence),
+                    self.rules_location([*where, "evidence_id"], "evidence_id"),
+                )
+
+    def check_evidence_gaps(self, rules: dict[str, Any]) -> None:
+        """A gap names an intervention, an outcome and (optionally) a population that exist,
+        and the source that states it."""
+        evidence = {e.evidence_id for e in self.domain.evidence_sources}
+        populations = {e for e, cat in self.category.items() if cat == "Population"}
+        for i, g in enumerate(rules.get("evidence_gaps") or ()):
+            where = ["evidence_gaps", i]
+            iid, oid = str(g["intervention_id"]), str(g["outcome_id"])
+            if iid not in self.intervention_ids:
+                self.errors.add(
+                    unknown("intervention", iid, self.intervention_ids),
+                    self.rules_location([*where, "intervention_id"], "intervention_id"),
+                )
+            if oid not in self.category or oid in self.intervention_ids:
+                self.errors.add(
+                    unknown("outcome", oid, self.category),
+                    self.rules_location([*where, "outcome_id"], "outcome_id"),
+                )
+            pop = g.get("population_id")
+            if pop and pop not in populations:
+                self.errors.add(
+                    unknown("population", str(pop), populations),
+                    self.rules_location([*where, "population_id"], "population_id"),
+                )
+            if not str(g.get("evidence_id") or "").strip() or g["evidence_id"] not in evidence:
+                self.errors.add(
+                    "an evidence gap needs the source that states it: "
+                    + unknown("evidence source", str(g.get("evidence_id") or ""), evidence),
+                    self.rules_location([*where, "evidence_id"], "evidence_id"),
                 )
 
     def check_evidence_declares_scope(self) -> None:

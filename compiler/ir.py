@@ -115,6 +115,27 @@ class Conflict:
 
 
 @dataclass(frozen=True)
+class ComponentCredit:
+    """Components of a composite outcome that one composite claim's evidence supports."""
+
+    assertion_id: str
+    components: tuple[str, ...]
+    evidence_id: str
+    note: str
+
+
+@dataclass(frozen=True)
+class EvidenceGap:
+    """A declared absence of outcome evidence, with the source that states it."""
+
+    intervention_id: str
+    outcome_id: str
+    population_id: str | None
+    evidence_id: str
+    note: str
+
+
+@dataclass(frozen=True)
 class EvidenceRules:
     """The domain's evidence declarations (domain.yaml `evidence_rules`)."""
 
@@ -122,6 +143,8 @@ class EvidenceRules:
     homogeneous_classes: tuple[str, ...] = ()
     composites: tuple[tuple[str, tuple[str, ...]], ...] = ()  # composite outcome -> components
     conflicts: tuple[Conflict, ...] = ()
+    component_credits: tuple[ComponentCredit, ...] = ()
+    evidence_gaps: tuple[EvidenceGap, ...] = ()
 
 
 @dataclass(frozen=True)

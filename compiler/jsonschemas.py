@@ -52,7 +52,28 @@ def generate(schema_path: str) -> dict[str, Any]:
         for name in fields:
             if name in props:
                 props[name] = _nullable(props[name])
+    for cls, fields in _annotated(schema_path, "list_of_lists").items():
+        props = whole.get("$defs", {}).get(cls, {}).get("properties", {})
+        for name in fields:
+            if name in props:  # a list of lists of strings (LinkML has no nested lists)
+                props[name] = {
+                    **props[name],
+                    "items": {"type": "array", "items": props[name]["items"]},
+                }
     return whole
+
+
+def _annotated(schema_path: str, annotation: str) -> dict[str, list[str]]:
+    """Attributes carrying `annotation: true`, per class."""
+    import yaml
+
+    data = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8")) or {}
+    out: dict[str, list[str]] = {}
+    for cls, body in (data.get("classes") or {}).items():
+        for name, attr in ((body or {}).get("attributes") or {}).items():
+            if str(((attr or {}).get("annotations") or {}).get(annotation, "")).lower() == "true":
+                out.setdefault(cls, []).append(name)
+    return out
 
 
 def _nullable_fields(schema_path: str) -> dict[str, list[str]]:

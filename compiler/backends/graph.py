@@ -53,6 +53,8 @@ class GraphBackend(Backend):
                     {"outcome_id": o, "members": list(m)} for o, m in rules.composites
                 ],
                 "conflicts": [asdict(c) for c in rules.conflicts],
+                "component_credits": [asdict(c) for c in rules.component_credits],
+                "evidence_gaps": [asdict(g) for g in rules.evidence_gaps],
             },
             "prompt": {"domain_phrase": domain.domain_phrase, "role": domain.role_sentence},
         }

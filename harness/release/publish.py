@@ -135,13 +135,22 @@ def _read_files(path: Path) -> dict[str, bytes]:
     return {rel: (path / rel).read_bytes() for rel in DATA_FILES}
 
 
-def _review(records: list[dict[str, Any]], reviews: Path | None) -> dict[str, Any] | None:
+def _review(
+    records: list[dict[str, Any]], reviews: Path | None, gold_root: Path
+) -> dict[str, Any] | None:
     """Review coverage for the manifest; a disputed item stops the release."""
     if reviews is None:
         return None
-    from harness.review.verdicts import coverage, read_verdicts
+    from harness.review.verdicts import (
+        coverage,
+        read_reviews,
+        read_verdicts,
+        released_items,
+        role_coverage,
+    )
 
-    verdicts = read_verdicts(reviews, records)
+    history = released_items(gold_root)
+    verdicts = read_verdicts(reviews, records, history=history)
     cov = coverage(records, verdicts)
     if cov.disputed:
         notes = "; ".join(f"{i}: {verdicts[i].note}" for i in cov.disputed[:10])
@@ -149,7 +158,39 @@ def _review(records: list[dict[str, Any]], reviews: Path | None) -> dict[str, An
             f"{len(cov.disputed)} item(s) are disputed in {reviews} and cannot be published "
             f"({notes}); fix them, regenerate, and review them again"
         )
-    return cov.as_dict(reviews.name)
+    return {
+        **cov.as_dict(reviews.name),
+        **role_coverage(records, read_reviews(reviews, records, history=history)),
+    }
+
+
+def review_statement(review: dict[str, Any] | None) -> str:
+    """The release page's sentence on who reviewed the gold: author and independent coverage
+    stated separately; "independently reviewed" only where every item has an independent
+    accept for its current hash."""
+    if review is None:
+        return "Clinical review: none recorded for this release.\n"
+    roles = review.get("by_role") or {}
+    author = roles.get("author") or {}
+    independent = roles.get("independent") or {}
+    n = review["accepted"] + review["disputed"] + review["unreviewed"]
+    lines = [
+        "## Clinical review",
+        "",
+        f"- Authors' review (the project's own maintainers; a self-check): "
+        f"{author.get('accepted', 0)} of {n} items accepted.",
+        f"- Independent clinical review of these item versions: "
+        f"{independent.get('accepted', 0)} of {n} items accepted, "
+        f"{independent.get('disputed', 0)} disputed.",
+        "- This release is "
+        + (
+            "independently reviewed."
+            if review.get("independently_reviewed")
+            else "NOT independently reviewed: not every item has an independent accept for its current version."
+        ),
+        "",
+    ]
+    return "\n".join(lines)
 
 
 def publish_release(
@@ -163,13 +204,16 @@ def publish_release(
     source = scenarios or generated_set(domain)
     records = check_file(domain, source)
     schema_version = _schema_version(domain, records, source)
-    review = _review(records, reviews)
+    gold_root = domain.root / "gold"
+    review = _review(records, reviews, gold_root)
     files = build_files(domain, records, schema_version)
     if changelog is not None:
         if not changelog.is_file():
             raise UserError(f"changelog not found: {changelog}")
-        files[CHANGELOG] = changelog.read_bytes()
-    gold_root = domain.root / "gold"
+        # the release page: the changelog, then who reviewed the gold
+        files[CHANGELOG] = (
+            changelog.read_text(encoding="utf-8").rstrip("\n") + "\n\n" + review_statement(review)
+        ).encode("utf-8")
     published = releases(gold_root)
     target = gold_root / str(new)
 

@@ -63,11 +63,25 @@ def review_command(
             help="Remove verdicts whose item has changed since (they need review again).",
         ),
     ] = False,
+    agreement: Annotated[
+        bool,
+        typer.Option(
+            "--agreement",
+            help="Print coverage by reviewer role and author/independent agreement "
+            "(Cohen's kappa, raw agreement, n) instead of writing the sheet.",
+        ),
+    ] = False,
 ) -> None:
     """Write the clinical review sheet (HTML and CSV) with every item's hash and verdict."""
     from harness.compiled import CompiledDomain
     from harness.review.sheet import write_sheet
-    from harness.review.verdicts import coverage, read_verdicts, verdict_rows
+    from harness.review.verdicts import (
+        coverage,
+        read_reviews,
+        read_verdicts,
+        released_items,
+        verdict_rows,
+    )
     from harness.scenarios.files import generated_set, read_scenarios
     from harness.scenarios.kg import KnowledgeGraph
     from kgbench.cliutil import stderr_console
@@ -77,9 +91,14 @@ def review_command(
     compiled = CompiledDomain.open(domain)
     records = read_scenarios(scenarios or generated_set(compiled))
     path = reviews or default_reviews(domain)
-    verdicts = read_verdicts(path, records, allow_stale=drop_stale)
+    history = released_items(compiled.root / "gold")
+    if agreement:
+        print_agreement(domain, records, read_reviews(path, records, history=history))
+        return
+    rows = read_reviews(path, records, allow_stale=drop_stale, history=history)
+    verdicts = read_verdicts(path, records, allow_stale=drop_stale, history=history)
     if drop_stale and path.exists():
-        atomic_write_text(path, verdict_rows(verdicts.values()))
+        atomic_write_text(path, verdict_rows(rows))
     target = out or RUNS_DIR / f"review-{domain}"
     html_path, csv_path = write_sheet(
         KnowledgeGraph(compiled), records, verdicts, target, f"Clinical review: {domain}"
@@ -92,3 +111,30 @@ def review_command(
         markup=False,
     )
     console.print(f"review sheet: {html_path} and {csv_path}", markup=False)
+
+
+def print_agreement(domain: str, records: list, rows: list) -> None:
+    """Coverage of the current items by role, and agreement between authors and independent
+    reviewers over every item version both judged (current or published)."""
+    from harness.review.verdicts import agreement, role_coverage
+
+    cov = role_coverage(records, rows)
+    print(f"domain {domain}: {len(records)} current items")
+    for role, c in cov["by_role"].items():
+        print(
+            f"  {role:<12} accepted {c['accepted']}, disputed {c['disputed']}, "
+            f"not reviewed {c['unreviewed']}"
+        )
+    print(f"  independently reviewed: {'yes' if cov['independently_reviewed'] else 'no'}")
+    a = agreement(rows)
+    if not a.n:
+        print("agreement (author vs independent): no item version has verdicts of both roles")
+        return
+    kappa = "undefined" if a.kappa is None else f"{a.kappa:.3f}"
+    print(
+        f"agreement (author vs independent): n={a.n} item versions, raw agreement "
+        f"{a.agree}/{a.n} = {a.raw:.3f}, Cohen's kappa {kappa}"
+    )
+    for sid, author, independent in a.pairs:
+        if author != independent:
+            print(f"  {sid}: author {author}, independent {independent}")

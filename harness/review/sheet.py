@@ -50,7 +50,9 @@ def _item(kg: KnowledgeGraph, record: dict[str, Any], verdict: Verdict | None) -
     gold = record["gold"]
     sha = content_sha256(record)
     state = verdict.verdict if verdict else "unreviewed"
-    label = state if not verdict else f"{state} ({verdict.reviewer}, {verdict.date})"
+    label = (
+        state if not verdict else f"{state} ({verdict.reviewer}, {verdict.role}, {verdict.date})"
+    )
     note = f" <em>{_e(verdict.note)}</em>" if verdict and verdict.note else ""
     preferred = gold.get("preferred_intervention")
     answer = (
@@ -130,6 +132,7 @@ def render_csv(records: list[dict[str, Any]], verdicts: dict[str, Verdict]) -> s
                 content_sha256(r),
                 v.verdict if v else "",
                 v.reviewer if v else "",
+                v.role if v else "author",
                 v.date if v else "",
                 v.note if v else "",
                 r["category"],

@@ -4,13 +4,18 @@ A verdict belongs to one version of one item: the sha256 of the scenario record 
 (vignette, candidates, gold and justification, canonical JSON). Edit the item and its hash
 changes, so it needs review again; a verdict for a hash that no current item has is stale.
 
-    scenario_id,content_sha256,verdict,reviewer,date,note
-    SCN_0001,3f5c...,accept,kgbench maintainers,2026-12-01,
-    SCN_0046,9ab2...,dispute,kgbench maintainers,2026-12-01,labetalol is not first-line
+    scenario_id,content_sha256,verdict,reviewer,role,date,note
+    SCN_0001,3f5c...,accept,kgbench maintainers,author,2026-12-01,
+    SCN_0046,9ab2...,dispute,clinical reviewer B,independent,2026-12-05,labetalol is not first-line
 
-`verdict` is `accept` or `dispute` (a dispute needs a note); `date` is YYYY-MM-DD. A row for an
-unknown scenario, a stale hash, a duplicate, or a malformed value is an error naming the file,
-line and field; nothing is written.
+`verdict` is `accept` or `dispute` (a dispute needs a note); `role` says who reviewed:
+`author` (an author of the item, however careful) or `independent` (a clinician who did not
+write it); `date` is YYYY-MM-DD. An item may have several reviewers (one row each). A row
+against the hash of an item in a published release (`history`) is kept as the record of that
+review and feeds reviewer agreement; it does not count for the current items. A file with the
+older header (no `role`) is read as authors' rows. A row for an unknown scenario, a stale hash,
+a duplicate, an unknown role or a malformed value is an error naming the file, line and field;
+nothing is written.
 """
 
 from __future__ import annotations
@@ -27,8 +32,10 @@ from typing import Any
 from kgbench.errors import Location, UserError
 from kgbench.io import record_line, sha256_text
 
-COLUMNS = ("scenario_id", "content_sha256", "verdict", "reviewer", "date", "note")
+COLUMNS = ("scenario_id", "content_sha256", "verdict", "reviewer", "role", "date", "note")
+LEGACY_COLUMNS = ("scenario_id", "content_sha256", "verdict", "reviewer", "date", "note")
 VERDICTS = ("accept", "dispute")
+ROLES = ("author", "independent")
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 MAX_PROBLEMS = 50
 
@@ -44,9 +51,11 @@ class Verdict:
     content_sha256: str
     verdict: str
     reviewer: str
+    role: str
     date: str
     note: str
     line: int
+    current: bool = True  # against the item's current hash (else: a published release's)
 
 
 class ReviewErrors(UserError):
@@ -62,19 +71,60 @@ class ReviewErrors(UserError):
         return self.message
 
 
+def released_items(gold_root: Path) -> frozenset[tuple[str, str]]:
+    """(scenario id, content hash) of every item of every release published under gold_root:
+    the item versions a review row may still speak about after the items have changed."""
+    import json
+
+    from harness.release.layout import SCENARIOS, releases
+
+    out: set[tuple[str, str]] = set()
+    for folder in releases(gold_root).values():
+        path = folder / SCENARIOS
+        if not path.is_file():
+            continue
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                rec = json.loads(line)
+                out.add((str(rec.get("scenario_id")), content_sha256(rec)))
+    return frozenset(out)
+
+
 def reviews_path(domain_dir: Path) -> Path:
     return domain_dir / "reviews.csv"
 
 
 def read_verdicts(
-    path: Path, records: Iterable[dict[str, Any]], allow_stale: bool = False
+    path: Path,
+    records: Iterable[dict[str, Any]],
+    allow_stale: bool = False,
+    history: Iterable[tuple[str, str]] = (),
 ) -> dict[str, Verdict]:
-    """Verdicts by scenario id, checked against the current items. With `allow_stale`, a row
-    whose hash no longer matches its item is dropped instead of being an error (the item was
-    edited and needs review again)."""
+    """One verdict per current item (a dispute by anyone wins, so it blocks a release), from
+    the rows against the items' current hashes (see `read_reviews`)."""
+    out: dict[str, Verdict] = {}
+    for v in read_reviews(path, records, allow_stale, history):
+        if not v.current:
+            continue
+        held = out.get(v.scenario_id)
+        if held is None or (v.verdict == "dispute" and held.verdict != "dispute"):
+            out[v.scenario_id] = v
+    return out
+
+
+def read_reviews(
+    path: Path,
+    records: Iterable[dict[str, Any]],
+    allow_stale: bool = False,
+    history: Iterable[tuple[str, str]] = (),
+) -> list[Verdict]:
+    """Every row of a reviews file, checked. A row must be against an item's current hash, or
+    against a (scenario id, hash) pair in `history` (items of published releases); with
+    `allow_stale`, other rows are dropped instead of being errors."""
     current = {r["scenario_id"]: content_sha256(r) for r in records}
+    past = set(history)
     if not path.exists():
-        return {}
+        return []
     if not path.is_file():
         raise UserError(f"{path}: expected a file")
     try:
@@ -85,14 +135,16 @@ def read_verdicts(
     problems: list[str] = []
     header = next(reader, None)
     if header is None:
-        return {}
+        return []
     header = [h.strip().lstrip("\ufeff") for h in header]
-    if tuple(header) != COLUMNS:
+    if tuple(header) not in (COLUMNS, LEGACY_COLUMNS):
         raise UserError(
             f"expected the header {','.join(COLUMNS)}; got {','.join(header)}",
             Location(str(path), 1),
         )
-    out: dict[str, Verdict] = {}
+    columns = tuple(header)
+    out: list[Verdict] = []
+    seen: dict[tuple[str, str, str], int] = {}
     for row in reader:
         line = reader.line_num
         if not row or all(not c.strip() for c in row):
@@ -101,23 +153,27 @@ def read_verdicts(
         def bad(field: str, message: str, line: int = line) -> None:
             problems.append(str(UserError(message, Location(str(path), line, field))))
 
-        if len(row) != len(COLUMNS):
-            bad("(row)", f"expected {len(COLUMNS)} columns, found {len(row)}")
+        if len(row) != len(columns):
+            bad("(row)", f"expected {len(columns)} columns, found {len(row)}")
             continue
-        v = dict(zip(COLUMNS, (c.strip() for c in row), strict=True))
+        v = dict(zip(columns, (c.strip() for c in row), strict=True))
+        v.setdefault("role", "author")
         sid = v["scenario_id"]
-        if sid not in current:
+        known = {s for s, _ in past}
+        if sid not in current and sid not in known:
             bad("scenario_id", f"unknown scenario '{sid}' (not in the current scenario set)")
             continue
         if not SHA256.match(v["content_sha256"]):
             bad("content_sha256", "expected a sha256 (64 lowercase hex digits)")
             continue
-        if v["content_sha256"] != current[sid]:
+        is_current = v["content_sha256"] == current.get(sid)
+        if not is_current and (sid, v["content_sha256"]) not in past:
             if allow_stale:
                 continue
+            now = current.get(sid, "")
             bad(
                 "content_sha256",
-                f"{sid} changed since this review (its content hash is now {current[sid][:12]}...); "
+                f"{sid} changed since this review (its content hash is now {now[:12]}...); "
                 "review it again: `kgbench review` lists the current hashes "
                 "(`--drop-stale` removes outdated rows)",
             )
@@ -128,6 +184,9 @@ def read_verdicts(
         if not v["reviewer"]:
             bad("reviewer", "a reviewer is required")
             continue
+        if v["role"] not in ROLES:
+            bad("role", f"expected one of {', '.join(ROLES)}; got {v['role']!r}")
+            continue
         try:
             date.fromisoformat(v["date"])
         except ValueError:
@@ -136,21 +195,28 @@ def read_verdicts(
         if v["verdict"] == "dispute" and not v["note"]:
             bad("note", "a dispute needs a note saying what is wrong")
             continue
-        if sid in out:
-            bad("scenario_id", f"{sid} has two verdicts (first on line {out[sid].line})")
+        key = (sid, v["content_sha256"], v["reviewer"])
+        if key in seen:
+            bad(
+                "scenario_id",
+                f"{sid} has two verdicts by {v['reviewer']} for one version "
+                f"(first on line {seen[key]})",
+            )
             continue
-        out[sid] = Verdict(line=line, **v)
+        seen[key] = line
+        out.append(Verdict(line=line, current=is_current, **v))
     if problems:
         raise ReviewErrors(problems)
     return out
 
 
 def verdict_rows(verdicts: Iterable[Verdict]) -> str:
-    """reviews.csv text for the given verdicts (header first, scenario order)."""
+    """reviews.csv text for the given verdicts (header first; by scenario, then role, date and
+    reviewer)."""
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(COLUMNS)
-    for v in sorted(verdicts, key=lambda v: v.scenario_id):
+    for v in sorted(verdicts, key=lambda v: (v.scenario_id, v.role, v.date, v.reviewer)):
         writer.writerow([getattr(v, c) for c in COLUMNS])
     return buf.getvalue()
 
@@ -180,3 +246,63 @@ def coverage(records: list[dict[str, Any]], verdicts: dict[str, Verdict]) -> Cov
         disputed=tuple(i for i in ids if i in verdicts and verdicts[i].verdict == "dispute"),
         unreviewed=tuple(i for i in ids if i not in verdicts),
     )
+
+
+def role_coverage(records: list[dict[str, Any]], rows: list[Verdict]) -> dict[str, Any]:
+    """Per role, how many current items have an accept, a dispute or no verdict from a
+    reviewer of that role; and whether the set is independently reviewed (every item has an
+    independent accept for its current hash and no dispute)."""
+    ids = [r["scenario_id"] for r in records]
+    out: dict[str, Any] = {}
+    for role in ROLES:
+        mine = [v for v in rows if v.current and v.role == role]
+        disputed = {v.scenario_id for v in mine if v.verdict == "dispute"}
+        accepted = {v.scenario_id for v in mine if v.verdict == "accept"} - disputed
+        out[role] = {
+            "accepted": sum(1 for i in ids if i in accepted),
+            "disputed": sum(1 for i in ids if i in disputed),
+            "unreviewed": sum(1 for i in ids if i not in accepted | disputed),
+        }
+    ind = out["independent"]
+    return {
+        "by_role": out,
+        "independently_reviewed": bool(ids) and ind["accepted"] == len(ids),
+    }
+
+
+@dataclass(frozen=True)
+class Agreement:
+    """Agreement between author and independent verdicts on the same item version."""
+
+    n: int
+    agree: int
+    kappa: float | None  # None when undefined (no pairs, or chance agreement is total)
+    pairs: tuple[tuple[str, str, str], ...]  # (scenario id, author verdict, independent)
+
+    @property
+    def raw(self) -> float | None:
+        return self.agree / self.n if self.n else None
+
+
+def agreement(rows: list[Verdict]) -> Agreement:
+    """Cohen's kappa between the author role and the independent role, over every item
+    version (scenario id, hash) that has a verdict of each (the first of each role when
+    several reviewers share a role)."""
+    first: dict[tuple[str, str, str], str] = {}
+    for v in sorted(rows, key=lambda v: (v.scenario_id, v.content_sha256, v.role, v.line)):
+        first.setdefault((v.scenario_id, v.content_sha256, v.role), v.verdict)
+    pairs = []
+    for (sid, sha, role), verdict in sorted(first.items()):
+        if role == "author" and (sid, sha, "independent") in first:
+            pairs.append((sid, verdict, first[(sid, sha, "independent")]))
+    n = len(pairs)
+    agree = sum(1 for _, a, b in pairs if a == b)
+    if not n:
+        return Agreement(0, 0, None, ())
+    p_o = agree / n
+    p_e = sum(
+        (sum(1 for _, a, _ in pairs if a == c) / n) * (sum(1 for _, _, b in pairs if b == c) / n)
+        for c in VERDICTS
+    )
+    kappa = None if p_e == 1 else (p_o - p_e) / (1 - p_e)
+    return Agreement(n, agree, kappa, tuple(pairs))

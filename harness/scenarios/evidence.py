@@ -13,6 +13,16 @@ Against that, in order of precedence:
 - a validated harm or null result on the same outcome for the population blocks it;
 - contradictory claims the domain declares `contested` leave it uncertain.
 
+A claim on a composite outcome (MACE) speaks for a component (cardiovascular death) only
+where the domain declares that its evidence supports that component (`component_credits`,
+with the source that reports it); the default is no credit, in either direction.
+
+Every candidate must have a **known** status, from data: a qualifying benefit claim, a null,
+harm or contested claim, a benefit claim below the bar, a contraindication hit, a curated
+`evidence_gap` record (a source saying no outcome trial or recommendation exists), or no
+indication for any of the patient's conditions. A candidate with none of these has an unknown
+status: the graph is silent, and silence is never read as "no evidence" (it is never offered).
+
 Strength orders qualified claims: a study of the intervention itself (or its homogeneous
 class) beats a guideline alone, then the claim's certainty, then the class of the
 recommendation. Hop counts and rule order never decide.
@@ -34,6 +44,10 @@ HARM = "harm_evidence"
 NULL = "null_evidence"
 CONTESTED = "contested_evidence"
 UNPROVEN = "no_outcome_evidence"
+# Why an unproven candidate's status is known (the judgement's `basis`); none: unknown.
+WEAK_CLAIM = "weak_claim"  # a benefit claim below the bar
+EVIDENCE_GAP = "evidence_gap"  # a curated record: no outcome trial or recommendation exists
+NOT_INDICATED = "not_indicated"  # indicated, but for none of the patient's conditions
 REC_RANK = {"class_1": 2, "class_2a": 1}
 
 
@@ -79,10 +93,18 @@ class Judgement:
     weak: tuple[tuple[str, str], ...] = ()  # (benefit claim below the bar, why)
     contraindications: tuple[str, ...] = ()  # contraindication assertion ids that hit
     findings: tuple[str, ...] = ()  # the findings they hit
+    basis: str = ""  # for an unproven candidate: why its status is known ("" = unknown)
+    gap: dict[str, Any] | None = None  # the evidence_gap record it rests on, if any
+    indications: tuple[str, ...] = ()  # for not_indicated: the indications it does have
 
     @property
     def qualified(self) -> bool:
         return self.status == QUALIFIED
+
+    @property
+    def known(self) -> bool:
+        """Whether data, not the graph's silence, settles this candidate's status."""
+        return self.status != UNPROVEN or bool(self.basis)
 
 
 class OutcomeJudge:
@@ -135,6 +157,48 @@ class OutcomeJudge:
                 out |= set(c["assertions"])
         return frozenset(out)
 
+    @cached_property
+    def _credits(self) -> dict[str, frozenset[str]]:
+        """Composite claim id -> the components its evidence is declared to support."""
+        out: dict[str, set[str]] = {}
+        for c in self.kg.evidence_rules.get("component_credits") or ():
+            out.setdefault(c["assertion_id"], set()).update(c["components"])
+        return {k: frozenset(v) for k, v in out.items()}
+
+    def speaks_for(self, assertion: dict[str, Any], target: str) -> bool:
+        """A claim on the target itself, or on a composite declared to credit the target."""
+        if assertion["object_id"] == target:
+            return True
+        return target in self._credits.get(assertion["assertion_id"], ())
+
+    def gap(self, intervention: str, target: str, population: str) -> dict[str, Any] | None:
+        """The curated evidence_gap record for the intervention (or a class of it), the
+        target and a population whose claims hold for this patient, if any."""
+        own = {intervention, *self.kg.classes_of.get(intervention, ())}
+        pops = self.applies_in(population) if population is not None else set()
+        for g in self.kg.evidence_rules.get("evidence_gaps") or ():
+            if g["intervention_id"] not in own or g["outcome_id"] != target:
+                continue
+            if g.get("population_id") is None or g["population_id"] in pops:
+                return g
+        return None
+
+    def not_indicated(
+        self, intervention: str, findings: tuple[str, ...], population: str | None
+    ) -> tuple[str, ...]:
+        """The intervention's validated indications (own or class-level) when none of them is
+        one of the patient's conditions or her population; empty when one is, or when the
+        graph declares no indication at all (then nothing is known)."""
+        wanted = {*findings, *((population,) if population else ())}
+        found = [
+            a
+            for a, _ in self.kg.claims(intervention, ("therapeutic",))
+            if a["validated"] and (population is None or self.holds_in(a, population))
+        ]
+        if not found or any(a["object_id"] in wanted for a in found):
+            return ()
+        return tuple(sorted({a["object_id"] for a in found}))
+
     def effect(self, assertion: dict[str, Any]) -> str | None:
         role = self.kg.role(assertion)
         if role == "null_effect":
@@ -155,7 +219,7 @@ class OutcomeJudge:
         levels = self.kg.evidence_order
         out = []
         for a, via in self.kg.claims(intervention, ("causal", "null_effect")):
-            if a["object_id"] not in outcomes:
+            if a["object_id"] not in outcomes or not self.speaks_for(a, target):
                 continue
             if a["assertion_id"] in self._superseded or not self.holds_in(a, population):
                 continue
@@ -269,4 +333,12 @@ class OutcomeJudge:
         if contested:
             return Judgement(intervention, CONTESTED, blocking=contested)
         weak = tuple((c.assertion_id, self.shortfall(c)) for c in claims if c.effect == "benefit")
-        return Judgement(intervention, UNPROVEN, weak=weak)
+        gap = self.gap(intervention, target, population)
+        if gap is not None:
+            return Judgement(intervention, UNPROVEN, weak=weak, basis=EVIDENCE_GAP, gap=gap)
+        if weak:
+            return Judgement(intervention, UNPROVEN, weak=weak, basis=WEAK_CLAIM)
+        elsewhere = self.not_indicated(intervention, findings, population)
+        if elsewhere:
+            return Judgement(intervention, UNPROVEN, basis=NOT_INDICATED, indications=elsewhere)
+        return Judgement(intervention, UNPROVEN)

@@ -22,15 +22,33 @@ from __future__ import annotations
 import random
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from .clinical import Clinical
-from .evidence import CONTRAINDICATED, QUALIFIED, Judgement, OutcomeJudge
+from .evidence import (
+    CONTRAINDICATED,
+    EVIDENCE_GAP,
+    NOT_INDICATED,
+    QUALIFIED,
+    Judgement,
+    OutcomeJudge,
+)
 from .narratives import lower_name
+from .paths import ChainFinder
 from .patterns import UNQUALIFIED, Instance
 from .rules import Rules
 
 RULES_VERSION = "evidence-anchored 2.0"
+
+
+# When a correct answer flags uncertainty (issue 26, item 3), besides an abstention: the best
+# guideline support of the preferred's qualifying claims is one of these classes, or every
+# guideline level behind them is one of these levels, or two guidelines give the claim
+# different classes (a conflict between guidelines, as the data records it).
+UNCERTAIN_CLASSES = ("class_2b",)
+UNCERTAIN_LEVELS = ("C", "C_LD", "C_EO")
+CLASS_ORDER = ("class_1", "class_2a", "class_2b")
 
 
 class GoldError(Exception):
@@ -81,9 +99,10 @@ class GoldBuilder:
         for d in self.kg.interventions:
             if d in inst.core or taken_classes & self.kg.kinds(d):
                 continue
-            status = self.judge.judge(d, inst.target, inst.population, inst.conditions).status
-            if status not in (*UNQUALIFIED, CONTRAINDICATED):
-                continue
+            judged = self.judge.judge(d, inst.target, inst.population, inst.conditions)
+            status = judged.status
+            if status not in (*UNQUALIFIED, CONTRAINDICATED) or not judged.known:
+                continue  # an option the graph is silent about is never offered
             # A treatment for a finding the patient lacks only makes sense once she has it.
             treated = self.clinical.treats(d)
             adds = treated if treated and not set(treated) & findings else ()
@@ -173,6 +192,9 @@ class GoldBuilder:
         """Every candidate judged for the final patient; raises GoldError when the item no
         longer stands (the preferred does not qualify, or another candidate does)."""
         out = {c: self.judge.judge(c, inst.target, inst.population, conditions) for c in candidates}
+        unknown = sorted(c for c, j in out.items() if not j.known)
+        if unknown:  # silence is not evidence: such an item is never built
+            raise GoldError(f"unknown evidence status for {', '.join(unknown)}")
         qualified = sorted(c for c, j in out.items() if j.qualified)
         wanted = [inst.preferred] if inst.preferred else []
         if qualified != wanted:
@@ -211,6 +233,7 @@ class GoldBuilder:
                 "acceptable_interventions": [],
                 "outcome_assertion_ids": [],
                 "causal_path_assertion_ids": [],
+                "causal_paths": [],
                 "adverse_effect_assertion_ids": [],
                 "contraindication_assertion_ids": contraindications,
                 "evidence_source_ids": [],
@@ -223,9 +246,15 @@ class GoldBuilder:
         classes = sorted(
             c
             for c in self.kg.classes_of.get(inst.preferred, ())
-            if c in self.kg.homogeneous and not others & set(self.kg.classes[c]["member_ids"])
+            if c in self.kg.homogeneous
+            and not others & set(self.kg.classes[c]["member_ids"])
+            and all(  # a class is acceptable only where every member is an answer here
+                self.judge.judge(m, inst.target, inst.population, conditions).qualified
+                for m in self.kg.classes[c]["member_ids"]
+            )
         )
         path = list(inst.path.ids) if inst.path else []
+        paths = self.causal_paths(inst)
         evidence = {e for c in claims for e in c.qualifying}
         evidence |= {e for i in path for e in self.own_sources(i, inst.preferred)}
         return {
@@ -233,12 +262,60 @@ class GoldBuilder:
             "acceptable_interventions": [inst.preferred, *classes],
             "outcome_assertion_ids": [c.assertion_id for c in claims],
             "causal_path_assertion_ids": path,
+            "causal_paths": paths,
             "adverse_effect_assertion_ids": list(self.clinical.adverse_effects(inst.preferred)),
             "contraindication_assertion_ids": contraindications,
             "evidence_source_ids": sorted(evidence),
-            "expects_uncertainty": False,
+            "expects_uncertainty": bool(self.uncertainty(claims)),
             "justification": justification,
         }
+
+    def uncertainty(self, claims: tuple[Any, ...]) -> list[str]:
+        """Why the preferred's support leaves a correct answer uncertain (empty: it does not).
+        The guideline links of its qualifying claims decide: best class 2b, level C only, or
+        guidelines that disagree on the class."""
+        why: list[str] = []
+        links = [
+            link
+            for c in claims
+            for link in self.kg.links.get(c.assertion_id, ())
+            if link.get("recommendation_class") in CLASS_ORDER
+        ]
+        if not links:
+            return why
+        classes = {link["recommendation_class"] for link in links}
+        best = min(classes, key=CLASS_ORDER.index)
+        if best in UNCERTAIN_CLASSES:
+            why.append(f"best recommendation {best}")
+        levels = {link.get("level_of_evidence") or "" for link in links}
+        if levels and levels <= set(UNCERTAIN_LEVELS):
+            why.append("level C only")
+        if len(classes) > 1 and len({link["evidence_id"] for link in links}) > 1:
+            why.append("guidelines disagree: " + ", ".join(sorted(classes)))
+        return why
+
+    @cached_property
+    def _every_shape(self) -> ChainFinder:
+        """Chains as the condition section shows them, whatever the declared gold shapes."""
+        return ChainFinder(self.kg)
+
+    def causal_paths(self, inst: Instance) -> list[list[str]]:
+        """Every validated chain of the category's kind from the preferred to the target that
+        holds in the population, all equally gold: the instance's own path, and where it runs
+        through intermediates, every other chain through intermediates (a one-step path is the
+        outcome claim itself, and stays alone). Listed shortest first, then by ids: a listing
+        order, not a preference."""
+        if inst.path is None or inst.preferred is None:
+            return []
+        found = {inst.path.ids}
+        if inst.path.hops > 1:
+            rule = self.rules.category(inst.category).path
+            for finder in (self.clinical.finder, self._every_shape):
+                for c in finder.chains(inst.preferred, inst.target, rule):
+                    valid = all(self.kg.assertions[i]["validated"] for i in c.ids)
+                    if c.hops > 1 and valid and self.clinical.applies(c, inst.population):
+                        found.add(c.ids)
+        return [list(ids) for ids in sorted(found, key=lambda ids: (len(ids), ids))]
 
     def _judgement(self, inst: Instance, candidate: str, j: Judgement) -> dict[str, Any]:
         name = self.kg.name_of(candidate)
@@ -287,6 +364,18 @@ class GoldBuilder:
                 finding_ids=[],
                 summary=f"{name} {words} {target} {this} (" + ", ".join(j.blocking) + ").",
             )
+        elif j.basis == EVIDENCE_GAP:
+            assert j.gap is not None
+            entry["reason"] = EVIDENCE_GAP
+            entry.update(
+                assertion_ids=[],
+                evidence_source_ids=[j.gap["evidence_id"]],
+                finding_ids=[],
+                summary=(
+                    f"{name} has no outcome trial or recommendation for {target} {this} "
+                    f"({j.gap['evidence_id']}: {j.gap['note']})"
+                ),
+            )
         elif j.weak:
             below = "; ".join(f"{aid}: {why}" for aid, why in j.weak)
             entry.update(
@@ -298,7 +387,19 @@ class GoldBuilder:
                     f"the bar ({below})."
                 ),
             )
-        else:
+        elif j.basis == NOT_INDICATED:
+            entry["reason"] = NOT_INDICATED
+            where = ", ".join(lower_name(self.kg.name_of(i)) for i in j.indications)
+            entry.update(
+                assertion_ids=[],
+                evidence_source_ids=[],
+                finding_ids=list(j.indications),
+                summary=(
+                    f"{name} is not indicated for this patient: its indications ({where}) "
+                    "are not among the patient's conditions."
+                ),
+            )
+        else:  # unreachable for a built item (verdicts() refuses unknown statuses)
             chains = [
                 c
                 for c in self.clinical.chains(

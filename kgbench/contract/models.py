@@ -165,11 +165,28 @@ class Conflict(Model):
     note: str
 
 
+class ComponentCredit(Model):
+    assertion_id: str
+    components: list[str]
+    evidence_id: str
+    note: str
+
+
+class EvidenceGap(Model):
+    intervention_id: str
+    outcome_id: str
+    population_id: str | None
+    evidence_id: str
+    note: str
+
+
 class EvidenceRules(Model):
     study_scope: str
     homogeneous_classes: list[str]
     composite_outcomes: list[CompositeOutcome]
     conflicts: list[Conflict]
+    component_credits: list[ComponentCredit] = []
+    evidence_gaps: list[EvidenceGap] = []
 
 
 class PromptText(Model):
@@ -180,7 +197,9 @@ class PromptText(Model):
 class KnowledgeGraph(Document):
     """kg.json: the validated graph as data (the harness never reads the raw spec)."""
 
-    FORMAT: ClassVar[str] = "2.1.0"  # 2.1: knowledge_level, agent_type, biolink_inverse/negated
+    FORMAT: ClassVar[str] = (
+        "2.2.0"  # 2.2: component_credits, evidence_gaps; 2.1: knowledge_level, ...
+    )
     PATH: ClassVar[str] = "kg.json"
 
     format_version: str

@@ -46,7 +46,15 @@ def write_reviews(path: Path, rows: list[list[str]]) -> None:
 
 def accept_all(records: list[dict]) -> list[list[str]]:
     return [
-        [r["scenario_id"], content_sha256(r), "accept", "kgbench maintainers", "2026-12-01", ""]
+        [
+            r["scenario_id"],
+            content_sha256(r),
+            "accept",
+            "kgbench maintainers",
+            "author",
+            "2026-12-01",
+            "",
+        ]
         for r in records
     ]
 
@@ -86,28 +94,33 @@ def test_review_writes_a_sheet_and_reads_verdicts(toy_env) -> None:
     ("row", "field", "message"),
     [
         (
-            ["SCN_0999", "0" * 64, "accept", "me", "2026-12-01", ""],
+            ["SCN_0999", "0" * 64, "accept", "me", "author", "2026-12-01", ""],
             "scenario_id",
             "unknown scenario",
         ),
         (
-            ["SCN_0001", "abc", "accept", "me", "2026-12-01", ""],
+            ["SCN_0001", "abc", "accept", "me", "author", "2026-12-01", ""],
             "content_sha256",
             "expected a sha256",
         ),
         (
-            ["SCN_0001", "0" * 64, "accept", "me", "2026-12-01", ""],
+            ["SCN_0001", "0" * 64, "accept", "me", "author", "2026-12-01", ""],
             "content_sha256",
             "changed since",
         ),
         (
-            ["SCN_0001", None, "approve", "me", "2026-12-01", ""],
+            ["SCN_0001", None, "approve", "me", "author", "2026-12-01", ""],
             "verdict",
             "expected one of accept",
         ),
-        (["SCN_0001", None, "dispute", "me", "2026-12-01", ""], "note", "needs a note"),
-        (["SCN_0001", None, "accept", "me", "1 Dec", ""], "date", "YYYY-MM-DD"),
-        (["SCN_0001", None, "accept", "", "2026-12-01", ""], "reviewer", "is required"),
+        (["SCN_0001", None, "dispute", "me", "author", "2026-12-01", ""], "note", "needs a note"),
+        (["SCN_0001", None, "accept", "me", "author", "1 Dec", ""], "date", "YYYY-MM-DD"),
+        (["SCN_0001", None, "accept", "", "author", "2026-12-01", ""], "reviewer", "is required"),
+        (
+            ["SCN_0001", None, "accept", "me", "clinician", "2026-12-01", ""],
+            "role",
+            "expected one of author, independent",
+        ),
     ],
 )
 def test_a_bad_verdict_row_is_one_located_error(toy_env, row, field, message) -> None:
@@ -140,7 +153,7 @@ def test_publish_refuses_disputed_items_and_records_coverage(toy_env) -> None:
     records, tmp, domain = toy_env["records"], toy_env["tmp"], toy_env["domain"]
     reviews = tmp / "reviews.csv"
     rows = accept_all(records)
-    rows[2][2:] = ["dispute", "kgbench maintainers", "2026-12-01", "wrong population"]
+    rows[2][2:] = ["dispute", "kgbench maintainers", "author", "2026-12-01", "wrong population"]
     write_reviews(reviews, rows)
     code, out = run("publish", "-d", "toy", "--release", "1.0.0", "--reviews", str(reviews))
     assert code == 2 and "1 item(s) are disputed" in out and "wrong population" in out
@@ -155,14 +168,22 @@ def test_publish_refuses_disputed_items_and_records_coverage(toy_env) -> None:
     assert code == 0, out
     assert f"1 item(s) not reviewed: {records[-1]['scenario_id']}" in out
     manifest = json.loads((domain.root / "gold" / "1.0.0" / "manifest.json").read_text())
+    n = len(records)
     assert manifest["review"] == {
         "reviews": "reviews.csv",
-        "accepted": len(records) - 1,
+        "accepted": n - 1,
         "disputed": 0,
         "unreviewed": 1,
         "unreviewed_ids": [records[-1]["scenario_id"]],
+        "by_role": {
+            "author": {"accepted": n - 1, "disputed": 0, "unreviewed": 1},
+            "independent": {"accepted": 0, "disputed": 0, "unreviewed": n},
+        },
+        "independently_reviewed": False,
     }
-    assert (domain.root / "gold" / "1.0.0" / "CHANGELOG.md").read_text() == changelog.read_text()
+    page = (domain.root / "gold" / "1.0.0" / "CHANGELOG.md").read_text()
+    assert page.startswith(changelog.read_text().rstrip("\n"))
+    assert f"{n - 1} of {n} items accepted" in page and "NOT independently reviewed" in page
     code, out = run("verify-release", str(domain.root / "gold" / "1.0.0"))
     assert code == 0, out
 
@@ -180,3 +201,59 @@ def test_the_review_page_renders_in_headless_chromium(toy_env, chromium) -> None
     shot = tmp / "review.png"
     chromium(page, f"--screenshot={shot}")
     assert shot.stat().st_size > 10_000  # a rendered page, not a blank one
+
+
+def independent(record: dict, verdict: str = "accept", note: str = "") -> list[str]:
+    return [
+        record["scenario_id"],
+        content_sha256(record),
+        verdict,
+        "clinician X",
+        "independent",
+        "2026-12-05",
+        note,
+    ]
+
+
+def test_agreement_reports_coverage_by_role_and_kappa(toy_env) -> None:
+    """Several reviewers per item; kappa and raw agreement computed from the rows: authors
+    accept 4 items, the independent reviewer accepts 2 and disputes 2, and one of the
+    authors' accepts is a dispute by the independent reviewer too (a real agreement on it)."""
+    records, tmp = toy_env["records"], toy_env["tmp"]
+    reviews = tmp / "reviews.csv"
+    rows = accept_all(records[:4])
+    rows[3][2], rows[3][6] = "dispute", "wrong class"
+    rows += [
+        independent(records[0]),
+        independent(records[1]),
+        independent(records[2], "dispute", "the abstention is wrong"),
+        independent(records[3], "dispute", "misattributed class"),
+    ]
+    write_reviews(reviews, rows)
+    code, out = run("review", "-d", "toy", "--reviews", str(reviews), "--agreement")
+    assert code == 0, out
+    n = len(records)
+    assert f"author       accepted 3, disputed 1, not reviewed {n - 4}" in out
+    assert f"independent  accepted 2, disputed 2, not reviewed {n - 4}" in out
+    assert "independently reviewed: no" in out
+    # pairs: (a,a) (a,a) (a,d) (d,d): p_o = 3/4; p_e = 3/4*2/4 + 1/4*2/4 = 1/2; kappa = 0.5
+    assert "n=4 item versions, raw agreement 3/4 = 0.750, Cohen's kappa 0.500" in out
+    assert f"{records[2]['scenario_id']}: author accept, independent dispute" in out
+
+
+def test_independently_reviewed_only_with_an_independent_accept_for_every_item(toy_env) -> None:
+    from harness.review.verdicts import read_reviews, role_coverage
+
+    records, tmp = toy_env["records"], toy_env["tmp"]
+    reviews = tmp / "reviews.csv"
+    write_reviews(reviews, [*accept_all(records), *(independent(r) for r in records[:-1])])
+    cov = role_coverage(records, read_reviews(reviews, records))
+    assert cov["independently_reviewed"] is False  # one item has only the authors' accept
+    write_reviews(reviews, [*accept_all(records), *(independent(r) for r in records)])
+    cov = role_coverage(records, read_reviews(reviews, records))
+    assert cov["independently_reviewed"] is True
+    assert cov["by_role"]["independent"] == {
+        "accepted": len(records),
+        "disputed": 0,
+        "unreviewed": 0,
+    }
