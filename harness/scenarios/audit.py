@@ -38,6 +38,7 @@ class ItemAudit:
     old: str | None
     new: str | None  # the qualified candidate, None for abstain, "tie" for several
     detail: str
+    unknown: tuple[str, ...] = ()  # candidates whose evidence status the graph cannot settle
 
 
 def audit(domain: CompiledDomain, records: list[dict[str, Any]]) -> list[ItemAudit]:
@@ -82,7 +83,8 @@ def audit(domain: CompiledDomain, records: list[dict[str, Any]]) -> list[ItemAud
             detail = "removed " + ", ".join([*wildcards, *contraindicated])
         else:
             outcome, new, detail = "unchanged", old, ""
-        out.append(ItemAudit(r["scenario_id"], r["category"], outcome, old, new, detail))
+        unknown = tuple(c for c, j in verdicts.items() if not j.known)
+        out.append(ItemAudit(r["scenario_id"], r["category"], outcome, old, new, detail, unknown))
     return out
 
 

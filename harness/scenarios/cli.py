@@ -207,6 +207,13 @@ def audit_command(
     total = len(result)
     changed = sum(1 for i in result if i.outcome != "unchanged")
     print(f"{changed} of {total} items change under the evidence-anchored rules")
+    unknown = [i for i in result if i.unknown]
+    print(
+        f"unknown evidence statuses: {sum(len(i.unknown) for i in unknown)} "
+        f"(in {len(unknown)} items; target 0)"
+    )
+    for i in unknown:
+        print(f"  {i.scenario_id} {i.category}: unknown status for {', '.join(i.unknown)}")
     if items:
         for i in result:
             if i.outcome != "unchanged":

@@ -57,6 +57,7 @@ class CategoryStats:
 class GenerationReport:
     categories: list[CategoryStats] = field(default_factory=list)
     rule_order_dependent: int = 0
+    unknown_statuses: int = 0  # offered candidates whose evidence status is unknown (target 0)
     distractor_use: Counter = field(default_factory=Counter)
     distractor_cap: int = 0
 
@@ -75,6 +76,7 @@ class GenerationReport:
                 f"(cap {self.distractor_cap})"
             )
         out.append(f"items whose gold depends on rule order: {self.rule_order_dependent}")
+        out.append(f"offered candidates with unknown evidence status: {self.unknown_statuses}")
         return out
 
 
@@ -268,6 +270,7 @@ class Generator:
                 self._category(rule, n, len(pins), rng, used_pairs, stats, source, records)
             )
         self.report.rule_order_dependent = rule_order_dependent(self.judge, records)
+        self.report.unknown_statuses = unknown_statuses(self.judge, records)
         self.report.distractor_use = Counter(self.gold.used)
         problems = validate_records(self.domain, [(i + 1, r) for i, r in enumerate(records)])
         if problems:  # a broken invariant of the generator, not a user error
@@ -370,6 +373,22 @@ def rule_order_dependent(judge: OutcomeJudge, records: list[dict[str, Any]]) -> 
         if len(qualified) > 1 or qualified != ([preferred] if preferred else []):
             count += 1
     return count
+
+
+def unknown_statuses(judge: OutcomeJudge, records: list[dict[str, Any]]) -> int:
+    """Offered candidates whose evidence status the graph cannot settle, re-judged
+    independently of how the items were built (the gold builder refuses them: target 0)."""
+    return sum(
+        1
+        for r in records
+        for c in r["candidates"]
+        if not judge.judge(
+            c["intervention_id"],
+            r["target_outcome_id"],
+            judge.kg.domain.population_of(r),
+            tuple(r["patient"]["condition_ids"]),
+        ).known
+    )
 
 
 def generate_file(
