@@ -33,13 +33,13 @@ RETURN count(a) AS value;
 // check entities, expected 98: entity count matches the spec
 MATCH (n:KG_afib:Entity) RETURN count(n) AS value;
 
-// check assertions, expected 196: assertion count matches the spec
+// check assertions, expected 198: assertion count matches the spec
 MATCH (n:KG_afib:Assertion) RETURN count(n) AS value;
 
 // check evidence_sources, expected 34: evidence source count matches the spec
 MATCH (n:KG_afib:EvidenceSource) RETURN count(n) AS value;
 
-// check supports, expected 316: SUPPORTS link count matches the spec
+// check supports, expected 318: SUPPORTS link count matches the spec
 MATCH (:KG_afib:EvidenceSource)-[r:SUPPORTS]->(:KG_afib:Assertion) RETURN count(r) AS value;
 
 // check members, expected 23: MEMBER_OF link count matches the spec
@@ -99,7 +99,7 @@ MATCH (:KG_afib)-[r:INDICATED_FOR]->(:KG_afib) RETURN count(r) AS value;
 // check edges_INTERACTS_WITH, expected 9: INTERACTS_WITH direct edge count matches the spec
 MATCH (:KG_afib)-[r:INTERACTS_WITH]->(:KG_afib) RETURN count(r) AS value;
 
-// check edges_MAY_CAUSE_ADVERSE_EFFECT, expected 18: MAY_CAUSE_ADVERSE_EFFECT direct edge count matches the spec
+// check edges_MAY_CAUSE_ADVERSE_EFFECT, expected 20: MAY_CAUSE_ADVERSE_EFFECT direct edge count matches the spec
 MATCH (:KG_afib)-[r:MAY_CAUSE_ADVERSE_EFFECT]->(:KG_afib) RETURN count(r) AS value;
 
 // check edges_PARTICIPATES_IN, expected 7: PARTICIPATES_IN direct edge count matches the spec

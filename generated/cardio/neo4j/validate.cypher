@@ -30,22 +30,22 @@ MATCH (a:KG_cardio:Assertion)
 WHERE NOT EXISTS { (:EvidenceSource)-[:SUPPORTS]->(a) } AND a.no_evidence_reason IS NULL
 RETURN count(a) AS value;
 
-// check entities, expected 152: entity count matches the spec
+// check entities, expected 153: entity count matches the spec
 MATCH (n:KG_cardio:Entity) RETURN count(n) AS value;
 
-// check assertions, expected 423: assertion count matches the spec
+// check assertions, expected 431: assertion count matches the spec
 MATCH (n:KG_cardio:Assertion) RETURN count(n) AS value;
 
-// check evidence_sources, expected 78: evidence source count matches the spec
+// check evidence_sources, expected 79: evidence source count matches the spec
 MATCH (n:KG_cardio:EvidenceSource) RETURN count(n) AS value;
 
-// check supports, expected 651: SUPPORTS link count matches the spec
+// check supports, expected 654: SUPPORTS link count matches the spec
 MATCH (:KG_cardio:EvidenceSource)-[r:SUPPORTS]->(:KG_cardio:Assertion) RETURN count(r) AS value;
 
 // check members, expected 20: MEMBER_OF link count matches the spec
 MATCH (:KG_cardio:Entity)-[r:MEMBER_OF]->(:KG_cardio:Entity) RETURN count(r) AS value;
 
-// check entities_AdverseEffect, expected 16: AdverseEffect count matches the spec
+// check entities_AdverseEffect, expected 17: AdverseEffect count matches the spec
 MATCH (n:KG_cardio:AdverseEffect) RETURN count(n) AS value;
 
 // check entities_BiologicalProcess, expected 14: BiologicalProcess count matches the spec
@@ -81,7 +81,7 @@ MATCH (n:KG_cardio:RiskFactor) RETURN count(n) AS value;
 // check edges_ASSOCIATED_WITH, expected 12: ASSOCIATED_WITH direct edge count matches the spec
 MATCH (:KG_cardio)-[r:ASSOCIATED_WITH]->(:KG_cardio) RETURN count(r) AS value;
 
-// check edges_CAUSES_DECREASE_IN, expected 148: CAUSES_DECREASE_IN direct edge count matches the spec
+// check edges_CAUSES_DECREASE_IN, expected 151: CAUSES_DECREASE_IN direct edge count matches the spec
 MATCH (:KG_cardio)-[r:CAUSES_DECREASE_IN]->(:KG_cardio) RETURN count(r) AS value;
 
 // check edges_CAUSES_INCREASE_IN, expected 82: CAUSES_INCREASE_IN direct edge count matches the spec
@@ -93,10 +93,10 @@ MATCH (:KG_cardio)-[r:CONTRAINDICATED_FOR]->(:KG_cardio) RETURN count(r) AS valu
 // check edges_HAS_NO_EFFECT_ON, expected 25: HAS_NO_EFFECT_ON direct edge count matches the spec
 MATCH (:KG_cardio)-[r:HAS_NO_EFFECT_ON]->(:KG_cardio) RETURN count(r) AS value;
 
-// check edges_INDICATED_FOR, expected 51: INDICATED_FOR direct edge count matches the spec
+// check edges_INDICATED_FOR, expected 52: INDICATED_FOR direct edge count matches the spec
 MATCH (:KG_cardio)-[r:INDICATED_FOR]->(:KG_cardio) RETURN count(r) AS value;
 
-// check edges_MAY_CAUSE_ADVERSE_EFFECT, expected 33: MAY_CAUSE_ADVERSE_EFFECT direct edge count matches the spec
+// check edges_MAY_CAUSE_ADVERSE_EFFECT, expected 37: MAY_CAUSE_ADVERSE_EFFECT direct edge count matches the spec
 MATCH (:KG_cardio)-[r:MAY_CAUSE_ADVERSE_EFFECT]->(:KG_cardio) RETURN count(r) AS value;
 
 // check edges_MODIFIES_EFFECT_OF, expected 7: MODIFIES_EFFECT_OF direct edge count matches the spec
