@@ -84,11 +84,21 @@ def flatten(schema: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _parent(path: str) -> str | None:
+    """The enclosing field of a flattened path ('a.b' -> 'a', 'a[]' -> 'a'); None at the top."""
+    if path.endswith("[]"):
+        return path[:-2]
+    return path.rsplit(".", 1)[0] if "." in path else None
+
+
 def compare_schemas(name: str, old: dict[str, Any], new: dict[str, Any], into: Assessment) -> None:
     before, after = flatten(old), flatten(new)
     for path in sorted(before.keys() - after.keys()):
         into.need("major", f"{name}: field '{path}' was removed or renamed")
-    for path in sorted(after.keys() - before.keys()):
+    added = after.keys() - before.keys()
+    for path in sorted(added):
+        if _parent(path) in added:
+            continue  # inside a new field: what a reader sees is the new field itself
         if after[path]["required"]:
             into.need("major", f"{name}: new required field '{path}'")
         else:

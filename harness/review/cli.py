@@ -66,7 +66,7 @@ def review_command(
     agreement: Annotated[
         bool,
         typer.Option(
-            "--agreement",
+            "--agreement/--no-agreement",
             help="Print coverage by reviewer role and author/independent agreement "
             "(Cohen's kappa, raw agreement, n) instead of writing the sheet.",
         ),

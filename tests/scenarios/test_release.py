@@ -163,6 +163,17 @@ def test_schema_comparison_classifies_changes() -> None:
     assert out.bump == "major" and any("may now be null" in r for r in out.reasons)
     assert any("new optional field 'c'" in r and "(minor)" in r for r in out.reasons)
     assert Version.parse("1.2.3").next("major") == Version(2, 0, 0)
+    # a new optional list of lists (gold causal_paths) is one optional field, not a required one
+    nested = {
+        **old,
+        "properties": {
+            **old["properties"],
+            "paths": {"type": "array", "items": {"type": "array", "items": {"type": "string"}}},
+        },
+    }
+    out = Assessment()
+    compare_schemas("x", old, nested, out)
+    assert out.bump == "minor" and out.reasons == ["x: new optional field 'paths' (minor)"]
     with pytest.raises(UserError, match="not semantic"):
         Version.parse("v1")
 
