@@ -65,7 +65,8 @@ def test_walkthrough_c3_chain_is_the_papers(
     ]
     assert ["ASR_0262"] in [p["assertion_ids"] for p in outcome], outcome
     evidence = {e["evidence_id"] for e in c4["assertions"]["ASR_0262"]["evidence"]}
-    assert {"EV_0004", "EV_0024", "EV_0069"} <= evidence
+    assert {"EV_0024", "EV_0069"} <= evidence  # placebo-controlled overviews
+    assert "EV_0004" not in evidence  # ALLHAT had no placebo arm (review 2026-12-A)
 
 
 def test_every_extracted_id_exists_and_c2_has_no_mechanism(
