@@ -681,6 +681,9 @@ GOLD_CHAINS_FIELD = "causal_paths"
 MAX_GOLD_CHAINS = 64
 # The context section shape whose paths are causal chains (conditions.yaml, SectionShape).
 CHAIN_SHAPE = "causal_chain"
+# Outcome evidence: one-step claims from a candidate to the target; a validated causal one
+# is a chain of one step (a null result, causal_status no_effect, is not).
+OUTCOME_SHAPE = "target_edges"
 
 
 def gold_chains(gold: Any, field_name: str, reading: str | None) -> list[frozenset[str]]:
@@ -703,8 +706,9 @@ def context_chain_ids(
     context: Any, recommendation: Any, lexicon: Lexicon
 ) -> frozenset[str] | set[str]:
     """The assertion ids of the context's validated chains from the recommended intervention
-    (or its class) to the target: every path of a causal_chain section (never a candidate
-    edge or an outcome-evidence row: a null result is no chain) of a candidate the recommendation
+    (or its class) to the target: every path of a causal_chain section, and every validated
+    causal one-step outcome claim (never a null result, never a candidate edge such as an
+    indication), of a candidate the recommendation
     names whose every assertion the context marks validated and whose last reaches the
     target. Empty without a context, a recommendation or such a chain."""
     if not isinstance(context, dict) or not isinstance(recommendation, str):
@@ -721,8 +725,9 @@ def context_chain_ids(
     target = params.get("target_id") if isinstance(params, dict) else None
     out: set[str] = set()
     for section in sections:
-        if not isinstance(section, dict) or section.get("shape") != CHAIN_SHAPE:
-            continue  # candidate edges, outcome evidence (null results too): not chains
+        shape = section.get("shape") if isinstance(section, dict) else None
+        if shape not in (CHAIN_SHAPE, OUTCOME_SHAPE):
+            continue  # candidate edges (indications, safety): not chains to the target
         paths = section.get("paths")
         if not isinstance(paths, list):
             continue
@@ -735,6 +740,8 @@ def context_chain_ids(
             steps = [assertions.get(i) if isinstance(i, str) else None for i in ids]
             if not all(isinstance(a, dict) and a.get("validated") is True for a in steps):
                 continue
+            if shape == OUTCOME_SHAPE and any(a.get("causal_status") != "causal" for a in steps):  # type: ignore[union-attr]
+                continue  # a null result (or an association) to the target is no chain
             if isinstance(target, str) and steps[-1].get("object_id") != target:  # type: ignore[union-attr]
                 continue
             out.update(ids)

@@ -550,7 +550,10 @@ def _chain_context(cardio: CompiledDomain) -> dict[str, Any]:
         ],
         "DRG_0006": [["ASR_0125", "ASR_0013"]],
     }
-    ids = sorted({i for paths in chains.values() for p in paths for i in p})
+    ids = sorted(
+        {i for paths in chains.values() for p in paths for i in p}
+        | {"ASR_0170", "ASR_0262", "ASR_0028"}
+    )
     ctx = context_from_graph(cardio.graph, ids, ["DRG_0001", "DRG_0006"], "OUT_0002")
     ctx["sections"] = [
         {
@@ -560,10 +563,18 @@ def _chain_context(cardio: CompiledDomain) -> dict[str, Any]:
                 {"candidate_id": c, "assertion_ids": p} for c, ps in chains.items() for p in ps
             ],
         },
-        {  # candidate edges are no chains, even one reaching the target
+        {  # a validated causal outcome claim is a chain of one step; a null result is none
             "name": "outcome_evidence",
             "shape": "target_edges",
-            "paths": [{"candidate_id": "DRG_0001", "assertion_ids": ["ASR_0170"]}],
+            "paths": [
+                {"candidate_id": "DRG_0001", "assertion_ids": ["ASR_0170"]},
+                {"candidate_id": "DRG_0001", "assertion_ids": ["ASR_0262"]},
+            ],
+        },
+        {  # candidate edges are no chains
+            "name": "indications",
+            "shape": "candidate_edges",
+            "paths": [{"candidate_id": "DRG_0001", "assertion_ids": ["ASR_0028"]}],
         },
     ]
     return ctx
@@ -585,6 +596,11 @@ def test_an_answer_citing_a_valid_alternative_chain_gets_full_causal_precision(c
     # context when the answer recommends something else earn nothing beyond the gold
     unvalidated = {**answer, "causal_path_assertion_ids": ["ASR_0042"]}
     assert scorer.score(GOLD, unvalidated, ctx).scores["causal_edge_precision"] == 0.0
+    outcome = {**answer, "causal_path_assertion_ids": ["ASR_0262"]}
+    assert scorer.score(GOLD, outcome, ctx).scores["causal_edge_precision"] == 1.0
+    for not_causal in ("ASR_0170", "ASR_0028"):  # a null result, an indication
+        cited = {**answer, "causal_path_assertion_ids": [not_causal]}
+        assert scorer.score(GOLD, cited, ctx).scores["causal_edge_precision"] == 0.0
     other = {**answer, "causal_path_assertion_ids": ["ASR_0125"]}
     assert scorer.score(GOLD, other, ctx).scores["causal_edge_precision"] == 0.0
     metoprolol = {**answer, "recommended_intervention": "Metoprolol succinate"}
