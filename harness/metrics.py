@@ -723,6 +723,11 @@ def context_chain_ids(
         return _NO_IDS
     params = context.get("parameters")
     target = params.get("target_id") if isinstance(params, dict) else None
+    # the target, or an outcome the extraction counts as it (a composite that contains it)
+    ends = {target} if isinstance(target, str) else set()
+    outcomes = params.get("outcome_ids") if isinstance(params, dict) else None
+    if ends and isinstance(outcomes, list):
+        ends.update(o for o in outcomes if isinstance(o, str))
     out: set[str] = set()
     for section in sections:
         shape = section.get("shape") if isinstance(section, dict) else None
@@ -742,7 +747,7 @@ def context_chain_ids(
                 continue
             if shape == OUTCOME_SHAPE and any(a.get("causal_status") != "causal" for a in steps):  # type: ignore[union-attr]
                 continue  # a null result (or an association) to the target is no chain
-            if isinstance(target, str) and steps[-1].get("object_id") != target:  # type: ignore[union-attr]
+            if ends and steps[-1].get("object_id") not in ends:  # type: ignore[union-attr]
                 continue
             out.update(ids)
     return out
