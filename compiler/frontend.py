@@ -525,6 +525,8 @@ def _presentations(doc: YamlDoc) -> tuple[ir.Presentation, ...]:
 
 
 VERIFY_STEPS = ("generate", "revise", "answer")
+# Prompts a verify block may add: the informed reviser's instruction (a declared variant).
+VERIFY_OPTIONAL_PROMPTS = ("revise_informed",)
 
 
 def _verify(doc: YamlDoc, i: int, c: dict[str, Any]) -> ir.Verify | None:
@@ -553,8 +555,24 @@ def _verify(doc: YamlDoc, i: int, c: dict[str, Any]) -> ir.Verify | None:
         max_name_length=int(v["max_name_length"]),
         roles=tuple(v["roles"]),
         path_roles=tuple(v["path_roles"]),
-        prompts=tuple((k, " ".join(str(v["prompts"][k]).split())) for k in VERIFY_STEPS),
+        prompts=tuple(
+            (k, " ".join(str(v["prompts"][k]).split()))
+            for k in (*VERIFY_STEPS, *VERIFY_OPTIONAL_PROMPTS)
+            if k in v["prompts"]
+        ),
+        reviser=_reviser(doc, i, v),
     )
+
+
+def _reviser(doc: YamlDoc, i: int, v: dict[str, Any]) -> str:
+    """The declared reviser; the informed one needs its own instruction."""
+    reviser = str(v.get("reviser") or "uninformed")
+    if reviser == "informed" and "revise_informed" not in v["prompts"]:
+        raise SpecError(
+            "the informed reviser needs its instruction, prompts.revise_informed",
+            doc.location(["conditions", i, "verify", "prompts"], "prompts"),
+        )
+    return reviser
 
 
 def _resolve_conditions(
@@ -635,9 +653,58 @@ def _metrics(doc: YamlDoc) -> tuple[ir.Metric, ...]:
                 higher_is_better=bool(m["higher_is_better"]),
                 binary=bool(m.get("binary")),
                 description=" ".join(str(m["description"]).split()),
+                reading=_metric_reading(m, doc, i),
+                claim_support=_claim_support(m, doc, i),
             )
         )
     return tuple(out)
+
+
+CHAIN_KINDS = ("chain_precision", "chain_recall", "chain_f1")
+
+
+def _metric_reading(m: dict[str, Any], doc: YamlDoc, i: int) -> str | None:
+    """A chain kind's reading (required there, and meaningless elsewhere)."""
+    reading = m.get("reading")
+    if (m["kind"] in CHAIN_KINDS) != (reading is not None):
+        raise SpecError(
+            f"metric '{m['name']}': `reading` is required for the chain kinds "
+            f"({', '.join(CHAIN_KINDS)}) and allowed for no other",
+            doc.location(["metrics", i], "reading"),
+        )
+    return None if reading is None else str(reading)
+
+
+def _claim_support(m: dict[str, Any], doc: YamlDoc, i: int) -> ir.ClaimSupport | None:
+    """The unsupported_claims kind's compatibility table (required there, nowhere else)."""
+    table = m.get("claim_support")
+    if (m["kind"] == "unsupported_claims") != (table is not None):
+        raise SpecError(
+            f"metric '{m['name']}': `claim_support` is required for the unsupported_claims "
+            "kind and allowed for no other",
+            doc.location(["metrics", i], "claim_support"),
+        )
+    if table is None:
+        return None
+    kinds = []
+    for k, kind in enumerate(table["kinds"]):
+        words = tuple(" ".join(str(w).lower().split()) for w in kind["words"])
+        if not all(words):
+            raise SpecError(
+                f"metric '{m['name']}': claim kind '{kind['name']}' has an empty word",
+                doc.location(["metrics", i, "claim_support", "kinds", k, "words"], "words"),
+            )
+        kinds.append(
+            ir.ClaimKind(
+                name=str(kind["name"]),
+                words=words,
+                supported_by=tuple(
+                    ir.ClaimSupporter(role=str(s["role"]), direction=s.get("direction"))
+                    for s in kind["supported_by"]
+                ),
+            )
+        )
+    return ir.ClaimSupport(kinds=tuple(kinds))
 
 
 def _build(

@@ -211,6 +211,7 @@ class Verify:
     prompts: tuple[tuple[str, str], ...]  # (step, instruction), in step order
     predicates: tuple[str, ...] = ()
     path_predicates: tuple[str, ...] = ()
+    reviser: str = "uninformed"  # uninformed (KGARevion) | informed (a declared variant)
 
 
 @dataclass(frozen=True)
@@ -229,6 +230,24 @@ class Condition:
 
 
 @dataclass(frozen=True)
+class ClaimSupporter:
+    role: str
+    direction: str | None = None
+
+
+@dataclass(frozen=True)
+class ClaimKind:
+    name: str
+    words: tuple[str, ...]
+    supported_by: tuple[ClaimSupporter, ...]
+
+
+@dataclass(frozen=True)
+class ClaimSupport:
+    kinds: tuple[ClaimKind, ...]
+
+
+@dataclass(frozen=True)
 class Metric:
     name: str
     title: str
@@ -239,6 +258,8 @@ class Metric:
     higher_is_better: bool
     binary: bool
     description: str
+    reading: str | None = None  # the chain kinds' reading (validated_chains, gold_path)
+    claim_support: ClaimSupport | None = None  # the unsupported_claims kind's table
 
 
 @dataclass(frozen=True)
@@ -296,6 +317,7 @@ class ProbeSpec:
     reference_predicates: tuple[str, ...]  # predicates whose assertions form the reference
     noise_rate: float
     noise_seed: int
+    reference_excluded_directions: tuple[str, ...] = ()  # directions left out (decrease)
 
 
 @dataclass(frozen=True)

@@ -201,4 +201,7 @@ def check_probe(
         reference_predicates=chosen,
         noise_rate=float(noise["rate"]),
         noise_seed=int(noise["seed"]),
+        reference_excluded_directions=tuple(
+            sorted(spec_doc.data.get("reference_excluded_directions") or ())
+        ),
     )

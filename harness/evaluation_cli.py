@@ -94,6 +94,14 @@ def score_command(
     domain: Annotated[
         str | None, typer.Option("--domain", "-d", help="Compiled domain; default: the run's.")
     ] = None,
+    causal_reading: Annotated[
+        str | None,
+        typer.Option(
+            "--causal-reading",
+            help="Score causal edges under another declared reading: gold_path (the paper's "
+            "one gold path) instead of validated_chains (every validated chain, declared).",
+        ),
+    ] = None,
 ) -> None:
     """Score the responses of a run: scores/<log>/items.jsonl and panel.json."""
     from harness.runner.spec import log_name_for
@@ -102,7 +110,15 @@ def score_command(
     log = log_name_for(model, log_name)
     pairs = [parse_pair(p) for p in pair] if pair else None
     start = time.perf_counter()
-    written = score_run(run_dir, log, pairs, bootstrap=bootstrap, seed=seed, domain=domain)
+    written = score_run(
+        run_dir,
+        log,
+        pairs,
+        bootstrap=bootstrap,
+        seed=seed,
+        domain=domain,
+        causal_reading=causal_reading,
+    )
     took = time.perf_counter() - start
     console = stderr_console()
     for path in written:

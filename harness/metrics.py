@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, get_args
 
-from kgbench.contract import Metric
+from kgbench.contract import ClaimSupport, Metric
 from kgbench.contract.models import UnparseablePolicy
 
 # Checked in this order: "causes decrease in" is a decrease, not a cause-therefore-increase.
@@ -80,6 +80,10 @@ class Lexicon:
     supports: dict[str, set[str]] = field(default_factory=dict)  # evidence id -> assertion ids
     evidence_ids: set[str] = field(default_factory=set)
     interventions: set[str] | None = None
+    # predicate name -> its declared role (kg.json's predicates); empty where unknown (a
+    # lexicon built from a context or a hand-made graph: ClaimReader.role then reads the
+    # predicate's own words)
+    predicate_roles: dict[str, str] = field(default_factory=dict)
     max_name_tokens: int = 0
     first_tokens: set[str] = field(default_factory=set)  # first word of every name
     # first word -> the token counts of the names (of at least MIN_CONTAINED_NAME chars) that
@@ -142,6 +146,11 @@ class Lexicon:
             lex.supports.setdefault(s["evidence_id"], set()).add(s["assertion_id"])
         lex.evidence_ids = {e["evidence_id"] for e in graph.get("evidence_sources", [])}
         lex.evidence_ids |= set(lex.supports)
+        lex.predicate_roles = {
+            p["name"]: p["role"]
+            for p in graph.get("predicates", [])
+            if isinstance(p, dict) and isinstance(p.get("role"), str)
+        }
         kinds = {c["name"] for c in graph.get("entity_classes", []) if c.get("is_intervention")}
         if kinds:
             lex.interventions = {
@@ -280,6 +289,8 @@ class MetricInputs:
     lexicon: Lexicon
     context: dict[str, Any] | None
     response: dict[str, Any]
+    gold: dict[str, Any] | None = None  # the whole gold (the chain kinds read its chains)
+    spec: Metric | None = None  # the metric being scored (its reading, its claim_support)
 
 
 # The sets of the id lists of one `score_panel` call, shared by its metrics: an answer citing
@@ -395,6 +406,8 @@ def _claims(response: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def claim_count(response: dict[str, Any]) -> int:
+    """Cited causal ids plus claims in words, before restatements are merged (an upper bound
+    of the distinct claims `_unsupported_rate` counts; the metric is defined when > 0)."""
     return len(_as_set(response.get("causal_path_assertion_ids"))) + len(_claims(response))
 
 
@@ -410,6 +423,86 @@ def _direction_of(words: str) -> str | None:
     if INCREASE_WORDS.search(words):
         return "increase"
     return None
+
+
+class ClaimReader:
+    """The unsupported-claim metric's compatibility table (metrics.yaml `claim_support`),
+    compiled: a claim's predicate words -> its kind; a kind -> the (role, direction) pairs of
+    the assertions that support it.
+
+    Reading a predicate is one regular expression per kind over at most MAX_NAME_TEXT
+    characters, word beginnings only (no backtracking), memoised per normalised predicate
+    (bounded like the name memo)."""
+
+    def __init__(self, table: ClaimSupport) -> None:
+        self.kinds: list[tuple[str, re.Pattern[str]]] = []
+        self.supporters: dict[str, tuple[tuple[str, str | None], ...]] = {}
+        for kind in table.kinds:
+            words = sorted({w for w in kind.words if w}, key=len, reverse=True)
+            pattern = r"(?<![0-9a-z])(?:" + "|".join(map(re.escape, words)) + ")"
+            self.kinds.append((kind.name, re.compile(pattern)))
+            self.supporters[kind.name] = tuple((s.role, s.direction) for s in kind.supported_by)
+        # a role-less assertion's role: the first role of the kind its predicate's words state
+        self.first_role = {k: rows[0][0] for k, rows in self.supporters.items() if rows}
+        self._memo: dict[str, str | None] = {}
+
+    def kind_of(self, pred_key: str) -> str | None:
+        """The kind a normalised predicate states (the first listed kind whose words occur)."""
+        hit = self._memo.get(pred_key, "")
+        if hit != "":
+            return hit
+        found = next((name for name, rx in self.kinds if rx.search(pred_key)), None)
+        if len(pred_key) <= MEMO_TEXT:
+            if len(self._memo) >= MEMO_SIZE:
+                self._memo.clear()
+            self._memo[pred_key] = found
+        return found
+
+    def role(self, assertion: dict[str, Any], lexicon: Lexicon) -> str | None:
+        """The assertion's predicate role: declared in the graph, else read from its words."""
+        predicate = assertion.get("predicate")
+        if not isinstance(predicate, str):
+            return None
+        role = lexicon.predicate_roles.get(predicate)
+        if role is None:
+            kind = self.kind_of(_norm_any(predicate[:MAX_NAME_TEXT]))
+            role = self.first_role.get(kind) if kind else None
+        return role
+
+    def supports(
+        self, kind: str | None, pred_key: str, assertion: dict[str, Any], lexicon: Lexicon
+    ) -> bool:
+        """Does this assertion state this claim: its own predicate, or a compatible one?"""
+        predicate = assertion.get("predicate")
+        if pred_key and isinstance(predicate, str) and pred_key == _norm_any(predicate):
+            return True
+        if kind is None:
+            return False  # a predicate of no declared kind: only its own predicate states it
+        role = self.role(assertion, lexicon)
+        direction = assertion.get("direction")
+        return any(
+            role == r and (want is None or direction == want)
+            for r, want in self.supporters.get(kind, ())
+        )
+
+
+_READERS: dict[int, tuple[ClaimSupport, ClaimReader]] = {}
+
+
+def claim_reader(spec: Metric | None) -> ClaimReader:
+    """The compiled table of an unsupported_claims metric (kept per declared table)."""
+    table = spec.claim_support if spec is not None else None
+    if table is None:
+        raise ValueError(
+            "the unsupported_claims kind needs its claim_support table (metrics.json 1.1); "
+            "recompile the domain"
+        )
+    held = _READERS.get(id(table))
+    if held is None or held[0] is not table:
+        if len(_READERS) > 64:
+            _READERS.clear()
+        held = _READERS[id(table)] = (table, ClaimReader(table))
+    return held[1]
 
 
 # A retrieved assertion under its subject id: (object id, the assertion).
@@ -463,12 +556,19 @@ def _index_assertions(context_assertions: dict[str, Any], subjects: set[str]) ->
 
 
 def _claim_supported(
-    claim: dict[str, Any], subj: frozenset[str], obj: frozenset[str], by_subject: _Index
+    kind: str | None,
+    pred_key: str,
+    subj: frozenset[str],
+    obj: frozenset[str],
+    by_subject: _Index,
+    lexicon: Lexicon,
+    reader: ClaimReader,
 ) -> bool:
-    """A claim is supported when a retrieved assertion joins its subject to its object and
-    agrees with it: the same predicate, or a predicate whose words imply the assertion's
-    direction ("lowers" for a decrease). `subj` and `obj` are what its names resolve to
-    through the lexicon (never a model), with their classes and members."""
+    """A claim is supported when an indexed assertion joins its subject to its object and
+    states it: the same predicate, or one the compatibility table lists for the claim's kind
+    (a null result only for a no-effect claim, a signed claim only at its sign). `subj` and
+    `obj` are what its names resolve to through the lexicon (never a model), with their
+    classes and members."""
     if not subj or not obj:
         return False
     # the smaller side drives the join, so a name denoting a large class costs no more than
@@ -477,48 +577,49 @@ def _claim_supported(
         groups = [by_subject[s] for s in subj if s in by_subject]
     else:
         groups = [rows for s, rows in by_subject.items() if s in subj]
-    pred_key: str | None = None
-    want: str | None = None
     for rows in groups:
         for o_id, a in rows:
-            if o_id not in obj:
-                continue
-            if pred_key is None:
-                pred_key = _norm_any(str(claim.get("predicate", ""))[:MAX_NAME_TEXT])
-                want = _direction_of(pred_key)
-            if pred_key and pred_key == _norm_any(str(a.get("predicate", ""))):
-                return True
-            direction = a.get("direction")
-            if want is None or direction in (None, "none") or direction == want:
+            if o_id in obj and isinstance(a, dict) and reader.supports(kind, pred_key, a, lexicon):
                 return True
     return False
 
 
 def unsupported_claims(resp: Any, gold: Any, inp: MetricInputs) -> float | None:
-    """Share of the response's causal claims with no matching assertion in the retrieved context."""
+    """Share of the response's distinct causal claims with no matching assertion in the
+    retrieved context."""
     if not isinstance(inp.context, dict):
         return None
-    total = claim_count(inp.response)
-    if total == 0:
+    if claim_count(inp.response) == 0:
         return None
     cited = _as_set(inp.response.get("causal_path_assertion_ids"))
-    return _unsupported_rate(inp.context, cited, _claims(inp.response), total, inp.lexicon)
+    return _unsupported_rate(
+        inp.context, cited, _claims(inp.response), inp.lexicon, claim_reader(inp.spec)
+    )
 
 
 def _unsupported_rate(
     context: dict[str, Any],
     cited: set[str] | frozenset[str],
     claims: list[dict[str, Any]],
-    total: int,
     lexicon: Lexicon,
-) -> float:
-    """Cited ids absent from the context, plus claims no retrieved assertion supports, over
-    `total` (the response's claim count)."""
+    reader: ClaimReader,
+) -> float | None:
+    """Unsupported distinct claims over distinct claims (metrics.yaml, unsupported_claim_rate).
+
+    A cited id is one claim, unsupported when the context does not hold it. A claim in words
+    is the cited claim it restates (an assertion the answer cites, by id, that states it:
+    same ends, compatible predicate) and then is not counted again; claims in words that
+    resolve to the same subject, kind and object count once. Every other claim in words
+    counts once and is unsupported unless a retrieved assertion states it. Claims beyond
+    MAX_CHECKED_CLAIMS count as distinct and unsupported (bounded work)."""
     context_assertions = context.get("assertions")
     if not isinstance(context_assertions, dict):
         context_assertions = {}
+    total = len(cited)
     unsupported = len(cited.difference(context_assertions))  # cited ids it does not hold
-    unsupported += max(0, len(claims) - MAX_CHECKED_CLAIMS)
+    extra = max(0, len(claims) - MAX_CHECKED_CLAIMS)
+    total += extra
+    unsupported += extra
     # resolve_equivalents with its memo read here (a call less per name: claims repeat)
     memo, resolve = lexicon._memo["equivalents"], lexicon.resolve_equivalents
     ends = []
@@ -531,15 +632,188 @@ def _unsupported_rate(
         obj = memo.get(o_text)
         if obj is None:
             obj = resolve(o_text)
-        ends.append((claim, subj, obj))
+        ends.append((claim, s_text, subj, o_text, obj))
         if subj and obj:
             subjects |= subj
-    by_subject = _index_assertions(context_assertions, subjects) if subjects else {}
-    for claim, subj, obj in ends:
+    by_subject: _Index = {}
+    by_cited: _Index = {}
+    if subjects:
+        by_subject = _index_assertions(context_assertions, subjects)
+        if cited:  # the cited assertions as the graph (else the context) states them
+            known = lexicon.assertions
+            stated = {}
+            for aid in cited:
+                a = known.get(aid) or context_assertions.get(aid)
+                if a is not None:
+                    stated[aid] = a
+            by_cited = _index_assertions(stated, subjects)
+    seen: set[tuple[Any, ...]] = set()
+    for claim, s_text, subj, o_text, obj in ends:
+        pred_key = _norm_any(str(claim.get("predicate", ""))[:MAX_NAME_TEXT])
+        kind = reader.kind_of(pred_key)
+        key = (
+            subj or _norm_any(s_text[:MAX_NAME_TEXT]),
+            kind or pred_key,
+            obj or _norm_any(o_text[:MAX_NAME_TEXT]),
+        )
+        if key in seen:
+            continue  # the same claim said again
+        seen.add(key)
+        if by_cited and _claim_supported(kind, pred_key, subj, obj, by_cited, lexicon, reader):
+            continue  # a cited claim restated in words: counted once, as its id
+        total += 1
         # a claim whose subjects head no retrieved assertion is unsupported without a join
-        if subj.isdisjoint(by_subject) or not _claim_supported(claim, subj, obj, by_subject):
+        if subj.isdisjoint(by_subject) or not _claim_supported(
+            kind, pred_key, subj, obj, by_subject, lexicon, reader
+        ):
             unsupported += 1
-    return unsupported / total
+    return unsupported / total if total else None
+
+
+# --- causal edges against every validated chain (metrics.yaml, the chain kinds) -------------
+
+CHAIN_KINDS = ("chain_precision", "chain_recall", "chain_f1")
+CAUSAL_READINGS = ("validated_chains", "gold_path")
+# The gold field holding every equal validated chain (written by the gold builder); the
+# declared gold field (the paper's one path) is read where it is absent.
+GOLD_CHAINS_FIELD = "causal_paths"
+# Gold chains read at most (a gold is ours, but a hand-edited release is bounded too).
+MAX_GOLD_CHAINS = 64
+# The context section shape whose paths are causal chains (conditions.yaml, SectionShape).
+CHAIN_SHAPE = "causal_chain"
+# Outcome evidence: one-step claims from a candidate to the target; a validated causal one
+# is a chain of one step (a null result, causal_status no_effect, is not).
+OUTCOME_SHAPE = "target_edges"
+
+
+def gold_chains(gold: Any, field_name: str, reading: str | None) -> list[frozenset[str]]:
+    """The gold chains a cited causal edge is scored against: every equal validated chain
+    (`causal_paths`, else the one path), or the one path under the paper's `gold_path`."""
+    if not isinstance(gold, dict):
+        return []
+    chains: list[frozenset[str]] = []
+    if reading != "gold_path":
+        paths = gold.get(GOLD_CHAINS_FIELD)
+        if isinstance(paths, list):
+            chains = [c for c in map(_strings, paths[:MAX_GOLD_CHAINS]) if c]
+    if not chains:
+        one = _strings(gold.get(field_name))
+        chains = [one] if one else []
+    return chains
+
+
+def context_chain_ids(
+    context: Any, recommendation: Any, lexicon: Lexicon
+) -> frozenset[str] | set[str]:
+    """The assertion ids of the context's validated chains from the recommended intervention
+    (or its class) to the target: every path of a causal_chain section, and every validated
+    causal one-step outcome claim (never a null result, never a candidate edge such as an
+    indication), of a candidate the recommendation
+    names whose every assertion the context marks validated and whose last reaches the
+    target. Empty without a context, a recommendation or such a chain."""
+    if not isinstance(context, dict) or not isinstance(recommendation, str):
+        return _NO_IDS
+    chosen = lexicon.choice_of(recommendation)
+    if not chosen:
+        return _NO_IDS
+    wanted = lexicon.equivalents(chosen)
+    assertions = context.get("assertions")
+    sections = context.get("sections")
+    if not isinstance(assertions, dict) or not isinstance(sections, list):
+        return _NO_IDS
+    params = context.get("parameters")
+    target = params.get("target_id") if isinstance(params, dict) else None
+    # the target, or an outcome the extraction counts as it (a composite that contains it)
+    ends = {target} if isinstance(target, str) else set()
+    outcomes = params.get("outcome_ids") if isinstance(params, dict) else None
+    if ends and isinstance(outcomes, list):
+        ends.update(o for o in outcomes if isinstance(o, str))
+    out: set[str] = set()
+    for section in sections:
+        shape = section.get("shape") if isinstance(section, dict) else None
+        if shape not in (CHAIN_SHAPE, OUTCOME_SHAPE):
+            continue  # candidate edges (indications, safety): not chains to the target
+        paths = section.get("paths")
+        if not isinstance(paths, list):
+            continue
+        for path in paths:
+            if not isinstance(path, dict) or path.get("candidate_id") not in wanted:
+                continue
+            ids = path.get("assertion_ids")
+            if not isinstance(ids, list) or not ids:
+                continue
+            steps = [assertions.get(i) if isinstance(i, str) else None for i in ids]
+            if not all(isinstance(a, dict) and a.get("validated") is True for a in steps):
+                continue
+            if shape == OUTCOME_SHAPE and any(a.get("causal_status") != "causal" for a in steps):  # type: ignore[union-attr]
+                continue  # a null result (or an association) to the target is no chain
+            if ends and steps[-1].get("object_id") not in ends:  # type: ignore[union-attr]
+                continue
+            out.update(ids)
+    return out
+
+
+def _chain_precision(
+    cited: Set[str], chains: list[frozenset[str]], on_context: Set[str]
+) -> float | None:
+    if not cited:
+        return None
+    credited = set(on_context)
+    for chain in chains:
+        credited |= chain
+    return len(cited & credited) / len(cited)
+
+
+def _chain_recall(cited: Set[str], chains: list[frozenset[str]]) -> float | None:
+    if not chains:
+        return None
+    return max(len(cited & chain) / len(chain) for chain in chains)
+
+
+def _chain_f1(precision: float | None, recall: float | None) -> float | None:
+    if precision is None or recall is None:
+        return None
+    if precision + recall == 0:
+        return 0.0
+    return 2 * precision * recall / (precision + recall)
+
+
+def _chain_scores(
+    kind: str,
+    cited: Set[str],
+    gold: Any,
+    spec: Metric,
+    context: Any,
+    response: dict[str, Any],
+    lexicon: Lexicon,
+) -> float | None:
+    reading = spec.reading or "validated_chains"
+    chains = gold_chains(gold, spec.gold_field, reading)
+    precision: float | None = None
+    if kind != "chain_recall":
+        on_context: Set[str] = _NO_IDS
+        if reading == "validated_chains" and cited:
+            on_context = context_chain_ids(
+                context, response.get("recommended_intervention"), lexicon
+            )
+        precision = _chain_precision(cited, chains, on_context)
+        if kind == "chain_precision":
+            return precision
+    recall = _chain_recall(cited, chains)
+    return recall if kind == "chain_recall" else _chain_f1(precision, recall)
+
+
+def _chain_kind(kind: str) -> Callable[[Any, Any, MetricInputs], float | None]:
+    def score(resp: Any, gold: Any, inp: MetricInputs) -> float | None:
+        if inp.spec is None:
+            raise ValueError(f"the {kind} kind needs its metric declaration (its reading)")
+        return _chain_scores(
+            kind, _as_set(resp), inp.gold, inp.spec, inp.context, inp.response, inp.lexicon
+        )
+
+    score.__name__ = kind
+    score.__doc__ = f"The {kind} kind: causal edges against every validated chain."
+    return score
 
 
 def boolean_match(resp: Any, gold: Any, inp: MetricInputs) -> float | None:
@@ -556,7 +830,16 @@ KINDS: dict[str, Callable[[Any, Any, MetricInputs], float | None]] = {
     "evidence_support": evidence_support,
     "unsupported_claims": unsupported_claims,
     "boolean_match": boolean_match,
+    **{kind: _chain_kind(kind) for kind in CHAIN_KINDS},
 }
+
+
+def gold_value(spec: Metric, gold: dict[str, Any]) -> Any:
+    """What a metric's `defined_when` reads of the gold: its gold field, or for the chain
+    kinds every id on a gold chain (the metric is defined when some chain is non-empty)."""
+    if spec.kind in CHAIN_KINDS:
+        return sorted(set().union(*gold_chains(gold, spec.gold_field, spec.reading)))
+    return gold.get(spec.gold_field)
 
 
 def _nonempty(value: Any) -> bool:
@@ -570,10 +853,10 @@ def is_defined(spec: Metric, gold: dict[str, Any], inp: MetricInputs) -> bool:
     if rule == "response_nonempty":
         return _nonempty(inp.response.get(spec.response_field))
     if rule == "gold_nonempty":
-        return _nonempty(gold.get(spec.gold_field))
+        return _nonempty(gold_value(spec, gold))
     if rule == "both_nonempty":
         return _nonempty(inp.response.get(spec.response_field)) and _nonempty(
-            gold.get(spec.gold_field)
+            gold_value(spec, gold)
         )
     if rule == "gold_true":
         return gold.get(spec.gold_field) is True
@@ -600,11 +883,11 @@ def score_panel(
     lexicon: Lexicon,
 ) -> dict[str, float | None]:
     """Every metric of the panel on one pass over one (gold, response, context) triple."""
-    inp = MetricInputs(lexicon=lexicon, context=context, response=response)
     out: dict[str, float | None] = {}
     token = _SETS.set({})
     try:
         for spec in metrics:
+            inp = MetricInputs(lexicon, context, response, gold, spec)
             if not is_defined(spec, gold, inp):
                 out[spec.name] = None
                 continue
@@ -649,8 +932,22 @@ class PanelPlan:
                 raise ValueError(f"unknown metric kind {m.kind!r}")
             if m.defined_when not in DEFINED_WHEN:
                 raise ValueError(f"unknown defined_when rule {m.defined_when!r}")
+        # the compatibility table of each unsupported_claims metric, compiled once
+        self.readers = {
+            m.name: claim_reader(m) for m in self.metrics if m.kind == "unsupported_claims"
+        }
+        # a chain kind's gold set (for defined_when) is every id on a gold chain, kept apart
+        # from the gold field's own set under a key no field has
         self.steps = tuple(
-            (m.name, m.kind, m.defined_when, m.response_field, m.gold_field) for m in self.metrics
+            (
+                m.name,
+                m.kind,
+                m.defined_when,
+                m.response_field,
+                f"\x00{m.reading}:{m.gold_field}" if m.kind in CHAIN_KINDS else m.gold_field,
+                m,
+            )
+            for m in self.metrics
         )
 
     def score(
@@ -666,7 +963,7 @@ class PanelPlan:
         claims: list[dict[str, Any]] | None = None
         count = -1  # claim_count, computed on first use
         out: dict[str, float | None] = {}
-        for name, kind, rule, rf, gf in self.steps:
+        for name, kind, rule, rf, gf, spec in self.steps:
             # defined_when (is_defined), on the sets computed once
             if rule != "always":
                 if rule == "gold_true":
@@ -693,7 +990,7 @@ class PanelPlan:
                                 r = rsets[rf] = _strings(value)
                             ok = bool(r)
                     if ok and rule in ("gold_nonempty", "both_nonempty"):
-                        value = gold.get(gf)
+                        value = gold_value(spec, gold) if gf[:1] == "\x00" else gold.get(gf)
                         if not isinstance(value, bool):
                             g = gsets.get(gf)
                             if g is None:
@@ -706,6 +1003,12 @@ class PanelPlan:
                 resp, want = response.get(rf), gold.get(gf)
                 ok = isinstance(resp, bool) and isinstance(want, bool)
                 out[name] = (1.0 if resp == want else 0.0) if ok else 0.0
+                continue
+            if kind in CHAIN_KINDS:
+                r = rsets.get(rf)
+                if r is None:
+                    r = rsets[rf] = _strings(response.get(rf))
+                out[name] = _chain_scores(kind, r, gold, spec, context, response, lexicon)
                 continue
             g = gsets.get(gf)
             if g is None:
@@ -723,9 +1026,10 @@ class PanelPlan:
                     cited = rsets["causal_path_assertion_ids"] = _strings(
                         response.get("causal_path_assertion_ids")
                     )
-                total = len(cited) + len(claims)
                 out[name] = (
-                    _unsupported_rate(context, cited, claims, total, lexicon) if total else None
+                    _unsupported_rate(context, cited, claims, lexicon, self.readers[name])
+                    if cited or claims
+                    else None
                 )
                 continue
             r = rsets.get(rf)
@@ -749,6 +1053,6 @@ class PanelPlan:
                     cited_asr |= c
                 out[name] = _supported_share(r, cited_asr, lexicon)
             else:  # a kind added to KINDS and not compiled here: the generic path
-                inp = MetricInputs(lexicon=lexicon, context=context, response=response)
+                inp = MetricInputs(lexicon, context, response, gold, spec)
                 out[name] = KINDS[kind](response.get(rf), gold.get(gf), inp)
         return out

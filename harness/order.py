@@ -129,10 +129,16 @@ def prompt_id(scenario_id: str, condition: str, presentation: str) -> str:
 # --- reading a choice -------------------------------------------------------------------
 
 
-def choice(answer: Any, arrangement: Arrangement, names: dict[str, str]) -> str:
+def choice(
+    answer: Any, arrangement: Arrangement, names: dict[str, str], lexicon: Any = None
+) -> str:
     """The intervention id an answer chose, `abstain`, or `other` (see the module docstring).
 
-    `answer` is the parsed answer object, or raw text (then nothing could be read: other)."""
+    `answer` is the parsed answer object, or raw text (then nothing could be read: other).
+    With the scorer's `lexicon` (harness.metrics.Lexicon), a recommendation that is not an
+    option's exact name is read as the scorer reads it (synonyms, "lisinopril 10 mg daily",
+    "ACE inhibitor (lisinopril)"): the one listed option it names, so an answer the scorer
+    credits under two orders is the same choice under both, never a flip."""
     if not isinstance(answer, dict):
         return "other"
     rec = answer.get("recommended_intervention")
@@ -143,15 +149,24 @@ def choice(answer: Any, arrangement: Arrangement, names: dict[str, str]) -> str:
     text = rec.strip()[:4096]
     by_name = {_norm(names.get(i, i)): i for i in arrangement.ids}
     by_letter = {lab: i for lab, i in zip(arrangement.labels, arrangement.ids, strict=True) if lab}
-    if _norm(text) in by_name:
-        return by_name[_norm(text)]
+
+    def named(raw: str) -> str | None:
+        key = _norm(raw)
+        if key in by_name:
+            return by_name[key]
+        if lexicon is None or not key:
+            return None
+        chosen = lexicon.choice_of(raw)
+        hits = [i for i in arrangement.ids if i in chosen]
+        return hits[0] if len(hits) == 1 else None
+
     m = _LABELLED.match(text)
-    if m and m[1] in by_letter:
-        rest = _norm(m[2])
-        if not rest or by_name.get(rest) == by_letter[m[1]]:
+    if m and m[1] in by_letter and _norm(text) not in by_name:
+        rest = m[2]
+        if not _norm(rest) or named(rest) == by_letter[m[1]]:
             return by_letter[m[1]]
-        return by_name.get(rest, "other")
-    return "other"
+        return named(rest) or "other"
+    return named(text) or "other"
 
 
 def as_named(answer: Any, chosen: str, names: dict[str, str]) -> Any:

@@ -34,6 +34,8 @@ from typing import Any
 
 from harness.compiled import CompiledDomain
 from harness.metrics import (
+    CAUSAL_READINGS,
+    CHAIN_KINDS,
     CITED_ASSERTION_FIELDS,
     DEFINED_WHEN,
     KINDS,
@@ -423,6 +425,27 @@ class CompiledScorer:
         )
 
 
+def with_causal_reading(scorer: CompiledScorer, reading: str | None) -> CompiledScorer:
+    """The scorer with its chain kinds read as `reading` (metrics.yaml: validated_chains is
+    declared, gold_path the paper's single-path variant); None keeps the declared one."""
+    if reading is None:
+        return scorer
+    if reading not in CAUSAL_READINGS:
+        raise UserError(
+            f"unknown causal reading '{reading}'; expected one of {', '.join(CAUSAL_READINGS)}"
+        )
+    metrics = tuple(
+        m.model_copy(update={"reading": reading}) if m.kind in CHAIN_KINDS else m
+        for m in scorer.metrics
+    )
+    return CompiledScorer(scorer.domain, metrics, scorer.lexicon, scorer.contract, scorer.policy)
+
+
+def readings(metrics: Iterable[Metric]) -> dict[str, str]:
+    """metric name -> the reading it was scored under (the chain kinds), for panel.json."""
+    return {m.name: m.reading for m in metrics if m.reading is not None}
+
+
 def load_compiled_scorer(compiled: CompiledDomain) -> CompiledScorer:
     """The compiled panel of a domain: metrics.json (checked against the contract, every
     kind and rule one this harness implements), kg.json's lexicon and the response schema."""
@@ -439,6 +462,23 @@ def load_compiled_scorer(compiled: CompiledDomain) -> CompiledScorer:
                     f"implement ({', '.join(known)}); run `make compile DOMAIN={compiled.name}`",
                     where,
                 )
+        needs = (
+            ("reading", m.reading, m.kind in CHAIN_KINDS),
+            ("claim_support", m.claim_support, m.kind == "unsupported_claims"),
+        )
+        for what, value, needed in needs:
+            if needed and value is None:
+                raise IncompatibleArtifact(
+                    f"metric '{m.name}' (kind {m.kind}) has no {what}; it was compiled by an "
+                    f"older kgbench: run `kgbench compile --domain {compiled.name}`",
+                    where,
+                )
+        if m.reading is not None and m.reading not in CAUSAL_READINGS:
+            raise IncompatibleArtifact(
+                f"metric '{m.name}' has reading '{m.reading}', which this kgbench does not "
+                f"implement ({', '.join(CAUSAL_READINGS)})",
+                where,
+            )
     schema_path = compiled.root / "schemas" / "response.schema.json"
     if not schema_path.exists():
         raise UserError(f"{schema_path} is missing; run `make compile DOMAIN={compiled.name}`")
@@ -664,6 +704,44 @@ def _positive_int(value: Any) -> int | None:
     return None
 
 
+CONTEXT_HEAD = "# Grounded context"
+CONTEXT_END = "# Answer format"
+
+
+def context_block_chars(text: str) -> int:
+    """Characters of a prompt's grounded context block (from its heading to the answer
+    format); 0 for a prompt without one (C1). Linear: two `str.find`."""
+    start = text.find(CONTEXT_HEAD)
+    if start < 0:
+        return 0
+    end = text.find(CONTEXT_END, start)
+    return (end if end >= 0 else len(text)) - start
+
+
+def context_volume(inputs: RunInputs) -> dict[str, dict[str, float | int]]:
+    """Per condition, the mean size of what the model was given: characters of the grounded
+    context block and assertions in the extracted context, over the panel's prompts. The
+    conditions vary in volume (C4's block can be ten times C2's), which the paper
+    says it holds apart from content: reported beside the scores so a reader can see it."""
+    sums: dict[str, list[float]] = {}
+    for prompt in inputs.prompts:
+        context = inputs.context(prompt.scenario_id, prompt.condition)
+        held = context.get("assertions") if isinstance(context, dict) else None
+        row = sums.setdefault(prompt.condition, [0.0, 0.0, 0.0])
+        row[0] += context_block_chars(prompt.text)
+        row[1] += len(held) if isinstance(held, dict) else 0
+        row[2] += 1
+    return {
+        cond: {
+            "characters": round(chars / n, 1),
+            "assertions": round(asserted / n, 2),
+            "prompts": int(n),
+        }
+        for cond, (chars, asserted, n) in sums.items()
+        if n
+    }
+
+
 def score_items(inputs: RunInputs, log: ResponsesLog, replicates: int) -> list[dict[str, Any]]:
     """One item per (prompt, replicate): scored, failed or missing, never silently dropped."""
     scorer = inputs.scorer
@@ -725,19 +803,23 @@ def score_run(
     bootstrap: int = 10000,
     seed: int = 0,
     domain: str | None = None,
+    causal_reading: str | None = None,
 ) -> list[Path]:
     """`kgbench score`: items.jsonl and panel.json under scores/<log>/ for each responses
     log (or for responses/<log>.jsonl alone), and order.json when the run holds reordered
     presentations (`kgbench prompts --order-variants`).
 
-    `pairs` None: `default_pairs` (C4 vs C2, plus C5 vs C4 and C5 vs C1 when C5 ran)."""
+    `pairs` None: `default_pairs` (C4 vs C2, plus C5 vs C4 and C5 vs C1 when C5 ran).
+    `causal_reading`: score the causal-edge metrics under another declared reading
+    (gold_path, the paper's); panel.json's `readings` records the one used."""
     from .stats import build_panel
 
     if bootstrap < 100:
         raise UserError(f"--bootstrap must be at least 100 resamples, got {bootstrap}")
     folder = RunFolder.open(run_dir)
     inputs = RunInputs(folder, domain)
-    _ = inputs.scorer  # the compiled panel is checked before any log is read
+    # the compiled panel is checked before any log is read
+    inputs.scorer = with_causal_reading(inputs.scorer, causal_reading)
     known = [c.id for c in inputs.conditions]
     if pairs is None:
         pairs = default_pairs(inputs)
@@ -760,6 +842,7 @@ def score_run(
     paths = folder.response_logs(log)
     logs = [ResponsesLog.read(p, inputs.log_replicates(p)) for p in paths]
     replicates = inputs.replicates(logs)
+    volume = context_volume(inputs)
     written = []
     for path, log in zip(paths, logs, strict=True):
         items = score_items(inputs, log, replicates)
@@ -778,6 +861,8 @@ def score_run(
             model=log.model,
             slug=path.stem,
             replicates=replicates,
+            readings=readings(inputs.scorer.metrics),
+            context_volume=volume,
             log={
                 "unreadable_records": log.unreadable,
                 "superseded_records": log.superseded,
@@ -822,7 +907,7 @@ def order_figures(
             if rec is None or rec.get("status") != "ok":
                 continue
             answer = rec.get("parsed") if "parsed" in rec else rec.get("raw")
-            chosen = choice(answer, arr, names)
+            chosen = choice(answer, arr, names, inputs.scorer.lexicon)
             result = inputs.scorer.score(
                 scenario["gold"], as_named(answer, chosen, names), inputs.context(sid, cond)
             )

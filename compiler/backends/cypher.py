@@ -210,8 +210,8 @@ class ExtractionBackend(Backend):
             ),
             "path": (
                 f"cypher/{cond.id}.verify_path.cypher",
-                head + f"// Directed paths of at most {v.max_path_length} assertions, shortest "
-                "first.\n" + self.dialect.generate(path) + "\n",
+                head + f"// Directed paths of at most {v.max_path_length} validated assertions, "
+                "shortest first.\n" + self.dialect.generate(path) + "\n",
             ),
             "review": (
                 f"cypher/{cond.id}.verify.cypher",
@@ -222,8 +222,9 @@ class ExtractionBackend(Backend):
                 )
                 + f"// One round trip: the checks of {cond.id}.verify_exact.cypher and "
                 f"{cond.id}.verify_path.cypher;\n// the path search runs only when no assertion "
-                "states the claim, and returns the shortest\n// path whose composed sign is "
-                "the claimed one.\n" + self.dialect.generate(VerifyReview(exact, path)) + "\n",
+                "states the claim, over validated assertions only, and returns the\n// shortest "
+                "path whose composed sign is the claimed one and the shortest of the opposite "
+                "sign.\n" + self.dialect.generate(VerifyReview(exact, path)) + "\n",
             ),
         }
         signs = {p.name: SIGNS.get(p.direction or "", 0) for p in domain.predicates}
@@ -241,6 +242,7 @@ class ExtractionBackend(Backend):
             "prompts": dict(v.prompts),
             "queries": {k: name for k, (name, _) in files.items()},
             "parameters": list(VERIFY_PARAMETERS),
+            "reviser": v.reviser,
         }
         return settings, [Artifact(name, text.encode("utf-8")) for name, text in files.values()]
 

@@ -133,8 +133,9 @@ class VerifyExact:
 
 @dataclass(frozen=True)
 class VerifyPath:
-    """Directed paths of at most `max_length` assertions from subject to object (also from
-    a class the subject is a member of, when the first claim applies to it)."""
+    """Directed paths of at most `max_length` validated assertions from subject to object
+    (also from a class the subject is a member of, when the first claim applies to it):
+    unvalidated edges verify nothing, as C3 shows validated chains only."""
 
     label: str
     predicates: tuple[str, ...]
@@ -145,10 +146,12 @@ class VerifyPath:
 @dataclass(frozen=True)
 class VerifyReview:
     """One round trip for a triplet: the `exact` rows (what the graph holds between the two
-    entities, the correction for a refuted triplet) and, only when none of them states the
-    claimed predicate forward and the predicate is signed, the shortest `path` whose composed
-    sign is the claimed one (at most one). Parameters: $subject_id, $object_id, $predicate,
-    $sign (+1, -1, or 0 for an unsigned predicate, which no path can support)."""
+    entities: the correction for a refuted triplet) and, only
+    when none of them states the claimed predicate forward and the predicate is signed, the
+    shortest path over validated assertions whose composed sign is the claimed one (`paths`,
+    at most one) and the shortest of the opposite sign (`opposite`: a graph holding both
+    cannot tell the sign). Parameters: $subject_id, $object_id, $predicate, $sign (+1, -1,
+    or 0 for an unsigned predicate, which no path can support)."""
 
     exact: VerifyExact
     path: VerifyPath
@@ -328,11 +331,13 @@ class CypherGenerator:
         return (
             self._endpoints(c.label) + f"{self.scoped_call('s', 'o')}\n"
             f"  MATCH p = (s)-{hops}->(o)\n"
+            "  WHERE all(r IN relationships(p) WHERE r.validated = true)\n"
             "  RETURN relationships(p) AS rels, false AS via_class\n"
             "  UNION\n"
             f"  MATCH (s)-[:MEMBER_OF]->(k:{c.label})\n"
             f"  MATCH p = (k)-{hops}->(o)\n"
             "  WHERE s.id IN coalesce(relationships(p)[0].member_ids, [])\n"
+            "    AND all(r IN relationships(p) WHERE r.validated = true)\n"
             "  RETURN relationships(p) AS rels, true AS via_class\n"
             "}\n"
             "WITH [r IN rels | r.assertion_id] AS chain, [r IN rels | r.direction] AS directions,\n"
@@ -370,22 +375,24 @@ class CypherGenerator:
             "    AND none(x IN found WHERE x.orientation = 'forward' AND x.predicate = $predicate)\n"
             f"  {self.scoped_call('s', 'o')}\n"
             f"    MATCH p = (s)-{hops}->(o)\n"
+            "    WHERE all(r IN relationships(p) WHERE r.validated = true)\n"
             "    RETURN relationships(p) AS rels\n"
             "    UNION\n"
             f"    MATCH (s)-[:MEMBER_OF]->(k:{label})\n"
             f"    MATCH p = (k)-{hops}->(o)\n"
             "    WHERE s.id IN coalesce(relationships(p)[0].member_ids, [])\n"
+            "      AND all(r IN relationships(p) WHERE r.validated = true)\n"
             "    RETURN relationships(p) AS rels\n"
             "  }\n"
-            "  WITH rels\n"
-            "  WHERE reduce(sign = 1, r IN rels |\n"
-            "               sign * CASE r.direction WHEN 'decrease' THEN -1 ELSE 1 END) = $sign\n"
-            "  WITH [r IN rels | r.assertion_id] AS chain\n"
+            "  WITH [r IN rels | r.assertion_id] AS chain,\n"
+            "       reduce(sign = 1, r IN rels |\n"
+            "              sign * CASE r.direction WHEN 'decrease' THEN -1 ELSE 1 END) AS sign\n"
             "  ORDER BY size(chain), chain\n"
-            "  LIMIT 1\n"
-            "  RETURN collect(chain) AS paths\n"
+            "  WITH sign, collect(chain)[0] AS chain\n"
+            "  RETURN collect(CASE WHEN sign = $sign THEN chain END) AS paths,\n"
+            "         collect(CASE WHEN sign <> $sign THEN chain END) AS opposite\n"
             "}\n"
-            "RETURN found, paths"
+            "RETURN found, paths, opposite"
         )
 
     # -- extraction (used by the template) --

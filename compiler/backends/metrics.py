@@ -23,7 +23,10 @@ class MetricsBackend(Backend):
         data = {
             "domain": domain.name,
             "unparseable_policy": domain.unparseable_policy,
-            "metrics": [asdict(m) for m in domain.metrics],
+            # a metric's optional declarations (reading, claim_support) only where given
+            "metrics": [
+                {k: v for k, v in asdict(m).items() if v is not None} for m in domain.metrics
+            ],
         }
         return [self.document(MetricPanel, data, ctx)]
 

@@ -96,7 +96,11 @@ def _emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
             {"id": r, "name": entities[r].name, "category": entities[r].category}
             for r in probe.roots
         ],
-        "reference": {"graph": "kg.json", "predicates": list(probe.reference_predicates)},
+        "reference": {
+            "graph": "kg.json",
+            "predicates": list(probe.reference_predicates),
+            "excluded_directions": list(probe.reference_excluded_directions),
+        },
         "noise": {"rate": probe.noise_rate, "seed": probe.noise_seed},
         "steps": steps,
     }

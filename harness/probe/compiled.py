@@ -60,6 +60,19 @@ class CompiledProbe:
         return self.data["reference"]["predicates"]
 
     @property
+    def reference_excluded_directions(self) -> list[str]:
+        """Assertion directions the reference leaves out (decrease: "A prevents B")."""
+        return list(self.data["reference"].get("excluded_directions") or ())
+
+    def reference_graph(self) -> Any:
+        """The reference graph this probe declares (harness.probe.reference)."""
+        from .reference import ReferenceGraph
+
+        return ReferenceGraph.from_kg(
+            self.domain.graph, self.reference_predicates, self.reference_excluded_directions
+        )
+
+    @property
     def noise(self) -> dict[str, Any]:
         return self.data["noise"]
 

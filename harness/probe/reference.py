@@ -1,8 +1,9 @@
 """The reference graph: the compiled domain's entities and the edges of the declared roles.
 
 One directed edge per distinct (subject, object) pair of the assertions whose predicate the
-probe declares (probe.json `reference.predicates`); several assertions between the same pair
-are one edge. Built once per domain and shared by the mapper, the distance index, the
+probe declares (probe.json `reference.predicates`) and whose direction it does not exclude
+(`reference.excluded_directions`: a decrease is "A prevents B", not "A causes B"); several
+assertions between the same pair are one edge. Built once per domain and shared by the mapper, the distance index, the
 reference responders and the scorer.
 """
 
@@ -29,8 +30,11 @@ class ReferenceGraph:
     edges: set[tuple[str, str]] = field(default_factory=set)
 
     @classmethod
-    def from_kg(cls, kg: dict[str, Any], predicates: Iterable[str]) -> ReferenceGraph:
+    def from_kg(
+        cls, kg: dict[str, Any], predicates: Iterable[str], excluded_directions: Iterable[str] = ()
+    ) -> ReferenceGraph:
         keep = set(predicates)
+        drop = set(excluded_directions)
         entities = {
             e["id"]: Entity(
                 e["id"],
@@ -44,7 +48,9 @@ class ReferenceGraph:
         edges = {
             (a["subject_id"], a["object_id"])
             for a in kg["assertions"]
-            if a["predicate"] in keep and a["subject_id"] != a["object_id"]
+            if a["predicate"] in keep
+            and a["subject_id"] != a["object_id"]
+            and a.get("direction") not in drop
         }
         return cls(entities, edges)
 

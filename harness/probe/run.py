@@ -92,7 +92,7 @@ def run_probe(config: ProbeConfig, console: Console | None = None) -> ProbeOutco
         raise UserError("--limit-roots must be at least 1")
     if config.bootstrap < 0:
         raise UserError("--bootstrap must be 0 or more")
-    reference = ReferenceGraph.from_kg(probe.domain.graph, probe.reference_predicates)
+    reference = probe.reference_graph()
     runner = _runner(config, probe, reference)
     out_dir = Path(runner.out_dir).parent
     out_dir.mkdir(parents=True, exist_ok=True)

@@ -16,8 +16,9 @@ Definitions (m maps a generated node to its entity; unmapped nodes have none):
 * exact precision = edges whose mapped pair is a reference edge (either direction in
   undirected mode) / |E_g|; exact recall = distinct reference edges so matched / |E_rel|
   (a proportion).
-* The headline k is the declared `path_bound` (7 in the seed, which warns it overestimates);
-  the curve reports k = 1..curve_max_k.
+* The headline k is the declared `path_bound`, in edges: 6, the seed's "at most five
+  intermediary nodes" (its "length <= 7" counts nodes; it warns the bound overestimates);
+  the curve reports k = 1..curve_max_k, 7 included.
 
 Per root, then over roots: the mean (each root weighs the same) with a percentile bootstrap
 interval over roots (harness.stats.bootstrap_ci, seeded per metric), and the pooled ratio

@@ -107,12 +107,44 @@ def panel_table(
     return Table(caption, ["Metric", *conditions], rows, [False, *[True] * len(conditions)], note)
 
 
+# How causal edges were credited (panel.json `readings`, metrics.yaml's chain kinds).
+READING_WORDS = {
+    "validated_chains": "scored against every validated chain from the answer to the target "
+    "(kgbench's declared reading)",
+    "gold_path": "scored against the one gold path (the paper's reading, a declared variant)",
+}
+
+
+def readings_note(panel: dict[str, Any]) -> str:
+    """One sentence naming the causal-edge reading the panel was scored under (none before)."""
+    used = sorted(set((panel.get("readings") or {}).values()))
+    if not used:
+        return ""
+    return " Causal edges " + "; ".join(READING_WORDS.get(r, r) for r in used) + "."
+
+
+def volume_note(panel: dict[str, Any]) -> str:
+    """The mean context size per condition (panel.json `context_volume`), beside the scores:
+    the conditions differ in volume as well as in kind of content."""
+    volume = panel.get("context_volume") or {}
+    shown = [
+        f"{cond} {v['characters']:,.0f} characters, {v['assertions']:g} assertions"
+        for cond in panel.get("conditions", [])
+        if (v := volume.get(cond)) and v.get("characters")
+    ]
+    if not shown:
+        return ""
+    return " Mean grounded context per condition: " + "; ".join(shown) + "."
+
+
 def overall_table(panel: dict[str, Any]) -> Table:
     return panel_table(
         "Overall panel (mean \u00b1 standard error, n scenarios where the metric is defined)",
         panel,
         panel["overall"],
-        "NA: the metric is undefined for every scenario of that condition under its scoring rule.",
+        "NA: the metric is undefined for every scenario of that condition under its scoring rule."
+        + readings_note(panel)
+        + volume_note(panel),
     )
 
 

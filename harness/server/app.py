@@ -363,13 +363,10 @@ def _probe_responder(domain: str | None) -> Any:
     if domain is None:
         return None
     from harness.probe.compiled import CompiledProbe
-    from harness.probe.reference import ReferenceGraph
     from harness.probe.responders import ProbeResponder
 
     probe = CompiledProbe.open(domain)
-    return ProbeResponder(
-        probe, ReferenceGraph.from_kg(probe.domain.graph, probe.reference_predicates)
-    )
+    return ProbeResponder(probe, probe.reference_graph())
 
 
 def _multipart(content_type: str, body: bytes) -> dict[str, tuple[str | None, bytes]]:

@@ -56,6 +56,8 @@ from . import steps
 from .review import Reviewer, Verdict, VerifySettings, correction_text
 
 SUMMARY_FORMAT = "1.0.0"
+# What the revise step is shown of a refuted triplet (conditions.yaml `reviser`).
+REVISERS = ("uninformed", "informed")
 MAX_PROPOSALS = 1000  # triplets reviewed per generate answer; the rest are counted, not reviewed
 
 
@@ -66,6 +68,7 @@ class VerifyConfig:
     condition: str = "C5"
     database: str | None = None
     order_variants: bool = False  # also rerun the agent per declared presentation
+    reviser: str | None = None  # None: the condition's declared one (uninformed, KGARevion)
 
 
 @dataclass
@@ -120,6 +123,15 @@ def run_verify(
     out = folder.verify_dir(slug)
     runner = replace(runner, out_dir=out / "stages")
     reviewer = Reviewer(driver, compiled, settings, config.database)
+    reviser = config.reviser or v.reviser
+    if reviser not in REVISERS:
+        raise UserError(f"unknown reviser '{reviser}'; expected one of {', '.join(REVISERS)}")
+    if reviser == "informed" and "revise_informed" not in v.prompts:
+        raise UserError(
+            f"condition {config.condition} declares no informed reviser's instruction "
+            "(prompts.revise_informed in conditions.yaml)"
+        )
+    informed = reviser == "informed"
     renderer = PromptRenderer(compiled)
     predicates = {p["name"]: p for p in compiled.graph["predicates"]}
     targets = {s["scenario_id"]: renderer.target_outcome(s) for s in scenarios}
@@ -134,7 +146,9 @@ def run_verify(
         per_presentation: dict[str, Any] = {}
         for presentation, listed in shown:
             chains, rejected_answers, prompts, answers = _run_agent(
-                _Agent(runner, v, compiled, reviewer, renderer, predicates, targets, schema),
+                _Agent(
+                    runner, v, compiled, reviewer, renderer, predicates, targets, schema, informed
+                ),
                 listed,
                 config.condition,
                 presentation,
@@ -161,7 +175,12 @@ def run_verify(
             else:
                 per_presentation[presentation] = figures
         folder.write_verify_prompts(answer_prompts)
-        summary.update(format_version=SUMMARY_FORMAT, condition=config.condition, model=slug)
+        summary.update(
+            format_version=SUMMARY_FORMAT,
+            condition=config.condition,
+            model=slug,
+            reviser=reviser,
+        )
         if per_presentation:
             summary["presentations"] = per_presentation
         folder.write_verify_summary(slug, summary)
@@ -180,6 +199,7 @@ class _Agent:
     predicates: dict[str, dict[str, Any]]
     targets: dict[str, str]
     schema: dict[str, Any]
+    informed: bool = False  # the informed reviser (a declared variant): shown the correction
 
 
 def _presentations(
@@ -257,7 +277,9 @@ def _run_agent(
         parsed = _parsed(gen.get(sid))
         if parsed is None:
             rejected_answers["generate_unparsed"] += 1
-        chains[sid] = _proposals(parsed, s, v.max_triplets, reviewer, rejected_answers)
+        chains[sid] = _proposals(
+            parsed, s, v.max_triplets, reviewer, rejected_answers, compiled.population_of(s)
+        )
     by_id = {s["scenario_id"]: s for s in scenarios}
     for k in range(1, v.max_revisions + 1):
         pending = {
@@ -269,7 +291,11 @@ def _run_agent(
         requests = []
         for sid, ts in pending.items():
             items = [
-                (t.index, t.final.triplet_text(), correction_text(t.final, compiled.entities))
+                (
+                    t.index,
+                    t.final.triplet_text(),
+                    correction_text(t.final, compiled.entities) if agent.informed else None,
+                )
                 for t in ts
             ]
             text = steps.revise_prompt(v, by_id[sid], targets[sid], items, predicates)
@@ -296,7 +322,7 @@ def _run_agent(
                     rejected_answers["revision_unknown_index"] += 1
                     continue
                 seen.add(i)
-                by_index[i].verdicts.append(reviewer.review(r))
+                by_index[i].verdicts.append(reviewer.review(r, compiled.population_of(by_id[sid])))
 
     answer_prompts: list[Prompt] = []
     requests = []
@@ -347,7 +373,12 @@ def _parsed(record: dict[str, Any] | None) -> Any:
 
 
 def _proposals(
-    parsed: Any, scenario: dict[str, Any], n: int, reviewer: Reviewer, cut: Counter[str]
+    parsed: Any,
+    scenario: dict[str, Any],
+    n: int,
+    reviewer: Reviewer,
+    cut: Counter[str],
+    population: str | None = None,
 ) -> list[Triplet]:
     """Every proposed triplet reviewed; beyond n per candidate: rejected as too_many.
 
@@ -375,7 +406,7 @@ def _proposals(
                 reason="too_many",
             )
         else:
-            verdict = reviewer.review(item)
+            verdict = reviewer.review(item, population)
         out.append(Triplet(i, candidate[:200], item, [verdict]))
     return out
 

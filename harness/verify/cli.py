@@ -43,6 +43,14 @@ def verify_command(
             "presentation of the options, for order sensitivity (scores/<log>/order.json).",
         ),
     ] = False,
+    reviser: Annotated[
+        str | None,
+        typer.Option(
+            "--reviser",
+            help="uninformed (KGARevion's: told only that a triplet is false; the declared "
+            "default) or informed (a declared variant: shown what the graph holds instead).",
+        ),
+    ] = None,
 ) -> None:
     """Generate, review against Neo4j, revise and answer: condition C5 for every scenario."""
     from harness.neo4j import connection_settings, open_driver
@@ -59,7 +67,8 @@ def verify_command(
     )
     with open_driver(settings) as driver:
         summary = run_verify(
-            VerifyConfig(run_dir, stage, condition, settings.database, order_variants), driver
+            VerifyConfig(run_dir, stage, condition, settings.database, order_variants, reviser),
+            driver,
         )
     typer.echo(json_text(summary), nl=False)
 

@@ -9,8 +9,10 @@ registry, `STEP_RESPONDERS`); this module holds the behaviour, which needs the c
   own assertions, by entity names), `false` ones (a true signed assertion with the opposite
   sign, or one written backwards) and `unlinkable` ones (an object no entity is named like).
 * revise: fixes a declared share (`FIX_SHARE`) of the refuted triplets, chosen by a hash of
-  the scenario and the index, by restating the first assertion the graph's correction cites;
-  the rest are repeated unchanged (so they stay refuted).
+  the scenario and the index, by restating the first assertion the graph's correction cites
+  (the informed reviser) or, told only that the triplet is false (KGARevion's reviser, the
+  default), the first assertion it knows between the two named ends (its own knowledge: the
+  graph); the rest are repeated unchanged (so they stay refuted).
 * answer: the reference responder the run names (`ref:oracle`, `ref:context-reader`, ...,
   or the loopback server's model name), so C5 pairs with the same responder's C1-C4 answers:
   the context reader reads the verified block as it reads C2-C4 contexts, the oracle answers
@@ -132,6 +134,15 @@ class VerifyResponder:
     def _t(self, label: str, s: str, p: str, o: str) -> dict[str, str]:
         return {"candidate": label, "subject": self.name(s), "predicate": p, "object": self.name(o)}
 
+    def known_between(self, subject: str, obj: str) -> list[str]:
+        """Assertion ids between two named entities, either way (the reviser's knowledge)."""
+        ends = {self.by_name.get(name_key(subject)), self.by_name.get(name_key(obj))}
+        if None in ends or len(ends) != 2:
+            return []
+        return [
+            a["assertion_id"] for a in self.assertions if {a["subject_id"], a["object_id"]} == ends
+        ]
+
     def revise(self, prompt: str) -> dict[str, Any]:
         sid = (_SCENARIO.search(prompt) or [None, ""])[1]
         lines = self._section(prompt, "# Refuted triplets")
@@ -142,7 +153,9 @@ class VerifyResponder:
                 continue
             index = int(m[1])
             graph = lines[i + 1] if i + 1 < len(lines) else ""
-            cited = _CITED.findall(graph)
+            cited = _CITED.findall(graph) if graph.strip().startswith("Graph:") else []
+            if not cited:  # uninformed: what it knows between the two ends itself
+                cited = self.known_between(m[2], m[4])
             if cited and _share(sid, str(index)) < FIX_SHARE:
                 a = self.by_id[cited[0]]
                 fix = {

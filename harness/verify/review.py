@@ -9,10 +9,18 @@ then rapidfuzz at the declared threshold; a tie is ambiguous and links nothing. 
 with an end that cannot be linked is kept and marked `unverifiable`, as the seed keeps
 incomplete knowledge (section 3.2.2).
 
-Verification runs the compiled review queries with the linked ids as parameters only:
-`verified` by an exact assertion (right direction, right predicate and so sign) or by a
-directed path of at most m assertions whose composed sign is the predicate's; otherwise
-`refuted`, with the graph's correction (what it holds between the two ends).
+Verification runs the compiled review queries with the linked ids as parameters only, and
+reads the rows in the patient's population (a claim scoped to another population says
+nothing about this patient; the gold builder's `holds_in` decides, one owner):
+- `refuted` (reason `contradicted`) when a signed triplet meets, between the same two
+  entities, a null result or an assertion of the opposite sign: the graph says otherwise;
+- else `verified` by an exact assertion (right direction, right predicate and so sign);
+- else `verified` by a directed path of at most m validated assertions whose composed sign
+  is the predicate's, provided no validated path of the opposite sign exists (`mixed_signs`
+  otherwise: the graph cannot tell the net sign);
+- else `refuted`, with what the graph holds between the two ends (shown to the reviser only
+  under the informed variant).
+These depart from KGARevion's learned judge (conditions.yaml says how and why).
 """
 
 from __future__ import annotations
@@ -31,6 +39,29 @@ from harness.probe.reference import ReferenceGraph
 from kgbench import contract
 
 VERDICTS = ("verified", "refuted", "unverifiable", "rejected")
+NULL_ROLE = "null_effect"  # the role of a null result (HAS_NO_EFFECT_ON)
+EFFECT_ROLES = ("causal", "mechanistic")  # roles whose signed assertions state an effect
+
+
+class Populations:
+    """Whether a claim holds for the patient's population: the gold builder's reading
+    (harness.scenarios.evidence.OutcomeJudge.holds_in: the population itself, those it lists
+    under `applies_with`, claims of no population; own-evidence roles only in it). A domain
+    without scenario rules, or a review with no population, scopes nothing."""
+
+    def __init__(self, compiled: CompiledDomain) -> None:
+        self.judge: Any = None
+        if (compiled.root / "scenario_rules.json").exists():
+            from harness.scenarios.evidence import OutcomeJudge
+            from harness.scenarios.kg import KnowledgeGraph
+            from harness.scenarios.rules import load_rules
+
+            self.judge = OutcomeJudge(KnowledgeGraph(compiled), load_rules(compiled))
+
+    def holds(self, row: dict[str, Any], population: str | None) -> bool:
+        if population is None or self.judge is None:
+            return True
+        return bool(self.judge.holds_in(row, population))
 
 
 @dataclass(frozen=True)
@@ -76,6 +107,7 @@ class Verdict:
     links: dict[str, Any] = field(default_factory=dict)  # end -> linking decision
     assertion_ids: list[str] = field(default_factory=list)
     correction: list[dict[str, Any]] = field(default_factory=list)
+    population: str | None = None  # the patient population the review was scoped to
     query_ms: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
@@ -128,6 +160,13 @@ class Reviewer:
         self.vocabulary = set(settings.verify.predicates)
         self.signs = settings.verify.signs
         self.path_predicates = set(settings.verify.path_predicates)
+        self.roles = {p["name"]: p.get("role") for p in compiled.graph.get("predicates", [])}
+        self.populations = Populations(compiled)
+        # an assertion's population, from kg.json (the typed edges the queries follow carry
+        # no population; the Assertion nodes and kg.json do)
+        self.population_of = {
+            a["assertion_id"]: a.get("population_id") for a in compiled.graph["assertions"]
+        }
 
     # -- screening -------------------------------------------------------------------------
 
@@ -153,13 +192,14 @@ class Reviewer:
 
     # -- review ----------------------------------------------------------------------------
 
-    def review(self, raw: Any) -> Verdict:
-        """The verdict of one proposed triplet (never raises on model output)."""
+    def review(self, raw: Any, population: str | None = None) -> Verdict:
+        """The verdict of one proposed triplet for a patient of `population` (None: any
+        population's claims count); never raises on model output."""
         rejected = self.screen(raw)
         if rejected is not None:
             return rejected
         s, p, o = tidy(raw["subject"]), raw["predicate"], tidy(raw["object"])
-        verdict = Verdict(s, p, o, "unverifiable")
+        verdict = Verdict(s, p, o, "unverifiable", population=population)
         sl, ol = self.linker.link(s), self.linker.link(o)
         verdict.links = {"subject": sl, "object": ol}
         verdict.subject_id, verdict.object_id = sl["entity_id"], ol["entity_id"]
@@ -169,6 +209,16 @@ class Reviewer:
         if verdict.subject_id == verdict.object_id:
             verdict.status, verdict.reason = "rejected", "self_loop"
             return verdict
+        self._verify(verdict)
+        return verdict
+
+    def check(
+        self, subject_id: str, predicate: str, object_id: str, population: str | None = None
+    ) -> Verdict:
+        """The graph's verdict on a triplet already linked to entity ids (what `review`
+        does after linking): for audits over every pair of the graph."""
+        verdict = Verdict(subject_id, predicate, object_id, "unverifiable", population=population)
+        verdict.subject_id, verdict.object_id = subject_id, object_id
         self._verify(verdict)
         return verdict
 
@@ -191,59 +241,94 @@ class Reviewer:
 
         started = time.perf_counter()
         sign = self.signs.get(str(verdict.predicate), 0)
+        opposite: list[str] | None = None
         if self.one_round_trip:
-            rows, paths = self._review(verdict, sign)
+            rows, paths, opposite = self._review(verdict, sign)
         else:
             rows, paths = self._run(self.settings.exact_query, verdict), None
-        exact = sorted(
-            {
-                r["assertion_id"]
-                for r in rows
-                if r["orientation"] == "forward" and r["predicate"] == verdict.predicate
-            }
-        )
-        if exact:
+        rows = [{**r, "population_id": self.population_of.get(r["assertion_id"])} for r in rows]
+        here = [
+            r
+            for r in rows
+            if r["orientation"] == "forward" and self.populations.holds(r, verdict.population)
+        ]
+        contra = self._contradicting(here, verdict, sign)
+        exact = sorted({r["assertion_id"] for r in here if r["predicate"] == verdict.predicate})
+        if contra:
+            verdict.status, verdict.reason = "refuted", "contradicted"
+            self._correct(verdict, rows)
+        elif exact:
             verdict.status, verdict.method, verdict.assertion_ids = "verified", "exact", exact
         else:
             if paths is not None:  # the review query searched already (or had no need to)
                 chain = paths[0] if paths else None
             else:
-                chain = self._path(verdict, sign) if sign else None
-            if chain is not None:
+                chain, opposite = self._path(verdict, sign) if sign else (None, None)
+            if chain is not None and not opposite:
                 verdict.status, verdict.method, verdict.assertion_ids = "verified", "path", chain
             else:
                 verdict.status = "refuted"
-                verdict.reason = self._why(rows, verdict, sign)
-                verdict.correction = [
-                    {
-                        "assertion_id": r["assertion_id"],
-                        "predicate": r["predicate"],
-                        "orientation": r["orientation"],
-                        "via_class": r["via_class"],
-                    }
-                    for r in rows
-                ]
+                verdict.reason = (
+                    "mixed_signs" if chain is not None else self._why(rows, verdict, sign)
+                )
+                self._correct(verdict, rows)
         verdict.query_ms = round((time.perf_counter() - started) * 1000, 3)
 
-    def _review(self, verdict: Verdict, sign: int) -> tuple[list[dict[str, Any]], list[list[str]]]:
-        """The exact rows and (when needed) the one shortest path of the claimed sign, from
-        the compiled review query: one round trip whatever the verdict."""
+    def _contradicting(self, here: list[dict[str, Any]], verdict: Verdict, sign: int) -> bool:
+        """Does the graph, in the patient's population, say otherwise between the two ends: a
+        null result or the opposite sign against a signed claim? (A claimed null result is
+        verified only by a null result in the population, as the gold reads null results.)"""
+        for r in here:
+            if r["predicate"] == verdict.predicate:
+                continue
+            role = self.roles.get(r["predicate"])
+            their = self.signs.get(r["predicate"], 0) or _direction_sign(r.get("direction"))
+            if sign and role == NULL_ROLE:
+                return True
+            if sign and role in EFFECT_ROLES and their == -sign:
+                return True
+        return False
+
+    @staticmethod
+    def _correct(verdict: Verdict, rows: list[dict[str, Any]]) -> None:
+        verdict.correction = [
+            {
+                "assertion_id": r["assertion_id"],
+                "predicate": r["predicate"],
+                "orientation": r["orientation"],
+                "via_class": r["via_class"],
+                "population_id": r.get("population_id"),
+            }
+            for r in rows
+        ]
+
+    def _review(
+        self, verdict: Verdict, sign: int
+    ) -> tuple[list[dict[str, Any]], list[list[str]], list[str] | None]:
+        """The exact rows and (when needed) the shortest validated path of the claimed sign
+        and of the opposite one, from the compiled review query: one round trip whatever the
+        verdict."""
         assert self.settings.review_query is not None
         rows = self._run(
             self.settings.review_query, verdict, predicate=str(verdict.predicate), sign=sign
         )
         if not rows:  # an end is not in the loaded graph: nothing between them
-            return [], []
+            return [], [], None
         found = sorted(rows[0]["found"], key=lambda r: (r["assertion_id"], r["orientation"]))
-        return found, [list(c) for c in rows[0]["paths"]]
+        opposite = rows[0].get("opposite") or []
+        return found, [list(c) for c in rows[0]["paths"]], (list(opposite[0]) if opposite else None)
 
-    def _path(self, verdict: Verdict, sign: int) -> list[str] | None:
-        """The shortest path (then lowest ids) whose composed sign is the claimed one."""
+    def _path(self, verdict: Verdict, sign: int) -> tuple[list[str] | None, list[str] | None]:
+        """The shortest validated path (then lowest ids) whose composed sign is the claimed
+        one, and the shortest of the opposite sign."""
+        chain = opposite = None
         for row in self._run(self.settings.path_query, verdict):
             signs = [-1 if d == "decrease" else 1 for d in row["directions"]]
             if math.prod(signs) == sign:
-                return list(row["chain"])
-        return None
+                chain = chain or list(row["chain"])
+            else:
+                opposite = opposite or list(row["chain"])
+        return chain, opposite
 
     @staticmethod
     def _why(rows: list[dict[str, Any]], verdict: Verdict, sign: int) -> str:
@@ -253,6 +338,10 @@ class Reviewer:
         if rows:
             return "wrong_direction"
         return "no_assertion" if not sign else "no_assertion_or_path"
+
+
+def _direction_sign(direction: Any) -> int:
+    return {"increase": 1, "decrease": -1}.get(direction, 0) if isinstance(direction, str) else 0
 
 
 def correction_text(verdict: Verdict, entities: dict[str, dict[str, Any]]) -> str:
@@ -268,7 +357,9 @@ def correction_text(verdict: Verdict, entities: dict[str, dict[str, Any]]) -> st
     for c in verdict.correction:
         a, b = (s, o) if c["orientation"] == "forward" else (o, s)
         via = " (class-level claim)" if c["via_class"] else ""
-        parts.append(f"{a} -{c['predicate']}-> {b} [{c['assertion_id']}]{via}")
+        pop = c.get("population_id")
+        where = f" in {entities.get(pop, {}).get('name', pop)}" if pop else ""
+        parts.append(f"{a} -{c['predicate']}-> {b} [{c['assertion_id']}]{via}{where}")
     return "the graph holds " + "; ".join(parts)
 
 

@@ -51,13 +51,24 @@ def revise_prompt(
     v: contract.Verify,
     scenario: dict[str, Any],
     target: str,
-    refuted: list[tuple[int, str, str]],
+    refuted: list[tuple[int, str, str | None]],
     predicates: dict[str, dict[str, Any]],
 ) -> str:
-    """`refuted`: (index, triplet as text, the graph's correction in words)."""
-    items = "\n".join(f"{i}. {text}\n   Graph: {why}" for i, text, why in refuted)
+    """`refuted`: (index, triplet as text, the graph's correction in words or None).
+
+    KGARevion's reviser (the default) is told only that each triplet was refuted: its
+    corrections are None and no graph line is shown. The informed reviser (a declared
+    variant) gets the graph's correction under each, and its own instruction."""
+    informed = any(why is not None for _, _, why in refuted)
+    items = "\n".join(
+        f"{i}. {text}" + (f"\n   Graph: {why}" if why is not None else "")
+        for i, text, why in refuted
+    )
+    instruction = (
+        v.prompts.get("revise_informed", v.prompts["revise"]) if informed else v.prompts["revise"]
+    )
     return (
-        f"{STEP_MARK}revise\n{v.prompts['revise']}\n\n{_scenario_head(scenario, target)}\n\n"
+        f"{STEP_MARK}revise\n{instruction}\n\n{_scenario_head(scenario, target)}\n\n"
         f"# Refuted triplets\n{items}\n\n# Predicates\n{_vocabulary(v, predicates)}\n\n"
         "Reply with a JSON object: `revisions`, a list of {index, subject, predicate, object}, "
         "one per refuted triplet, `index` as numbered above.\n"

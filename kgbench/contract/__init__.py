@@ -21,6 +21,7 @@ from kgbench.errors import Location, UserError
 
 from .models import (
     DOCUMENTS,
+    ClaimSupport,
     Condition,
     Conditions,
     Context,
@@ -147,6 +148,7 @@ def schema_bytes(model: type[Document]) -> bytes:
 __all__ = [
     "DOCUMENTS",
     "SCHEMAS_DIR",
+    "ClaimSupport",
     "Condition",
     "Conditions",
     "Context",

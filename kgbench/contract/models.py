@@ -315,9 +315,15 @@ class Verify(Model):
     predicates: list[str] = Field(description="the triplet vocabulary (predicates in roles)")
     path_predicates: list[str]
     signs: dict[str, int] = Field(description="predicate -> +1 increase, -1 decrease, 0 none")
-    prompts: dict[str, str] = Field(description="generate, revise, answer instructions")
+    prompts: dict[str, str] = Field(
+        description="generate, revise, answer instructions (revise_informed where declared)"
+    )
     queries: VerifyQueries
     parameters: list[str]
+    reviser: str = Field(
+        default="uninformed",
+        description="uninformed (KGARevion: no correction shown) or informed (a variant)",
+    )
 
 
 class Condition(Model):
@@ -359,7 +365,7 @@ class Conditions(Document):
     2.0.0: chain sections declare bounds and an order instead of path shapes; 2.1.0 adds the
     optional verify block (with its one-round-trip review query) and option presentations."""
 
-    FORMAT: ClassVar[str] = "2.1.0"
+    FORMAT: ClassVar[str] = "2.2.0"  # 2.2: the verify block's reviser
     PATH: ClassVar[str] = "conditions.json"
 
     format_version: str
@@ -376,6 +382,27 @@ class Conditions(Document):
 UnparseablePolicy = Literal["intent_to_treat", "per_protocol"]
 
 
+class ClaimSupporter(Model):
+    """A predicate role (and, for a signed claim, the direction) that supports a claim kind."""
+
+    role: str
+    direction: str | None = None
+
+
+class ClaimKind(Model):
+    """One kind of claim in words: the word beginnings that state it, what supports it."""
+
+    name: str
+    words: list[str]
+    supported_by: list[ClaimSupporter]
+
+
+class ClaimSupport(Model):
+    """The unsupported-claim metric's compatibility table (spec/declarations/metrics.yaml)."""
+
+    kinds: list[ClaimKind]
+
+
 class Metric(Model):
     """One declared metric: which response field meets which gold field, under which kind."""
 
@@ -388,12 +415,18 @@ class Metric(Model):
     higher_is_better: bool
     binary: bool = False
     description: str = ""
+    reading: str | None = Field(
+        default=None, description="the chain kinds' reading: validated_chains or gold_path"
+    )
+    claim_support: ClaimSupport | None = Field(
+        default=None, description="the unsupported_claims kind's compatibility table"
+    )
 
 
 class MetricPanel(Document):
     """metrics.json: the declared panel as data (spec/declarations/metrics.yaml, validated)."""
 
-    FORMAT: ClassVar[str] = "1.0.0"
+    FORMAT: ClassVar[str] = "1.1.0"  # 1.1: a metric's reading and claim_support
     PATH: ClassVar[str] = "metrics.json"
 
     format_version: str
@@ -443,6 +476,9 @@ class ProbeRoot(Model):
 class ProbeReference(Model):
     graph: str
     predicates: list[str]
+    excluded_directions: list[str] = Field(
+        default_factory=list, description="assertion directions left out (decrease)"
+    )
 
 
 class ProbeNoise(Model):
@@ -459,7 +495,7 @@ class ProbeStep(Model):
 class Probe(Document):
     """probe/probe.json: the graph-generation probe as the harness runs it."""
 
-    FORMAT: ClassVar[str] = "1.0.0"
+    FORMAT: ClassVar[str] = "1.1.0"  # 1.1: reference.excluded_directions
     PATH: ClassVar[str] = "probe/probe.json"
 
     format_version: str

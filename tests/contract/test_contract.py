@@ -130,11 +130,11 @@ def _score_cli(run_dir: Path, compiled: Path):
     [
         (
             lambda d: d["metrics"][0].pop("kind"),
-            "does not match its contract (MetricPanel 1.0.0): metrics.0.kind: Field required",
+            "does not match its contract (MetricPanel 1.1.0): metrics.0.kind: Field required",
         ),
         (
             lambda d: d.update(unparseable_policy="sometimes"),
-            "does not match its contract (MetricPanel 1.0.0): unparseable_policy: Input should be",
+            "does not match its contract (MetricPanel 1.1.0): unparseable_policy: Input should be",
         ),
         (
             lambda d: d["metrics"][0].update(kind="vibes"),

@@ -151,6 +151,15 @@ def _gold(graph: dict[str, Any], ids: list[str], rng: random.Random) -> dict[str
         "evidence_source_ids": ["EV_0001"],
         "expects_uncertainty": rng.choice([True, False, None, "yes"]),
     }
+    if rng.random() < 0.5:  # every equal validated chain (the chain kinds read them)
+        gold["causal_paths"] = rng.choice(
+            [
+                [gold["causal_path_assertion_ids"], rng.sample(ids, min(len(ids), 3))],
+                [],
+                "ASR_1",
+                [[1, 2], "ASR_1", []],
+            ]
+        )
     for key in rng.sample(sorted(gold), rng.randint(0, 1)):
         del gold[key]
     return gold
@@ -177,17 +186,27 @@ def _every_combination(declared: tuple[Metric, ...]) -> list[Metric]:
     yet (gold_true, a set kind on the recommendation) are held equal too."""
     pairs = sorted({(m.response_field, m.gold_field) for m in declared})
     out = list(declared)
-    for i, (kind, rule) in enumerate((k, r) for k in sorted(KINDS) for r in DEFINED_WHEN):
+    # a kind's own declarations (a chain kind's reading, the claim table) as the panel has
+    # them; the chain kinds under both readings
+    own = {m.kind: m for m in declared}
+    combos = [(k, r, None) for k in sorted(KINDS) for r in DEFINED_WHEN]
+    combos += [
+        (k, r, "gold_path") for k in sorted(KINDS) if k.startswith("chain_") for r in DEFINED_WHEN
+    ]
+    for i, (kind, rule, reading) in enumerate(combos):
         rf, gf = pairs[i % len(pairs)]
+        model = own.get(kind)
         out.append(
             Metric(
-                name=f"{kind}.{rule}",
+                name=f"{kind}.{rule}.{reading}",
                 title=kind,
                 kind=kind,
                 response_field=rf,
                 gold_field=gf,
                 defined_when=rule,
                 higher_is_better=True,
+                reading=reading or (model.reading if model else None),
+                claim_support=model.claim_support if model else None,
             )
         )
     return out
@@ -208,6 +227,17 @@ def test_compiled_panel_equals_the_reference_pass(domain: CompiledDomain) -> Non
             context: Any = None  # C1
         elif kind == 1:
             context = {"assertions": {a: by_id[a] for a in chosen}}
+            if n % 8 == 1:  # chains from candidates to a target (the chain kinds read them)
+                last = by_id[chosen[2]] if len(chosen) > 2 else by_id[chosen[0]]
+                context["parameters"] = {"target_id": last["object_id"]}
+                context["sections"] = [
+                    {
+                        "paths": [
+                            {"candidate_id": by_id[c]["subject_id"], "assertion_ids": chosen[:3]}
+                        ]
+                    }
+                    for c in chosen[:2]
+                ]
         elif kind == 2:
             context = {"assertions": _odd_assertions(graph, rng)}
         else:

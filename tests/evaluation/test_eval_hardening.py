@@ -23,7 +23,7 @@ from harness.metrics import (
     Lexicon,
     MetricInputs,
     _norm,
-    _wanted_direction,
+    claim_reader,
     unsupported_claims,
 )
 from harness.prompts import build_prompts
@@ -120,17 +120,25 @@ def test_name_memo_is_bounded_and_agrees_with_a_fresh_lexicon(mini_domain):
     assert all(len(memo) <= MEMO_SIZE for memo in memoised._memo.values())
 
 
-def _scan_supported(claim: dict[str, str], lexicon: Lexicon, context: dict[str, Any]) -> bool:
-    """The assertion-by-assertion scan the per-response index replaced (the reference)."""
+def _scan_supported(
+    claim: dict[str, str], lexicon: Lexicon, context: dict[str, Any], spec: Any
+) -> bool:
+    """The assertion-by-assertion scan the per-response index replaced (the reference): an
+    assertion with the claim's ends and its own predicate, or a role (and sign) the declared
+    compatibility table lists for the claim's kind."""
+    reader = claim_reader(spec)
     subj = lexicon.equivalents(lexicon._resolve(claim["subject"]))
     obj = lexicon.equivalents(lexicon._resolve(claim["object"]))
-    want = _wanted_direction(claim["predicate"])
+    kind = reader.kind_of(_norm(claim["predicate"]))
+    table = {k.name: k for k in spec.claim_support.kinds}
     for a in context["assertions"].values():
         if a["subject_id"] in subj and a["object_id"] in obj:
             if _norm(claim["predicate"]) and _norm(claim["predicate"]) == _norm(a["predicate"]):
                 return True
-            if want is None or a.get("direction") in (None, "none", want):
-                return True
+            role = lexicon.predicate_roles.get(a["predicate"])
+            for s in table[kind].supported_by if kind else ():
+                if s.role == role and s.direction in (None, a.get("direction")):
+                    return True
     return False
 
 
@@ -140,18 +148,20 @@ def test_claims_join_on_either_side_of_the_context(mini_domain):
     assertion-by-assertion scan judged it."""
     graph = mini_domain.graph
     lexicon = Lexicon.from_graph(graph)
+    spec = next(m for m in load_compiled_scorer(mini_domain).metrics if m.claim_support)
     names = [e["name"] for e in graph["entities"]]
     names += [c["class_name"] for c in graph.get("intervention_classes", [])]
     every = {"assertions": {a["assertion_id"]: a for a in graph["assertions"]}}
     one = {"assertions": {a["assertion_id"]: a for a in graph["assertions"][:1]}}
     checked = 0
+    predicates = ("", "lowers", "increases", "TREATS", "has no effect on", "may cause", "TARGETS")
     for context in (every, one):
         for subject in names:
             for obj in names[:8]:
-                for predicate in ("", "lowers", "increases", "TREATS"):
+                for predicate in predicates:
                     claim = {"subject": subject, "predicate": predicate, "object": obj}
-                    inp = MetricInputs(lexicon, context, {"claims": [claim]})
-                    expected = 0.0 if _scan_supported(claim, lexicon, context) else 1.0
+                    inp = MetricInputs(lexicon, context, {"claims": [claim]}, None, spec)
+                    expected = 0.0 if _scan_supported(claim, lexicon, context, spec) else 1.0
                     assert unsupported_claims(None, None, inp) == expected, claim
                     checked += expected == 0.0
     assert checked, "some claims are supported"

@@ -137,6 +137,7 @@ def context_from_graph(
         "sections": [
             {
                 "name": "causal_chains",
+                "shape": "causal_chain",
                 "paths": [{"candidate_id": candidates[0], "assertion_ids": ids[:4]}],
             }
         ],
@@ -446,3 +447,198 @@ def test_contract_is_read_from_the_compiled_response_schema(mini_domain):
         "rationale": FieldRule("string"),
     }
     assert contract.required == tuple(contract.fields) and contract.closed
+
+
+# --- issue 27: claims count once and are supported only by a compatible predicate and sign ---
+
+
+def _cardio_rate(cardio: CompiledDomain, ids: list[str], response: dict[str, Any]) -> float | None:
+    scorer = load_compiled_scorer(cardio)
+    ctx = context_from_graph(cardio.graph, ids, ["DRG_0001"], "OUT_0002")
+    return scorer.score(GOLD, response, ctx).scores["unsupported_claim_rate"]
+
+
+def _said(*claims: tuple[str, str, str]) -> dict[str, Any]:
+    return {"claims": [{"subject": s, "predicate": p, "object": o} for s, p, o in claims]}
+
+
+def test_a_claim_is_supported_only_by_an_assertion_of_its_own_kind_and_sign(cardio):
+    """The review's probes on real cardio assertions (seed-fidelity review, gap 1). ASR_0087
+    (lisinopril MAY_CAUSE_ADVERSE_EFFECT dry cough), ASR_0028 (lisinopril INDICATED_FOR
+    essential hypertension), ASR_0170 (weight loss HAS_NO_EFFECT_ON MACE, a null result) and
+    ASR_0121 (lisinopril CAUSES_DECREASE_IN blood pressure) are the whole context."""
+    ids = ["ASR_0087", "ASR_0028", "ASR_0170", "ASR_0121"]
+    no = [
+        ("Lisinopril", "prevents", "Dry cough"),  # an adverse effect is not prevented
+        ("Lisinopril", "worsens", "Essential hypertension"),  # an indication is no harm
+        ("Lisinopril", "causes", "Essential hypertension"),
+        ("Weight loss", "lowers", "Major adverse cardiovascular events"),  # a null result
+        ("Weight loss", "raises", "Major adverse cardiovascular events"),  # is neither sign
+        ("Lisinopril", "raises", "Blood pressure"),  # the opposite sign
+        ("Lisinopril", "has no effect on", "Blood pressure"),  # a decrease is an effect
+    ]
+    for claim in no:
+        assert _cardio_rate(cardio, ids, _said(claim)) == 1.0, claim
+    yes = [
+        ("Lisinopril", "may cause", "Dry cough"),
+        ("Lisinopril", "MAY_CAUSE_ADVERSE_EFFECT", "Dry cough"),  # its own predicate
+        ("Lisinopril", "is indicated for", "Essential hypertension"),
+        ("Weight loss", "has no effect on", "Major adverse cardiovascular events"),
+        ("Weight loss", "did not reduce", "Major adverse cardiovascular events"),
+        ("Lisinopril", "lowers", "Blood pressure"),
+    ]
+    for claim in yes:
+        assert _cardio_rate(cardio, ids, _said(claim)) == 0.0, claim
+    # the table is the declared one: metrics.json carries it, the code holds no copy
+    panel = {m.name: m for m in load_compiled_scorer(cardio).metrics}
+    kinds = [k.name for k in panel["unsupported_claim_rate"].claim_support.kinds]
+    assert kinds[0] == "no_effect" and {"decrease", "increase", "adverse_effect"} <= set(kinds)
+
+
+def test_each_claim_counts_once(cardio):
+    """Gap 2 of the review: the gold path cited by id, the same four claims restated in words
+    (as the answer format asks) and one false claim are five claims, one unsupported: 1/5,
+    not 1/9. The paper's Table 1 answer written that way is 1/4, not 1/7."""
+    restated = _said(
+        ("Lisinopril", "TARGETS", "Angiotensin-converting enzyme"),
+        ("ACE", "participates in", "Renin-angiotensin-aldosterone system activity"),
+        ("RAAS activity", "raises", "Blood pressure"),
+        ("Blood pressure", "increases", "Major adverse cardiovascular events"),
+        ("Lisinopril", "lowers", "LDL cholesterol"),  # the false claim
+    )
+    answer = {**restated, "causal_path_assertion_ids": GOLD["causal_path_assertion_ids"]}
+    assert _cardio_rate(cardio, TABLE1_IDS, answer) == pytest.approx(1 / 5)
+    # the same false claim twice, in other words, is still one claim
+    twice = {
+        **answer,
+        "claims": [*answer["claims"], *_said(("lisinopril", "reduces", "LDL-C"))["claims"]],
+    }
+    assert _cardio_rate(cardio, TABLE1_IDS, twice) == pytest.approx(1 / 5)
+    table1 = {
+        **TABLE1_RESPONSE,
+        "claims": [
+            *restated["claims"][:1],
+            *restated["claims"][2:],  # the three cited edges in words, and LDL
+        ],
+    }
+    assert _cardio_rate(cardio, TABLE1_IDS, table1) == pytest.approx(1 / 4)
+    # a restatement with the wrong sign is not the cited claim: a claim of its own, refuted
+    wrong = {
+        **answer,
+        "claims": _said(("Blood pressure", "lowers", "Major adverse cardiovascular events"))[
+            "claims"
+        ],
+    }
+    assert _cardio_rate(cardio, TABLE1_IDS, wrong) == pytest.approx(1 / 5)
+
+
+# --- issue 27: causal edges against every validated chain ---------------------------------
+
+
+ALTERNATIVE = ["ASR_0121", "ASR_0013"]  # lisinopril lowers blood pressure -> MACE (validated)
+
+
+def _chain_context(cardio: CompiledDomain) -> dict[str, Any]:
+    """SCN_0001's C4 chains for lisinopril and metoprolol, as `kgbench extract` writes them
+    (section shape causal_chain): the gold chain, the one-step-shorter alternative, and an
+    unvalidated chain (ASR_0042: RAAS -> MACE is not validated)."""
+    chains = {
+        "DRG_0001": [
+            GOLD["causal_path_assertion_ids"],
+            ALTERNATIVE,
+            ["ASR_0019", "ASR_0010", "ASR_0042"],
+        ],
+        "DRG_0006": [["ASR_0125", "ASR_0013"]],
+    }
+    ids = sorted(
+        {i for paths in chains.values() for p in paths for i in p}
+        | {"ASR_0170", "ASR_0262", "ASR_0028"}
+    )
+    ctx = context_from_graph(cardio.graph, ids, ["DRG_0001", "DRG_0006"], "OUT_0002")
+    ctx["sections"] = [
+        {
+            "name": "causal_chains",
+            "shape": "causal_chain",
+            "paths": [
+                {"candidate_id": c, "assertion_ids": p} for c, ps in chains.items() for p in ps
+            ],
+        },
+        {  # a validated causal outcome claim is a chain of one step; a null result is none
+            "name": "outcome_evidence",
+            "shape": "target_edges",
+            "paths": [
+                {"candidate_id": "DRG_0001", "assertion_ids": ["ASR_0170"]},
+                {"candidate_id": "DRG_0001", "assertion_ids": ["ASR_0262"]},
+            ],
+        },
+        {  # candidate edges are no chains
+            "name": "indications",
+            "shape": "candidate_edges",
+            "paths": [{"candidate_id": "DRG_0001", "assertion_ids": ["ASR_0028"]}],
+        },
+    ]
+    return ctx
+
+
+def test_an_answer_citing_a_valid_alternative_chain_gets_full_causal_precision(cardio):
+    scorer = load_compiled_scorer(cardio)
+    ctx = _chain_context(cardio)
+    answer = {"recommended_intervention": "Lisinopril", "causal_path_assertion_ids": ALTERNATIVE}
+    scores = scorer.score(GOLD, answer, ctx).scores
+    assert scores["causal_edge_precision"] == 1.0
+    assert scores["causal_edge_recall"] == 0.25  # ASR_0013 of the one gold chain
+    # the gold lists both equal chains: the best-covered one is the recall
+    both = {**GOLD, "causal_paths": [GOLD["causal_path_assertion_ids"], ALTERNATIVE]}
+    scores = scorer.score(both, answer, ctx).scores
+    assert scores["causal_edge_precision"] == scores["causal_edge_recall"] == 1.0
+    assert scores["causal_edge_f1"] == 1.0
+    # "no": an unvalidated chain, another candidate's chain, or a chain of the answer's
+    # context when the answer recommends something else earn nothing beyond the gold
+    unvalidated = {**answer, "causal_path_assertion_ids": ["ASR_0042"]}
+    assert scorer.score(GOLD, unvalidated, ctx).scores["causal_edge_precision"] == 0.0
+    outcome = {**answer, "causal_path_assertion_ids": ["ASR_0262"]}
+    assert scorer.score(GOLD, outcome, ctx).scores["causal_edge_precision"] == 1.0
+    for not_causal in ("ASR_0170", "ASR_0028"):  # a null result, an indication
+        cited = {**answer, "causal_path_assertion_ids": [not_causal]}
+        assert scorer.score(GOLD, cited, ctx).scores["causal_edge_precision"] == 0.0
+    other = {**answer, "causal_path_assertion_ids": ["ASR_0125"]}
+    assert scorer.score(GOLD, other, ctx).scores["causal_edge_precision"] == 0.0
+    metoprolol = {**answer, "recommended_intervention": "Metoprolol succinate"}
+    assert scorer.score(GOLD, metoprolol, ctx).scores["causal_edge_precision"] == 0.5
+    assert (
+        scorer.score(
+            GOLD, {**other, "recommended_intervention": "Metoprolol succinate"}, ctx
+        ).scores["causal_edge_precision"]
+        == 1.0
+    )
+
+
+def test_the_papers_single_path_reading_is_a_declared_variant(cardio):
+    """`reading: gold_path` is the paper's section 3.7: the one gold path, nothing else."""
+    scorer = load_compiled_scorer(cardio)
+    declared = {m.name: m for m in scorer.metrics}
+    assert {
+        declared[n].reading
+        for n in ("causal_edge_precision", "causal_edge_recall", "causal_edge_f1")
+    } == {"validated_chains"}
+    paper = [
+        m.model_copy(update={"reading": "gold_path"}) if m.reading else m for m in scorer.metrics
+    ]
+    ctx = _chain_context(cardio)
+    answer = {"recommended_intervention": "Lisinopril", "causal_path_assertion_ids": ALTERNATIVE}
+    both = {**GOLD, "causal_paths": [GOLD["causal_path_assertion_ids"], ALTERNATIVE]}
+    scores = score_response(both, answer, ctx, metrics=paper, domain="cardio")
+    assert scores["causal_edge_precision"] == 0.5 and scores["causal_edge_recall"] == 0.25
+    # Table 1 holds under either reading on its own graph
+    graph = table1_graph()
+    t1 = context_from_graph(graph, TABLE1_IDS, ["DRG_0001", "DRG_0002"], "OUT_0002")
+    assert_table1(
+        score_response(
+            GOLD,
+            TABLE1_RESPONSE,
+            t1,
+            lexicon=Lexicon.from_graph(graph),
+            metrics=paper,
+            domain="cardio",
+        )
+    )

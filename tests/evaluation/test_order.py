@@ -72,6 +72,25 @@ def test_reading_a_choice_by_name_or_letter() -> None:
     assert choice({"recommended_intervention": "B"}, unlabelled, names) == "other"
 
 
+def test_a_choice_is_read_as_the_scorer_reads_it() -> None:
+    """Issue 27: "Lisinopril" under one order and "Lisinopril 10 mg" under another are one
+    choice (the scorer credits both), not a flip; a hedge between two options is none."""
+    from harness.scoring import load_compiled_scorer
+
+    lexicon = load_compiled_scorer(CompiledDomain.open("cardio")).lexicon
+    names = {"DRG_0001": "Lisinopril", "DRG_0006": "Metoprolol succinate"}
+    arr = Arrangement(ORIGINAL, ("DRG_0001", "DRG_0006"), ("", ""), ORIGINAL)
+
+    def read(text: str, lex: object = lexicon) -> str:
+        return choice({"recommended_intervention": text}, arr, names, lex)
+
+    assert read("Lisinopril") == read("Lisinopril 10 mg once daily") == "DRG_0001"
+    assert read("Zestril") == read("ACE inhibitor (lisinopril)") == "DRG_0001"
+    assert read("Lisinopril 10 mg once daily", None) == "other"  # exact names only, before
+    assert read("Lisinopril or metoprolol succinate") == "other"
+    assert read("Amlodipine") == "other"  # an intervention, not a listed option
+
+
 def test_flip_rate_and_position_bias_arithmetic() -> None:
     assert flip_rate(["X", "Y", "abstain", "Z"], ["X", "Z", "abstain", "other"]) == [0, 1, 0, 1]
     hits, chance = first_position(

@@ -22,7 +22,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_compiled_probe_files(cardio_probe):
     data = cardio_probe.data
-    assert data["settings"]["max_depth"] == 2 and data["settings"]["path_bound"] == 7
+    assert data["settings"]["max_depth"] == 2 and data["settings"]["path_bound"] == 6
     assert data["settings"]["concepts_per_answer"] == 3
     assert data["settings"]["path_mode"] in ("directed", "undirected")
     assert len(data["roots"]) == 20
@@ -121,7 +121,7 @@ def test_bad_templates_in_the_spec_are_located(cardio_reference, tmp_path):
     bad = spec.replace('What does "{{ concept }}" directly cause?', "What does {{ concep }} cause?")
     bad = bad.replace("Consider two medical concepts", "{% if %}Consider")
     bad = bad.replace(
-        "reference_roles: [mechanistic, causal, therapeutic, adverse_effect]",
+        "reference_roles: [mechanistic, causal, adverse_effect]",
         "reference_roles: [interaction]",
     )
     (tmp_path / "probe.yaml").write_text(bad)

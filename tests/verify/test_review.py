@@ -70,7 +70,8 @@ def test_wrong_sign_is_refuted_with_the_graphs_correction(
     reviewer: Reviewer, loaded_mini: CompiledDomain
 ) -> None:
     v = reviewer.review(t("Smoking cessation", "CAUSES_INCREASE_IN", "Tobacco smoking"))
-    assert v.status == "refuted" and v.reason == "wrong_sign_or_predicate"
+    # the graph states the opposite sign between the two: contradicted (issue 27)
+    assert v.status == "refuted" and v.reason == "contradicted"
     assert [c["assertion_id"] for c in v.correction] == ["ASR_0011"]
     assert "CAUSES_DECREASE_IN" in correction_text(v, loaded_mini.entities)
 

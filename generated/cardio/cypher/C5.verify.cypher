@@ -2,8 +2,8 @@
 // Parameters: $subject_id, $object_id (entity ids the triplet's names were linked to),
 // $predicate (the claimed predicate), $sign (its sign: +1, -1, or 0 when unsigned).
 // One round trip: the checks of C5.verify_exact.cypher and C5.verify_path.cypher;
-// the path search runs only when no assertion states the claim, and returns the shortest
-// path whose composed sign is the claimed one.
+// the path search runs only when no assertion states the claim, over validated assertions only, and returns the
+// shortest path whose composed sign is the claimed one and the shortest of the opposite sign.
 MATCH (s:KG_cardio {id: $subject_id}) USING INDEX SEEK s:KG_cardio(id)
 MATCH (o:KG_cardio {id: $object_id}) USING INDEX SEEK o:KG_cardio(id)
 CALL (s, o) {
@@ -28,19 +28,21 @@ CALL (s, o, found) {
     AND none(x IN found WHERE x.orientation = 'forward' AND x.predicate = $predicate)
   CALL (s, o) {
     MATCH p = (s)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN|PARTICIPATES_IN|TARGETS*1..3]->(o)
+    WHERE all(r IN relationships(p) WHERE r.validated = true)
     RETURN relationships(p) AS rels
     UNION
     MATCH (s)-[:MEMBER_OF]->(k:KG_cardio)
     MATCH p = (k)-[:CAUSES_DECREASE_IN|CAUSES_INCREASE_IN|PARTICIPATES_IN|TARGETS*1..3]->(o)
     WHERE s.id IN coalesce(relationships(p)[0].member_ids, [])
+      AND all(r IN relationships(p) WHERE r.validated = true)
     RETURN relationships(p) AS rels
   }
-  WITH rels
-  WHERE reduce(sign = 1, r IN rels |
-               sign * CASE r.direction WHEN 'decrease' THEN -1 ELSE 1 END) = $sign
-  WITH [r IN rels | r.assertion_id] AS chain
+  WITH [r IN rels | r.assertion_id] AS chain,
+       reduce(sign = 1, r IN rels |
+              sign * CASE r.direction WHEN 'decrease' THEN -1 ELSE 1 END) AS sign
   ORDER BY size(chain), chain
-  LIMIT 1
-  RETURN collect(chain) AS paths
+  WITH sign, collect(chain)[0] AS chain
+  RETURN collect(CASE WHEN sign = $sign THEN chain END) AS paths,
+         collect(CASE WHEN sign <> $sign THEN chain END) AS opposite
 }
-RETURN found, paths
+RETURN found, paths, opposite
