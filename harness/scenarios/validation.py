@@ -213,6 +213,7 @@ class _Checker:
         if ids_known:
             self.judged(line, sid, s)
         findings = set(s["patient"].get("condition_ids") or ())
+        self.exclusive(line, sid, s, findings)
         for i, a in enumerate(acceptable):
             for aid, found in self.contraindicated(a, findings):
                 self.add(
@@ -259,6 +260,22 @@ class _Checker:
         self.assertions(
             line, sid, "anchor_assertion_ids", s.get("anchor_assertion_ids") or [], None
         )
+
+    def exclusive(self, line: int, sid: str, s: dict[str, Any], findings: set[str]) -> None:
+        """No finding of the patient excludes another, the population or the target
+        (`incompatible_with` in the domain's entity_profiles), as the generator ensures."""
+        profiles = self.item_judge.rules.entity_profiles
+        present = {*findings, s.get("population_id"), s["target_outcome_id"]}
+        for i, f in enumerate(s["patient"].get("condition_ids") or ()):
+            clash = set((profiles.get(f) or {}).get("incompatible_with") or ()) & present
+            if clash:
+                self.add(
+                    line,
+                    sid,
+                    f"patient.condition_ids[{i}]",
+                    f"{f} excludes {', '.join(sorted(clash))} (incompatible_with in the "
+                    "domain's entity_profiles); a patient cannot hold both",
+                )
 
     def judged(self, line: int, sid: str, s: dict[str, Any]) -> None:
         """The one judgement: the gold's answer must be the one the evidence rules give."""

@@ -162,3 +162,18 @@ def test_explain_reads_a_run_folder_and_a_release_folder(cli, cardio, tmp_path) 
     )
     assert result.exit_code == 0, result.output
     assert "Judged now:" in result.output
+
+
+def test_a_hand_written_patient_with_exclusive_findings_is_refused(tmp_path) -> None:
+    """Issue 29 item 7: findings a domain declares mutually exclusive (`incompatible_with`:
+    afib's severe renal impairment CTI_0005 and CTI_0012) never meet in one patient, generated
+    (the generator skips the instance) or hand-written (check-scenarios refuses it)."""
+    afib = CompiledDomain.open("afib")
+    record = json.loads(afib.read("scenarios/scenarios.jsonl").splitlines()[0])
+    assert check_file(afib, write(tmp_path / "ok.jsonl", [record])) == [record]
+    record["patient"]["condition_ids"] += ["CTI_0005", "CTI_0012"]
+    problems = [str(p) for p in validate_records(afib, [(1, record)], "hand.jsonl")]
+    assert any(
+        "CTI_0005 excludes CTI_0012 (incompatible_with in the domain's entity_profiles)" in p
+        for p in problems
+    ), problems
