@@ -48,6 +48,7 @@ class ItemAudit:
     new: str | None  # the qualified candidate, None for abstain, "tie" for several
     detail: str
     verdicts: dict[str, Judgement] = field(default_factory=dict, compare=False, repr=False)
+    record: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
 class ItemJudge:
@@ -102,7 +103,7 @@ class ItemJudge:
         else:
             outcome, new, detail = UNCHANGED, old, ""
         return ItemAudit(
-            record["scenario_id"], record["category"], outcome, old, new, detail, verdicts
+            record["scenario_id"], record["category"], outcome, old, new, detail, verdicts, record
         )
 
     def problem(self, item: ItemAudit) -> str | None:
@@ -123,9 +124,16 @@ class ItemJudge:
                 "(kgbench explain shows each verdict)"
             )
         if item.new is None:
+            hint = ""
+            if old is not None and old.status == "no_outcome_evidence" and item.old:
+                population = self.domain.population_of(item.record)
+                hint = "; " + what_would_qualify(
+                    self.judge, item.old, item.record["target_outcome_id"], population
+                )
             return (
                 f"{blocked}no candidate rests on outcome evidence for this patient, so the "
                 "answer is to abstain (preferred null, nothing acceptable, expects_uncertainty)"
+                + hint
             )
         return (
             f"{blocked}the evidence rules give '{item.new}' (outcome evidence: "
@@ -161,6 +169,29 @@ class ItemJudge:
                 for c in verdicts
             ],
         }
+
+
+def what_would_qualify(
+    judge: OutcomeJudge, candidate: str, target: str, population: str | None
+) -> str:
+    """For a candidate with no qualifying outcome claim: the claim that would qualify it (issue
+    29 item 6: a surrogate target such as HbA1c needs a direct claim too), and why the claims
+    it has fall short."""
+    kg, policy = judge.kg, judge.policy
+    where = f" in {kg.name_of(population)} ({population})" if population else ""
+    text = (
+        f"{kg.name_of(candidate)} ({candidate}) has no qualifying outcome claim on "
+        f"{kg.name_of(target)} ({target}){where}; a direct claim would qualify it: "
+        f"{candidate} (or a homogeneous class of it) lowering {target}, validated, causal, at "
+        f"{' or '.join(policy.evidence_levels)} certainty, supported by a "
+        f"{' or '.join(policy.study_source_types)} that studied {candidate} or a "
+        f"{' or '.join(policy.guideline_source_types)} link with recommendation class "
+        f"{' or '.join(policy.guideline_classes)}; a mechanism chain never does"
+    )
+    weak = judge.judge(candidate, target, population, ()).weak  # type: ignore[arg-type]
+    if weak:
+        text += " (its claims fall short: " + "; ".join(f"{a}: {why}" for a, why in weak) + ")"
+    return text
 
 
 def audit(domain: CompiledDomain, records: list[dict[str, Any]]) -> list[ItemAudit]:

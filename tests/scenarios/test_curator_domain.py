@@ -121,3 +121,32 @@ def test_a_class_modifier_reaches_each_member_labelled_class_level(
     assert line.endswith("| class-level claim for Sulfonylurea, applies to Glimepiride"), line
     (parsed,) = [ln for ln in parse_prompt(prompt).lines if ln.assertion_id == "CL050"]
     assert parsed.applies_to == "Glimepiride" and parsed.evidence_ids == ("REF05",)
+
+
+def test_a_gold_without_a_qualifying_claim_says_what_would_qualify(
+    t2d: CompiledDomain, generated
+) -> None:
+    """Issue 29 item 6: metformin as the answer for MACE (its only claims are a direct one on
+    hyperglycaemia, UKPDS 34, and a mechanism): the message names the candidate, the target
+    and the claim that would qualify it."""
+    _, records, _ = generated
+    record = json.loads(json.dumps(records[0]))
+    record["candidates"] = [
+        {"intervention_id": "drug-01", "label": "Metformin"},
+        {"intervention_id": "drug-05", "label": "Sitagliptin"},
+    ]
+    record["gold"].update(
+        preferred_intervention="drug-01",
+        acceptable_interventions=["drug-01"],
+        causal_path_assertion_ids=[],
+        outcome_assertion_ids=[],
+        adverse_effect_assertion_ids=[],
+        contraindication_assertion_ids=[],
+        evidence_source_ids=[],
+    )
+    problems = [str(p) for p in validate_records(t2d, [(1, record)], "hand.jsonl")]
+    (message,) = [p for p in problems if "gold.preferred_intervention" in p]
+    assert "Metformin (drug-01) has no qualifying outcome claim on Major adverse" in message
+    assert "a direct claim would qualify it: drug-01 (or a homogeneous class of it)" in message
+    assert "trial or meta_analysis that studied drug-01" in message
+    assert "a mechanism chain never does" in message
