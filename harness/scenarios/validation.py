@@ -207,8 +207,12 @@ class _Checker:
                     "gold.acceptable_interventions",
                     f"the preferred '{preferred}' must be acceptable",
                 )
-        ids_known = target_ok and all(
-            c in self.kg.entities for c in (*cands, *(s["patient"].get("condition_ids") or ()))
+        ids_known = (
+            target_ok
+            and (s.get("population_id") is None or s["population_id"] in self.kg.entities)
+            and all(
+                c in self.kg.entities for c in (*cands, *(s["patient"].get("condition_ids") or ()))
+            )
         )
         if ids_known:
             self.judged(line, sid, s)
