@@ -216,7 +216,9 @@ def _entity_row(
         return False
     if class_prefix and not entity.id.startswith(cls.id_prefix + "_"):
         errors.add(
-            f"id '{entity.id}' of a {entity.category} must start with '{cls.id_prefix}_'",
+            f"id '{entity.id}' of a {entity.category} must start with '{cls.id_prefix}_' "
+            "(its class's id_prefix; a domain with its own entity ids declares "
+            "`id_schemes: {entities: {pattern: ...}}` in domain.yaml)",
             table.location(i, "id"),
         )
         return False

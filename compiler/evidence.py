@@ -443,24 +443,31 @@ class EvidenceChecker:
                     )
 
     def class_claims(self) -> dict[str, tuple[str, ...]]:
-        """Members each class-level claim applies to, by its predicate's inheritance rule."""
+        """Members each class-level claim applies to, by its predicate's inheritance rule.
+
+        A claim is class-level when its subject is an intervention class (a class's outcome
+        claim, adverse effect, contraindication) or, its subject not being one, its object is
+        (an effect modifier or an interaction that names the class: older age modifies the
+        hypoglycaemia risk of sulfonylureas); either way contexts show it under each member."""
         out: dict[str, tuple[str, ...]] = {}
         groups = self.group_ids
         for a in self.domain.assertions:
-            if a.subject_id not in groups:
+            if a.subject_id in groups:
+                cls, side = a.subject_id, "subject_id"
+            elif a.object_id in groups:
+                cls, side = a.object_id, "object_id"
+            else:
                 continue
-            members = self.members.get(a.subject_id)
+            members = self.members.get(cls)
             if not members:
                 self.errors.add(
-                    f"{a.assertion_id} is a class-level claim on '{a.subject_id}', which has no "
+                    f"{a.assertion_id} is a class-level claim on '{cls}', which has no "
                     "members in intervention_classes",
-                    self.asr_location(a.assertion_id, "subject_id"),
+                    self.asr_location(a.assertion_id, side),
                 )
                 continue
             rule = self.domain.predicate_by_name[a.predicate].members_inherit
-            applies = rule == "always" or (
-                rule == "homogeneous" and a.subject_id in self.homogeneous
-            )
+            applies = rule == "always" or (rule == "homogeneous" and cls in self.homogeneous)
             out[a.assertion_id] = tuple(sorted(members)) if applies else ()
         return out
 

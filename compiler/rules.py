@@ -270,7 +270,13 @@ def _no_match(col: Column, values) -> Indices:
 
 
 def _pattern_message(col: Column, text: str) -> str:
-    return f"expected a value matching {col.pattern}, got {typed(col, text)!r}"
+    message = f"expected a value matching {col.pattern}, got {typed(col, text)!r}"
+    if col.id_scheme:  # an id column: the scheme is the domain's to declare
+        message += (
+            f" (the {col.id_scheme} id scheme; a domain with its own ids declares "
+            f"`id_schemes: {{{col.id_scheme}: {{pattern: ...}}}}` in domain.yaml)"
+        )
+    return message
 
 
 # --- range ----------------------------------------------------------------------------------

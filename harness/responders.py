@@ -17,7 +17,9 @@ They are not models and say nothing about any model. They exist so the whole pip
   adverse effects it sees for its choice and the contraindications it sees for the others. When
   no candidate has outcome evidence it abstains (no recommendation, uncertainty flagged): a
   surrogate chain alone is not a reason to recommend. With no grounded context it behaves like
-  `ungrounded`.
+  `ungrounded`. It reads ids by where the templates put them, so a domain's own id schemes
+  (`id_schemes`) read like the paper's; a grounded context none of whose assertion lines it
+  can read is an error (UserError), never a silent abstention.
 * `ungrounded` picks the first candidate and cites nothing.
 * `first-option` always names the first listed option (a letter label stripped): the
   position-biased baseline of the order-sensitivity protocol (harness.order).
@@ -59,11 +61,16 @@ from kgbench.errors import UserError
 # One grounded-context line, as the compiled context templates write it:
 # "[ASR_0019] Lisinopril -TARGETS-> Angiotensin-converting enzyme (direction: decrease) |
 #  evidence: EV_0007, EV_0011 | provenance: ... | evidence level: high | validated | ..."
+# Ids are read by where the template puts them (the bracketed head, the comma-separated
+# evidence list), never by their format: a domain declares its own id schemes (`id_schemes`
+# in domain.yaml: `[C-001] ... | evidence: SRC-1`), and the reader must see them all.
 LINE = re.compile(
-    r"\[(?P<id>[A-Za-z][A-Za-z0-9]*_[0-9]+)\] (?P<subject>.+?) -(?P<predicate>[A-Z][A-Z0-9_]*)-> "
+    r"\[(?P<id>[^\[\]\s]+)\] (?P<subject>.+?) -(?P<predicate>[A-Z][A-Z0-9_]*)-> "
     r"(?P<object>.+?)(?: \(direction: (?P<direction>[a-z_]+)\))?"
     r" \| evidence: (?P<evidence>[^|]*?)(?: \| (?P<rest>.*))?$"
 )
+# A line the templates begin as an assertion line ("[id] ..." or "2. [id] ...").
+ASSERTION_HEAD = re.compile(r"^(?:\d+\.\s+)?\[[^\[\]\s]+\] ")
 PATHWAY = re.compile(r"^Pathway from (?P<name>.+):$")
 NUMBERED = re.compile(r"^\d+\.\s+")
 # How the compiled templates mark weak evidence (C4 annotations, "evidence: none" elsewhere).
@@ -72,7 +79,7 @@ WEAK = re.compile(
     r"|evidence: none\b",
     re.I,
 )
-EVIDENCE_ID = re.compile(r"[A-Za-z][A-Za-z0-9]*_[0-9]+")
+NO_EVIDENCE = "none"  # what the templates write for an assertion without a source
 # A class-level claim names the member it applies to at the end of its line.
 APPLIES_TO = re.compile(r"\| class-level claim for .+?, applies to (?P<member>.+?)\s*$")
 
@@ -110,13 +117,16 @@ class ParsedPrompt:
     lines: list[ContextLine] = field(default_factory=list)
     pathways: list[tuple[str, list[ContextLine]]] = field(default_factory=list)
     grounded: bool = False  # a "# Grounded context" block is present (it may be empty)
+    unread: int = 0  # lines shaped as assertion lines that did not parse
 
 
 def _context_line(text: str) -> ContextLine | None:
     m = LINE.search(text)
     if not m:
         return None
-    evidence = tuple(EVIDENCE_ID.findall(m["evidence"]))
+    evidence = tuple(
+        e for e in (x.strip() for x in m["evidence"].split(",")) if e and e != NO_EVIDENCE
+    )
     applies = APPLIES_TO.search(text)
     return ContextLine(
         assertion_id=m["id"],
@@ -171,6 +181,7 @@ def parse_prompt(prompt: str) -> ParsedPrompt:
                 continue
             item = _context_line(line)
             if item is None:
+                parsed.unread += bool(ASSERTION_HEAD.match(line))
                 continue
             item = replace(item, section=section)
             parsed.lines.append(item)
@@ -247,6 +258,13 @@ def context_reader(prompt: str, gold: dict[str, Any] | None = None) -> dict[str,
     parsed = parse_prompt(prompt)
     if not parsed.grounded or not parsed.candidates:
         return ungrounded(prompt)
+    if parsed.unread and not parsed.lines:
+        raise UserError(
+            f"the context-reader recognises none of the {parsed.unread} assertion line(s) of "
+            "the grounded context it was given (expected '[<id>] <subject> -<PREDICATE>-> "
+            "<object> | evidence: <ids>' as the compiled context templates write it); an "
+            "answer would be a silent abstention, not a baseline"
+        )
     scenario_key = _key(parsed.scenario_text)
 
     def ruled_out(candidate: str) -> bool:

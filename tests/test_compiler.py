@@ -298,6 +298,29 @@ def test_no_code_names_a_domain(domain: str) -> None:
         assert {p.suffix for p in files} <= {".yaml", ".csv", ".md"}, files
 
 
+# Regular-expression fragments of the paper's id formats (DRG_0001, ASR_0001, EV_0001,
+# SCN_0001): a prefix and an underscore before digits, or a named paper prefix before a class.
+_ID_PATTERN = re.compile(r"_\[0-9\]|_\\d|\[A-Z\]\{2,5\}_|\b(?:ASR|EV|SCN|DRG|CLS)_(?:\[|\\d|\()")
+
+
+def test_no_harness_module_hard_codes_an_id_pattern() -> None:
+    """Issue 29 item 2: a domain declares its own id schemes (`id_schemes`), which the
+    compiler owns (compiler/idschemes.py) and writes into the compiled schemas; the harness,
+    the kernel and the templates read ids by position or from the compiled contract, never by
+    a format of their own (the context-reader once abstained on every grounded prompt of a
+    domain with ids like C-001)."""
+    offenders = []
+    for code_dir in ("harness", "kgbench", "templates"):
+        for src in sorted((REPO / code_dir).rglob("*")):
+            if src.is_file() and src.suffix in (".py", ".j2"):
+                for n, line in enumerate(src.read_text(encoding="utf-8").splitlines(), 1):
+                    if _ID_PATTERN.search(line):
+                        offenders.append(f"{src.relative_to(REPO)}:{n}: {line.strip()}")
+    assert not offenders, "\n".join(offenders)
+    assert _ID_PATTERN.search(r'LINE = re.compile(r"\[(ASR_[0-9]+)\]")')  # the old reader
+    assert _ID_PATTERN.search(r'EVIDENCE_ID = re.compile(r"[A-Za-z][A-Za-z0-9]*_[0-9]+")')
+
+
 def test_every_command_needs_its_domain() -> None:
     """A command run without --domain says so (exit 2) instead of picking a domain."""
     from typer.testing import CliRunner

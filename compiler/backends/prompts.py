@@ -81,6 +81,9 @@ def _emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
             domain=domain.name,
             condition=cond,
             annotation_snippets=snippets,
+            # the class of a class-level claim is its subject, or (an effect modifier of a
+            # class) its object: the line names whichever is an intervention class
+            group_classes=sorted(c.name for c in domain.entity_classes if c.is_group),
         )
         out.append(Artifact(f"prompts/context_{cond.id}.j2", block))
     return out

@@ -121,8 +121,15 @@ def graph(domain: Domain) -> dict[str, Any]:
     }
 
 
+# The CURIE id patterns of spec/kg.yaml: the domain prefix, then the paper's local part.
+_CURIE_HEAD = "^[A-Za-z_][A-Za-z0-9_.-]*:"
+_DEFAULT_LOCAL = {"entities": "[A-Z]{2,5}_", "assertions": "ASR_", "evidence": "EV_"}
+
+
 def merged_schema(domain: Domain) -> str:
-    """The domain schema with every import merged in (no metadata, so it is deterministic)."""
+    """The domain schema with every import merged in (no metadata, so it is deterministic),
+    its CURIE id patterns following the domain's declared `id_schemes` (issue 29: an export of
+    a domain with its own ids failed linkml-validate on every id)."""
     from linkml.generators.linkmlgen import LinkmlGenerator
 
     gen = LinkmlGenerator(
@@ -132,7 +139,39 @@ def merged_schema(domain: Domain) -> str:
         materialize_attributes=False,
         metadata=False,
     )
-    return gen.serialize()
+    text = gen.serialize()
+    schemes = domain.id_schemes
+    declared = {
+        kind: getattr(schemes, kind).pattern
+        for kind in _DEFAULT_LOCAL
+        if schemes is not None and getattr(schemes, kind).declared
+    }
+    return _with_schemes(text, declared) if declared else text
+
+
+def _with_schemes(text: str, declared: dict[str, str]) -> str:
+    import yaml
+
+    def local(pattern: str) -> str:
+        return f"(?:{pattern.removeprefix('^').removesuffix('$')})"
+
+    def walk(node):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                if key == "pattern" and isinstance(value, str) and value.startswith(_CURIE_HEAD):
+                    tail = value[len(_CURIE_HEAD) :]
+                    kind = next((k for k, v in _DEFAULT_LOCAL.items() if tail.startswith(v)), None)
+                    if kind in declared:
+                        node[key] = f"{_CURIE_HEAD}{local(declared[kind])}$"
+                else:
+                    walk(value)
+        elif isinstance(node, list):
+            for item in node:
+                walk(item)
+
+    doc = yaml.safe_load(text)
+    walk(doc)
+    return yaml.safe_dump(doc, sort_keys=False, allow_unicode=True)
 
 
 def shapes(schema_text: str) -> bytes:

@@ -55,9 +55,13 @@ class ChainIndex:
         self.out: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
         # class-level claims by the member they apply to: a member's possible first steps
         self.inherited: dict[tuple[str, str], list[dict[str, Any]]] = defaultdict(list)
+        kinds = {c["name"] for c in graph["entity_classes"] if c.get("is_group")}
+        groups = {e["id"] for e in graph["entities"] if e["category"] in kinds}
         for a in graph["assertions"]:
             role = role_of[a["predicate"]]
             self.out[(a["subject_id"], role)].append(a)
+            if a["subject_id"] not in groups:
+                continue  # a modifier of a class is no step from its members
             for member in a.get("member_ids") or ():
                 self.inherited[(member, role)].append(a)
         for edges in (*self.out.values(), *self.inherited.values()):

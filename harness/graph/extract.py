@@ -35,6 +35,12 @@ WARM_UP_ROUNDS = 3
 WARM_UP_CANDIDATES = 64
 
 
+def group_ids(domain: CompiledDomain) -> frozenset[str]:
+    """Ids of the intervention classes (entities of a class with `intervention_group`)."""
+    kinds = {c["name"] for c in domain.graph["entity_classes"] if c.get("is_group")}
+    return frozenset(e["id"] for e in domain.graph["entities"] if e["category"] in kinds)
+
+
 def expected_assertions(
     domain: CompiledDomain, scenario: dict[str, Any], condition_id: str
 ) -> set[str]:
@@ -50,6 +56,7 @@ def expected_assertions(
     params = parameters(scenario, domain)
     candidates, context_ids = set(params["candidate_ids"]), set(params["context_ids"])
     out: set[str] = set()
+    groups = group_ids(domain)
     for sec in cond.sections:
         wanted = set(sec.predicates)  # the relationship types its query matches
         if sec.shape not in ("candidate_edges", "context_modifiers"):
@@ -57,14 +64,17 @@ def expected_assertions(
         for a in domain.graph["assertions"]:
             if a["predicate"] not in wanted:
                 continue
+            inherited = bool(candidates & set(a.get("member_ids") or ()))  # class-level
             from_candidate = sec.shape == "candidate_edges" and (
-                a["subject_id"] in candidates
-                or bool(candidates & set(a.get("member_ids") or ()))  # a class-level claim
+                a["subject_id"] in candidates or (inherited and a["subject_id"] in groups)
             )
             modifies = (
                 sec.shape == "context_modifiers"
                 and a["subject_id"] in context_ids
-                and a["object_id"] in candidates
+                and (
+                    a["object_id"] in candidates
+                    or (inherited and a["object_id"] in groups)  # a modifier of the class
+                )
             )
             if from_candidate or modifies:
                 out.add(a["assertion_id"])
@@ -185,8 +195,11 @@ def extract(
         )
         assertions[item["assertion_id"]] = item
     populations = [a.get("population_id") for a in assertions.values()]
-    classes = [  # the subject of a class-level claim, so the prompt can name the class
-        a["subject_id"] for a in assertions.values() if a.get("member_ids")
+    groups = group_ids(domain)
+    classes = [  # the class of a class-level claim (subject or object), so a prompt can name it
+        a["subject_id"] if a["subject_id"] in groups else a["object_id"]
+        for a in assertions.values()
+        if a.get("member_ids")
     ]
     ids = [
         *params["candidate_ids"],

@@ -31,16 +31,26 @@ def default_reviews(domain: str) -> Path:
 def explain_command(
     scenario_id: Annotated[str, typer.Argument(help="Scenario id, e.g. SCN_0046.")],
     domain: DomainOption,
-    scenarios: ScenariosOption = None,
+    scenarios: Annotated[
+        Path | None,
+        typer.Option(
+            help="Scenario file, run folder or release folder (default: "
+            "generated/<domain>/scenarios/scenarios.jsonl)."
+        ),
+    ] = None,
 ) -> None:
-    """Print why a scenario's gold is what it is: every candidate's verdict and its evidence."""
+    """Print why a scenario's gold is what it is: every candidate's verdict and its evidence
+    (judged now when the item carries no justification, e.g. a hand-written one)."""
     from harness.compiled import CompiledDomain
     from harness.review.explain import as_text, explain, find
     from harness.scenarios.files import generated_set, read_scenarios
     from harness.scenarios.kg import KnowledgeGraph
 
     compiled = CompiledDomain.open(domain)
-    records = read_scenarios(scenarios or generated_set(compiled))
+    path = scenarios or generated_set(compiled)
+    if path.is_dir():  # a run folder or a release folder holds its set as scenarios.jsonl
+        path = path / "scenarios.jsonl"
+    records = read_scenarios(path)
     kg = KnowledgeGraph(compiled)
     print(as_text(kg, explain(kg, find(records, scenario_id))))
 

@@ -4,6 +4,11 @@ Everything comes from the item's machine-readable justification (written by the 
 and the compiled graph: each candidate's verdict and the rule behind it, and every assertion
 and source those verdicts rest on, spelled out (subject, predicate, object, population,
 evidence level, and the source's citation). The same facts feed the review sheet.
+
+An item that carries no justification (hand-written, or an older release) is judged now by
+the one judgement every gate shares (`harness.scenarios.audit.ItemJudge`), and every item's
+explanation says what that judgement makes of its gold today, so `explain`, `check-scenarios`,
+`audit` and `publish` never disagree about an item.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from typing import Any
 
 from kgbench.errors import UserError
 
+from ..scenarios.audit import UNCHANGED, ItemJudge
 from ..scenarios.kg import KnowledgeGraph
 from ..scenarios.narratives import lower_name
 
@@ -68,11 +74,35 @@ class Explanation:
     verdicts: list[dict[str, Any]]
     assertions: list[AssertionFact]
     sources: list[str]
+    rules: str = "unknown"
+    judged_now: str = ""  # what the shared judgement makes of the gold today
 
 
-def explain(kg: KnowledgeGraph, record: dict[str, Any]) -> Explanation:
+def item_judge(kg: KnowledgeGraph) -> ItemJudge:
+    """The one item judgement over this graph, made once per graph (the review sheet explains
+    every item of a set)."""
+    judge = kg.__dict__.get("_item_judge")
+    if judge is None:
+        judge = kg.__dict__["_item_judge"] = ItemJudge(kg.domain, kg)
+    return judge
+
+
+def _judgement_now(judge: ItemJudge, record: dict[str, Any]) -> str:
+    item = judge.item(record)
+    if item.outcome == UNCHANGED:
+        return "the current rules and graph give this gold (check-scenarios accepts it)"
+    problem = judge.problem(item)
+    return f"{item.outcome}: {problem or item.detail}"
+
+
+def explain(
+    kg: KnowledgeGraph, record: dict[str, Any], judge: ItemJudge | None = None
+) -> Explanation:
     gold = record["gold"]
+    judge = judge or item_judge(kg)
     justification = gold.get("justification") or {}
+    if not justification.get("candidates"):
+        justification = judge.justification(record)
     verdicts = list(justification.get("candidates") or [])
     ids: list[str] = []
     for key in (
@@ -94,7 +124,14 @@ def explain(kg: KnowledgeGraph, record: dict[str, Any]) -> Explanation:
             ]
         )
     )
-    return Explanation(record, verdicts, facts, [source_text(kg, e) for e in evidence])
+    return Explanation(
+        record,
+        verdicts,
+        facts,
+        [source_text(kg, e) for e in evidence],
+        str(justification.get("rules") or "unknown"),
+        _judgement_now(judge, record),
+    )
 
 
 def find(records: list[dict[str, Any]], scenario_id: str) -> dict[str, Any]:
@@ -131,7 +168,9 @@ def as_text(kg: KnowledgeGraph, ex: Explanation) -> str:
     else:
         acceptable = ", ".join(kg.name_of(a) for a in gold["acceptable_interventions"])
         lines.append(f"Gold: {kg.name_of(preferred)} (acceptable: {acceptable})")
-    lines.append(f"Rules: {(gold.get('justification') or {}).get('rules', 'unknown')}")
+    lines.append(f"Rules: {ex.rules}")
+    if ex.judged_now:
+        lines.append(f"Judged now: {ex.judged_now}")
     lines.append("")
     lines.append("Candidates:")
     for v in ex.verdicts:

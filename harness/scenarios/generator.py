@@ -29,6 +29,7 @@ from harness.compiled import CompiledDomain
 from kgbench.errors import UserError
 from kgbench.io import atomic_write_bytes, jsonl_bytes
 
+from .audit import WRONG_ANSWER, ItemJudge
 from .clinical import Clinical
 from .evidence import OutcomeJudge
 from .files import generated_set
@@ -269,10 +270,13 @@ class Generator:
             records.extend(
                 self._category(rule, n, len(pins), rng, used_pairs, stats, source, records)
             )
-        self.report.rule_order_dependent = rule_order_dependent(self.judge, records)
+        item_judge = ItemJudge(self.domain, judge=self.judge)
+        self.report.rule_order_dependent = rule_order_dependent(item_judge, records)
         self.report.unknown_statuses = unknown_statuses(self.judge, records)
         self.report.distractor_use = Counter(self.gold.used)
-        problems = validate_records(self.domain, [(i + 1, r) for i, r in enumerate(records)])
+        problems = validate_records(
+            self.domain, [(i + 1, r) for i, r in enumerate(records)], item_judge=item_judge
+        )
         if problems:  # a broken invariant of the generator, not a user error
             raise AssertionError(
                 "generated scenarios fail validation:\n" + "\n".join(map(str, problems))
@@ -352,27 +356,13 @@ def _missing(rule: CategoryRule) -> str:
     return f"It needs {needs.get(rule.pattern, 'instances')}."
 
 
-def rule_order_dependent(judge: OutcomeJudge, records: list[dict[str, Any]]) -> int:
-    """Items whose gold a tie-break would decide: two or more candidates qualify for the
-    patient (then which one is "preferred" is rule order, not medicine). Re-judged
-    independently of how the item was built."""
-    count = 0
-    for r in records:
-        findings = tuple(r["patient"]["condition_ids"])
-        qualified = [
-            c["intervention_id"]
-            for c in r["candidates"]
-            if judge.judge(
-                c["intervention_id"],
-                r["target_outcome_id"],
-                judge.kg.domain.population_of(r),
-                findings,
-            ).qualified
-        ]
-        preferred = r["gold"]["preferred_intervention"]
-        if len(qualified) > 1 or qualified != ([preferred] if preferred else []):
-            count += 1
-    return count
+def rule_order_dependent(judge: ItemJudge | OutcomeJudge, records: list[dict[str, Any]]) -> int:
+    """Items whose gold a tie-break would decide, or whose answer is not the one the rules
+    give: re-judged independently of how the item was built, by the judgement every gate
+    shares (`audit.ItemJudge`)."""
+    if isinstance(judge, OutcomeJudge):
+        judge = ItemJudge(judge.kg.domain, judge=judge)
+    return sum(1 for r in records if judge.item(r).outcome in WRONG_ANSWER)
 
 
 def unknown_statuses(judge: OutcomeJudge, records: list[dict[str, Any]]) -> int:

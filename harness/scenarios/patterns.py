@@ -275,7 +275,10 @@ class Patterns:
         low, high = rule.competitors
         high = min(high, self.rules.candidates[1])
         for target in self.targets(rule):
-            pops = sorted({p for s in self.kg.interventions for p in self.settings(s, target)})
+            pops = sorted(
+                {p for s in self.kg.interventions for p in self.settings(s, target)},
+                key=population_order,
+            )  # None (a claim for every patient, no default population) sorts first
             for pop in pops:
                 implied = self.clinical.implied_conditions(pop)
                 surrogate = [

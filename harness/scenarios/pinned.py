@@ -42,9 +42,15 @@ class Pins:
         conditions = tuple(pin["patient"].get("condition_ids") or ())
         judgement = self.judge.judge(preferred, target, pop, conditions)
         if not judgement.qualified:
+            from .audit import what_would_qualify
+
+            hint = ""
+            if judgement.status == "no_outcome_evidence":
+                hint = "; " + what_would_qualify(self.judge, preferred, target, pop)
             raise UserError(
                 f"{where}: the preferred {preferred} does not rest on outcome evidence for "
                 f"{target} in {pop or 'any population'} ({judgement.status.replace('_', ' ')})"
+                + hint
             )
         chains = self.clinical.chains(preferred, target, rule.path, pop)
         if not chains:

@@ -8,7 +8,11 @@ when the answer is to abstain, nothing is), the gold path is a real chain from t
 intervention to the target outcome that lowers it, no acceptable answer is contraindicated by
 a listed finding and no class is accepted unless declared homogeneous, every gold evidence
 source supports a gold assertion, and the adverse-effect and contraindication ids are
-assertions of those roles. Each problem names the file, line, scenario and field.
+assertions of those roles. Last, the item is judged by the one judgement every gate shares
+(`audit.ItemJudge`): a gold answer the graph's own evidence does not give (a null or harm
+result, a contraindication, no outcome evidence, another candidate qualified, a tie) is an
+error here, in `publish` and in `audit` alike. Each problem names the file, line, scenario and
+field.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from kgbench.errors import Location, UserError, UserErrors
 from kgbench.io import iter_jsonl as read_jsonl
 from kgbench.suggest import unknown
 
+from .audit import ItemJudge
 from .kg import KnowledgeGraph
 
 
@@ -59,11 +64,18 @@ def _field(path: Iterable[Any]) -> str:
 
 
 class _Checker:
-    def __init__(self, domain: CompiledDomain, file: str) -> None:
+    def __init__(self, domain: CompiledDomain, file: str, judge: ItemJudge | None = None) -> None:
         self.domain = domain
-        self.kg = KnowledgeGraph(domain)
+        self.kg = judge.kg if judge is not None else KnowledgeGraph(domain)
         self.file = file
         self.problems: list[Problem] = []
+        self._judge = judge
+
+    @property
+    def item_judge(self) -> ItemJudge:
+        if self._judge is None:
+            self._judge = ItemJudge(self.domain, self.kg)
+        return self._judge
 
     def add(self, line: int, sid: str, field: str, message: str) -> None:
         self.problems.append(Problem(Location(self.file, line, field), sid, message))
@@ -195,7 +207,17 @@ class _Checker:
                     "gold.acceptable_interventions",
                     f"the preferred '{preferred}' must be acceptable",
                 )
+        ids_known = (
+            target_ok
+            and (s.get("population_id") is None or s["population_id"] in self.kg.entities)
+            and all(
+                c in self.kg.entities for c in (*cands, *(s["patient"].get("condition_ids") or ()))
+            )
+        )
+        if ids_known:
+            self.judged(line, sid, s)
         findings = set(s["patient"].get("condition_ids") or ())
+        self.exclusive(line, sid, s, findings)
         for i, a in enumerate(acceptable):
             for aid, found in self.contraindicated(a, findings):
                 self.add(
@@ -242,6 +264,28 @@ class _Checker:
         self.assertions(
             line, sid, "anchor_assertion_ids", s.get("anchor_assertion_ids") or [], None
         )
+
+    def exclusive(self, line: int, sid: str, s: dict[str, Any], findings: set[str]) -> None:
+        """No finding of the patient excludes another, the population or the target
+        (`incompatible_with` in the domain's entity_profiles), as the generator ensures."""
+        profiles = self.item_judge.rules.entity_profiles
+        present = {*findings, s.get("population_id"), s["target_outcome_id"]}
+        for i, f in enumerate(s["patient"].get("condition_ids") or ()):
+            clash = set((profiles.get(f) or {}).get("incompatible_with") or ()) & present
+            if clash:
+                self.add(
+                    line,
+                    sid,
+                    f"patient.condition_ids[{i}]",
+                    f"{f} excludes {', '.join(sorted(clash))} (incompatible_with in the "
+                    "domain's entity_profiles); a patient cannot hold both",
+                )
+
+    def judged(self, line: int, sid: str, s: dict[str, Any]) -> None:
+        """The one judgement: the gold's answer must be the one the evidence rules give."""
+        problem = self.item_judge.problem(self.item_judge.item(s))
+        if problem is not None:
+            self.add(line, sid, "gold.preferred_intervention", problem)
 
     def contraindicated(self, intervention: str, findings: set[str]) -> list[tuple[str, str]]:
         """Contraindication assertions (own or class-level) of an intervention or, for a class,
@@ -328,10 +372,14 @@ class _Checker:
 
 
 def validate_records(
-    domain: CompiledDomain, records: list[tuple[int, dict[str, Any]]], file: str = "<generated>"
+    domain: CompiledDomain,
+    records: list[tuple[int, dict[str, Any]]],
+    file: str = "<generated>",
+    item_judge: ItemJudge | None = None,
 ) -> list[Problem]:
-    """Every problem of every record (schema, then graph checks for schema-valid records)."""
-    c = _Checker(domain, file)
+    """Every problem of every record (schema, then graph checks for schema-valid records,
+    then the shared item judgement)."""
+    c = _Checker(domain, file, item_judge)
     seen: dict[str, int] = {}
     for line, record in records:
         sid = str(record.get("scenario_id", f"on line {line}"))

@@ -40,7 +40,9 @@ MIX = {"true": 2, "false": 1, "unlinkable": 1}
 FIX_SHARE = 0.5
 _SCENARIO = re.compile(r"^# Scenario (\S+)", re.M)
 _LETTER = re.compile(r"^[A-Z]\. ")  # an option label under a lettered presentation
-_CITED = re.compile(r"\[(ASR_[0-9]+)\]")
+# A bracketed id as the templates cite one; which are assertions the compiled graph says (any
+# id scheme the domain declares), never a format written here.
+_CITED = re.compile(r"\[([^\[\]\s]+)\]")
 _ITEM = re.compile(r"^(\d+)\. (.+?) -([A-Z_]+)-> (.+)$")
 OPPOSITE = {"CAUSES_DECREASE_IN": "CAUSES_INCREASE_IN", "CAUSES_INCREASE_IN": "CAUSES_DECREASE_IN"}
 
@@ -153,7 +155,11 @@ class VerifyResponder:
                 continue
             index = int(m[1])
             graph = lines[i + 1] if i + 1 < len(lines) else ""
-            cited = _CITED.findall(graph) if graph.strip().startswith("Graph:") else []
+            cited = (
+                [c for c in _CITED.findall(graph) if c in self.by_id]
+                if graph.strip().startswith("Graph:")
+                else []
+            )
             if not cited:  # uninformed: what it knows between the two ends itself
                 cited = self.known_between(m[2], m[4])
             if cited and _share(sid, str(index)) < FIX_SHARE:

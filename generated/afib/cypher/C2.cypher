@@ -4,8 +4,9 @@
 // outcome), $outcome_ids (the target and the composite outcomes that contain it),
 // $context_ids (the scenario population and the patient's conditions), $evidence_rank
 // (evidence level -> rank, higher is stronger: how chains are ranked).
-// A class-level claim (its subject an intervention class) appears under each member it
-// applies to: the compiler lists those members on the edge (`member_ids`).
+// A class-level claim (its subject an intervention class, or for an effect modifier its
+// object) appears under each member it applies to: the compiler lists those members on the
+// edge (`member_ids`).
 // Returns one row: `paths` (section, candidate, ordered assertion ids) and `assertions`
 // (each assertion with its subject, object and evidence sources). Index hints pin every
 // lookup to a seek on the domain's id index, whatever the planner's statistics say.

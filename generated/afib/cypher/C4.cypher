@@ -4,8 +4,9 @@
 // outcome), $outcome_ids (the target and the composite outcomes that contain it),
 // $context_ids (the scenario population and the patient's conditions), $evidence_rank
 // (evidence level -> rank, higher is stronger: how chains are ranked).
-// A class-level claim (its subject an intervention class) appears under each member it
-// applies to: the compiler lists those members on the edge (`member_ids`).
+// A class-level claim (its subject an intervention class, or for an effect modifier its
+// object) appears under each member it applies to: the compiler lists those members on the
+// edge (`member_ids`).
 // Returns one row: `paths` (section, candidate, ordered assertion ids) and `assertions`
 // (each assertion with its subject, object and evidence sources). Index hints pin every
 // lookup to a seek on the domain's id index, whatever the planner's statistics say.
@@ -88,6 +89,13 @@ CALL (c) {
   UNWIND $context_ids AS context_id
   MATCH (m:KG_afib {id: context_id}) USING INDEX SEEK m:KG_afib(id)
   MATCH (m)-[r:REQUIRES_DOSE_ADJUSTMENT_IN]->(c)
+  RETURN 'effect_modifiers' AS section, [r.assertion_id] AS chain
+  UNION
+  // a modifier of a class the candidate belongs to, as the class's members inherit it
+  UNWIND $context_ids AS context_id
+  MATCH (m:KG_afib {id: context_id}) USING INDEX SEEK m:KG_afib(id)
+  MATCH (m)-[r:REQUIRES_DOSE_ADJUSTMENT_IN]->(:KG_afib)<-[:MEMBER_OF]-(c)
+  WHERE c.id IN r.member_ids
   RETURN 'effect_modifiers' AS section, [r.assertion_id] AS chain
 }
 WITH collect({section: section, candidate_id: candidate_id, assertion_ids: chain}) AS paths
