@@ -26,6 +26,7 @@ from typing import Any
 
 from kgbench.errors import Location, UserError
 
+from .biolink_readings import CONDITIONS, DEFAULT, Reading, readings_of, sign_conflicts
 from .ir import EntityClass, Predicate
 from .schema import SchemaModel, suggest
 from .yamlfile import YamlDoc, read_yaml
@@ -44,6 +45,9 @@ EXPORT_SLOTS = (
     "has_confidence_score",
     "population_context_qualifier",
     "object_direction_qualifier",
+    "object_aspect_qualifier",
+    "qualified_predicate",
+    "response_context_qualifier",
     "xref",
     "synonym",
     "category",
@@ -51,6 +55,10 @@ EXPORT_SLOTS = (
     "subject",
     "object",
 )
+
+
+# Node properties the KGX export writes (a class requiring another one cannot be a category).
+EXPORT_NODE_SLOTS = ("id", "category", "name", "description", "synonym", "xref", "publication_type")
 
 
 @dataclass(frozen=True)
@@ -170,6 +178,11 @@ def load_model() -> BiolinkModel:
                 "abstract": bool((body or {}).get("abstract")),
                 "mixin": bool((body or {}).get("mixin")),
                 "deprecated": bool((body or {}).get("deprecated")),
+                "required": sorted(
+                    slot
+                    for slot, usage in ((body or {}).get("slot_usage") or {}).items()
+                    if (usage or {}).get("required")
+                ),
             }
             for name, body in (data.get("classes") or {}).items()
         }
@@ -203,7 +216,7 @@ def load_model() -> BiolinkModel:
         }
         return value, [model_path, prefix_path]
 
-    value = cached("biolink-model", [model_path, prefix_path], "1", build)
+    value = cached("biolink-model", [model_path, prefix_path], "2", build)
     by_curie = {f"biolink:{_camel(name)}": name for name in value["classes"]}
     return BiolinkModel(**value, class_by_curie=by_curie)
 
@@ -294,6 +307,23 @@ def check(model: SchemaModel) -> tuple[list[Finding], list[Finding]]:
             "biolink_category",
         )
         name = check_class(curie, where)
+        missing = sorted(
+            {
+                slot
+                for ancestor in (bl.class_ancestors(name) if name else ())
+                for slot in bl.classes[ancestor].get("required", ())
+                if slot.replace(" ", "_") not in EXPORT_NODE_SLOTS
+            }
+        )
+        if missing:
+            errors.append(
+                Finding(
+                    f"'{curie}' requires {', '.join(missing)} in the {version}, "
+                    "which the KGX export cannot write for an evidence source (it has no such "
+                    "field); expected a class the source's data supports (biolink:Publication)",
+                    where,
+                )
+            )
         if name and "information content entity" not in bl.class_ancestors(name):
             errors.append(
                 Finding(
@@ -365,30 +395,64 @@ def _check_enum_values(bl, model, locate, errors, version) -> None:
             )
 
 
-def parse_qualifiers(text: str | None) -> list[tuple[str, str]]:
-    """'object_direction_qualifier: increased; ...' -> [(slot, value), ...]."""
-    out = []
-    for part in (text or "").split(";"):
-        if not part.strip():
-            continue
-        slot, _, value = part.partition(":")
-        out.append((slot.strip(), value.strip()))
-    return out
-
-
 def _check_predicate(bl, model, pred: Predicate, locate, errors, warnings, version) -> None:
+    """Every Biolink reading of one predicate (compiler/biolink_readings.py)."""
+    declared = model.core.get("biolink_readings", {}).get(pred.name, {})
+    annotation = {cond: ann for ann, cond in CONDITIONS}
+    for reading in readings_of(pred.biolink, pred.biolink_qualifier, declared):
+        _check_reading(
+            bl,
+            model,
+            pred,
+            reading,
+            annotation.get(reading.condition),
+            locate,
+            errors,
+            warnings,
+            version,
+        )
+
+
+def _reading_classes(model, pred: Predicate, reading: Reading) -> tuple[list[str], list[str]]:
+    """The subject and object classes a reading can meet (its condition narrows them)."""
+    classes = {c.name: c for c in model.entity_classes}
+    events = set(model.core.get("event_classes", ()))
+
+    def intervention(name: str) -> bool:
+        cls = classes.get(name)
+        return bool(cls and (cls.is_intervention or cls.is_group))
+
+    subjects, objects = list(pred.subject_classes), list(pred.object_classes)
+    if reading.condition in ("event", "risk_event"):
+        want = reading.condition == "event"
+        subjects = [s for s in subjects if intervention(s) == want]
+        objects = [o for o in objects if o in events]
+    return subjects, objects
+
+
+def _check_reading(
+    bl, model, pred: Predicate, reading: Reading, ann: str | None, locate, errors, warnings, version
+) -> None:
     enum_name = model.core.get("predicate_enum", "")
     base = ["permissible_values", pred.name]
-    where = locate("enums", enum_name, [*base, "meaning"], "meaning")
-    name = bl.slot_name(pred.biolink)
+    label = f"predicate {pred.name}" + (f" ({ann})" if ann else "")
+    if reading.condition == DEFAULT:
+        where = locate("enums", enum_name, [*base, "meaning"], "meaning")
+        qwhere = locate(
+            "enums", enum_name, [*base, "annotations", "biolink_qualifier"], "biolink_qualifier"
+        )
+    else:
+        where = qwhere = locate("enums", enum_name, [*base, "annotations", ann], ann)
+    curie = reading.predicate
+    name = bl.slot_name(curie)
     if name is None:
-        kind = " (a class, not a predicate)" if bl.class_name(pred.biolink) else ""
+        kind = " (a class, not a predicate)" if bl.class_name(curie) else ""
         options = [f"biolink:{s.replace(' ', '_')}" for s in bl.slots if bl.is_predicate(s)]
         errors.append(
             Finding(
-                f"predicate {pred.name}: '{pred.biolink}' is not a predicate of the {version}"
+                f"{label}: '{curie}' is not a predicate of the {version}"
                 + kind
-                + suggest(pred.biolink, options),
+                + suggest(curie, options),
                 where,
             )
         )
@@ -397,84 +461,113 @@ def _check_predicate(bl, model, pred: Predicate, locate, errors, warnings, versi
     if not bl.is_predicate(name):
         errors.append(
             Finding(
-                f"predicate {pred.name}: '{pred.biolink}' is a Biolink slot but not a predicate "
+                f"{label}: '{curie}' is a Biolink slot but not a predicate "
                 "(not under biolink:related_to)",
                 where,
             )
         )
         return
     if info["deprecated"]:
-        errors.append(
-            Finding(
-                f"predicate {pred.name}: '{pred.biolink}' is deprecated in the {version}", where
-            )
-        )
+        errors.append(Finding(f"{label}: '{curie}' is deprecated in the {version}", where))
     inverse = bl.canonical_inverse(name)
     if inverse:
         errors.append(
             Finding(
-                f"predicate {pred.name}: '{pred.biolink}' is not canonical in the {version}; "
+                f"{label}: '{curie}' is not canonical in the {version}; "
                 f"expected its canonical inverse biolink:{inverse.replace(' ', '_')} with the "
                 "annotation `biolink_inverse: true` (the export swaps subject and object), or "
                 "another canonical predicate",
                 where,
             )
         )
-    for slot, value in parse_qualifiers(pred.biolink_qualifier):
-        qwhere = locate(
-            "enums", enum_name, [*base, "annotations", "biolink_qualifier"], "biolink_qualifier"
+    for slot, value in reading.qualifiers:
+        _check_qualifier(bl, label, slot, value, qwhere, errors, version)
+    directions = (
+        [reading.condition]
+        if reading.condition in ("increase", "decrease")
+        else [pred.direction]
+        if pred.direction
+        else []
+    )
+    for direction in directions:
+        conflicts = sign_conflicts(reading, direction)
+        if conflicts:
+            errors.append(
+                Finding(
+                    f"{label}: the reading for direction {direction} says "
+                    + ", ".join(f"'{c}'" for c in conflicts)
+                    + f", which states the opposite sign in the {version}; expected a term "
+                    f"that says {direction}",
+                    where,
+                )
+            )
+    subjects, objects = _reading_classes(model, pred, reading)
+    if reading.condition in ("event", "risk_event") and not (subjects and objects):
+        errors.append(
+            Finding(
+                f"{label}: no subject and object classes meet this reading (an event reading "
+                "needs an object class annotated `event: true` and, for biolink_if_event, an "
+                "intervention subject class; for biolink_if_risk_event, another one)",
+                where,
+            )
         )
-        qname = slot.replace("_", " ")
-        if qname not in bl.slots:
+        return
+    _check_sides(bl, model, pred, reading, name, subjects, objects, locate, warnings, version)
+
+
+def _check_qualifier(bl, label, slot, value, qwhere, errors, version) -> None:
+    qname = slot.replace("_", " ")
+    if qname not in bl.slots:
+        errors.append(
+            Finding(
+                f"{label}: qualifier '{slot}' is not a slot of the {version}"
+                + suggest(slot, [q.replace(" ", "_") for q in bl.slots if bl.is_qualifier(q)]),
+                qwhere,
+            )
+        )
+        return
+    if not bl.is_qualifier(qname):
+        errors.append(Finding(f"{label}: '{slot}' is not a qualifier in the {version}", qwhere))
+        return
+    if bl.slots[qname]["deprecated"]:
+        errors.append(
+            Finding(f"{label}: qualifier '{slot}' is deprecated in the {version}", qwhere)
+        )
+    rng = bl.slot_inherited(qname, "range")
+    if rng in bl.enums and value not in bl.enums[rng]:
+        errors.append(
+            Finding(
+                f"{label}: '{value}' is not a value of {slot} (biolink:{rng}) "
+                f"in the {version}"
+                + suggest(value, bl.enums[rng])
+                + "; expected one of "
+                + ", ".join(bl.enums[rng]),
+                qwhere,
+            )
+        )
+    if slot == "qualified_predicate":
+        target = bl.slot_name(value)
+        if target is None or not bl.is_predicate(target):
             errors.append(
                 Finding(
-                    f"predicate {pred.name}: qualifier '{slot}' is not a slot of the {version}"
-                    + suggest(slot, [q.replace(" ", "_") for q in bl.slots if bl.is_qualifier(q)]),
+                    f"{label}: qualified_predicate '{value}' is not a predicate of the {version}",
                     qwhere,
                 )
             )
-            continue
-        if not bl.is_qualifier(qname):
-            errors.append(
-                Finding(
-                    f"predicate {pred.name}: '{slot}' is not a qualifier in the {version}",
-                    qwhere,
-                )
-            )
-            continue
-        if bl.slots[qname]["deprecated"]:
-            errors.append(
-                Finding(
-                    f"predicate {pred.name}: qualifier '{slot}' is deprecated in the {version}",
-                    qwhere,
-                )
-            )
-        rng = bl.slot_inherited(qname, "range")
-        if rng in bl.enums and value not in bl.enums[rng]:
-            errors.append(
-                Finding(
-                    f"predicate {pred.name}: '{value}' is not a value of {slot} (biolink:{rng}) "
-                    f"in the {version}"
-                    + suggest(value, bl.enums[rng])
-                    + "; expected one of "
-                    + ", ".join(bl.enums[rng]),
-                    qwhere,
-                )
-            )
+
+
+def _check_sides(bl, model, pred, reading, name, subjects, objects, locate, warnings, version):
+    """A class a reading can meet outside its Biolink predicate's domain or range: a warning."""
+    enum_name = model.core.get("predicate_enum", "")
+    base = ["permissible_values", pred.name]
     classes = {c.name: c for c in model.entity_classes}
     domain = bl.slot_inherited(name, "domain")
     rng = bl.slot_inherited(name, "range")
     # The Biolink edge runs object -> subject when the predicate is declared inverted.
     sides = (
-        (
-            ("subject", pred.subject_classes, domain, "domain"),
-            ("object", pred.object_classes, rng, "range"),
-        )
+        (("subject", subjects, domain, "domain"), ("object", objects, rng, "range"))
         if not pred.biolink_inverse
-        else (
-            ("subject", pred.subject_classes, rng, "range"),
-            ("object", pred.object_classes, domain, "domain"),
-        )
+        else (("subject", subjects, rng, "range"), ("object", objects, domain, "domain"))
     )
     for side, names, expected, what in sides:
         if not expected:
@@ -488,8 +581,9 @@ def _check_predicate(bl, model, pred: Predicate, locate, errors, warnings, versi
                 continue
             warnings.append(
                 Finding(
-                    f"predicate {pred.name} ({pred.biolink}) allows a {cname} ({cls.biolink}) as "
-                    f"its {side}, outside the Biolink {what} '{expected}' of the {version}",
+                    f"predicate {pred.name} ({reading.predicate}) allows a {cname} "
+                    f"({cls.biolink}) as its {side}, outside the Biolink {what} '{expected}' "
+                    f"of the {version}",
                     locate(
                         "enums",
                         enum_name,

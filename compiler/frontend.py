@@ -23,7 +23,7 @@ from kgbench.errors import Location, SpecError
 from kgbench.io import sha256_file
 from kgbench.suggest import SuggestIndex, unknown
 
-from . import idschemes, ir
+from . import biolink_entities, idschemes, ir
 from .biolink import load_model
 from .crosstable import check_graph_tables
 from .declarations import as_mapping, load_declaration
@@ -185,6 +185,8 @@ def _load_domain(domain: str | Path, derive: bool) -> ir.Domain:
     domain = _build(cfg, doc, model, tables, conditions, metrics, spec_version, errors, id_schemes)
     errors.raise_if_any()
     domain = _standards(domain, model, tables, prefix_map, curie_prefix, errors, derive)
+    errors.raise_if_any()
+    domain = biolink_entities.apply(domain, model, doc, errors)
     errors.raise_if_any()
     domain = replace(
         domain,

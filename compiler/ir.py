@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import NamedTuple
 
+from .biolink_readings import Reading
+
 
 @dataclass(frozen=True)
 class EntityClass:
@@ -407,6 +409,14 @@ class Domain:
     # pattern (identifiers: DRG_0001 in a table, kgbench.<domain>:DRG_0001 in the JSON form)
     table_patterns: tuple[tuple[str, str, str], ...] = ()
     evidence_class_uri: str = "biolink:Publication"
+    # The Biolink reading of each claim (compiler/biolink_readings.py, compiler/biolink_entities.py):
+    # each predicate's readings, the event classes, per-entity category and event overrides,
+    # and the infores CURIE every exported edge names as its primary knowledge source.
+    biolink_readings: tuple[tuple[str, tuple[Reading, ...]], ...] = ()
+    event_classes: tuple[str, ...] = ()
+    entity_biolink: tuple[tuple[str, str], ...] = ()
+    entity_events: tuple[tuple[str, bool], ...] = ()
+    knowledge_source: str = ""
 
     def curie(self, local_id: str) -> str:
         """A local id (DRG_0001) as a CURIE under the domain's prefix."""

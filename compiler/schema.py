@@ -118,7 +118,9 @@ def load_schema(path: Path, predicate_enum: str, where: Location) -> SchemaModel
         model = _load_schema(path, predicate_enum, where)
         return _to_json(model), model.imported_files
 
-    return _from_json(cached("schema-model", [path, *spec_files], predicate_enum, build))
+    # "|readings": the model's core gained the Biolink readings and the event classes
+    extra = f"{predicate_enum}|readings-events"
+    return _from_json(cached("schema-model", [path, *spec_files], extra, build))
 
 
 def _to_json(model: SchemaModel) -> dict:
@@ -217,9 +219,28 @@ def _load_schema(path: Path, predicate_enum: str, where: Location) -> SchemaMode
         assertion_class=assertion_class,
         graph_class=graph_class,
         prefixes={str(k): str(v) for k, v in sorted(view.namespaces().items())},
-        core=_core(view) | {"predicate_enum": predicate_enum},
+        core=_core(view)
+        | {
+            "predicate_enum": predicate_enum,
+            "biolink_readings": _biolink_readings(all_enums[predicate_enum]),
+            "event_classes": sorted(
+                c for c in class_names if (_ann(view.get_class(c), "event") or "").lower() == "true"
+            ),
+        },
         element_files=_element_files(view, path),
     )
+
+
+def _biolink_readings(enum) -> dict[str, dict[str, str]]:
+    """Each predicate's conditional Biolink readings as declared (compiler/biolink_readings.py)."""
+    from .biolink_readings import CONDITIONS
+
+    out = {}
+    for name, pv in sorted(enum.permissible_values.items()):
+        declared = {ann: _ann(pv, ann) for ann, _ in CONDITIONS if _ann(pv, ann)}
+        if declared:
+            out[name] = declared
+    return out
 
 
 def _narrowing(view, predicate_enum: str, shown: str) -> tuple[str, str]:

@@ -70,12 +70,19 @@ def test_kgx_nodes_and_edges(cardio) -> None:
     assert drug["category"] == ["biolink:Drug"] and drug["xref"] == ["DRUGBANK:DB00722"]
     assert nodes["kgbench.cardio:INT_0001"]["category"] == ["biolink:Treatment"]
     trial = nodes["kgbench.cardio:EV_0004"]
-    assert trial["category"] == ["biolink:Article"] and trial["publication_type"] == [
+    # no PMID and no journal ISSN: a Publication, not an Article (which requires published_in)
+    assert trial["category"] == ["biolink:Publication"] and trial["publication_type"] == [
         "MESH:D016430"
     ]
-    # the paper's worked example: ASR_0019 lisinopril TARGETS ACE, ASR_0010 ACE PARTICIPATES_IN
+    # the paper's worked example: ASR_0019 lisinopril TARGETS (inhibits) ACE, ASR_0010 ACE
+    # PARTICIPATES_IN the RAAS
     target = edges["kgbench.cardio:ASR_0019"]
-    assert target["predicate"] == "biolink:physically_interacts_with"
+    assert (
+        target["predicate"],
+        target["qualified_predicate"],
+        target["object_aspect_qualifier"],
+        target["object_direction_qualifier"],
+    ) == ("biolink:affects", "biolink:causes", "activity", "decreased")
     assert edges["kgbench.cardio:ASR_0010"]["predicate"] == "biolink:actively_involved_in"
     raises = edges["kgbench.cardio:ASR_0011"]
     assert (raises["predicate"], raises["object_direction_qualifier"]) == (
@@ -85,13 +92,9 @@ def test_kgx_nodes_and_edges(cardio) -> None:
     for a in cardio.assertions:
         e = edges[cardio.curie(a.assertion_id)]
         assert e["knowledge_level"] and e["agent_type"], a.assertion_id
+        assert e["primary_knowledge_source"] == "infores:kgbench"
         if a.population_id:
             assert e["population_context_qualifier"] == cardio.curie(a.population_id)
-        if a.predicate == "HAS_NO_EFFECT_ON":
-            assert e["negated"] is True and e["predicate"] == "biolink:affects"
-        if a.predicate == "MODIFIES_EFFECT_OF":
-            assert e["predicate"] == "biolink:associated_with_response_to"
-            assert e["response_context_qualifier"] == "therapeutic_response"
     supported = {}
     for s in cardio.supports:
         supported.setdefault(s.assertion_id, []).append(cardio.curie(s.evidence_id))
@@ -102,14 +105,19 @@ def test_kgx_nodes_and_edges(cardio) -> None:
     assert kgx["tsv_nodes"][0].split("\t")[:3] == ["id", "category", "name"]
 
 
-def test_kgx_writes_canonical_predicates_with_subject_and_object_swapped(afib) -> None:
+def test_kgx_writes_dose_adjustment_as_related_to_from_the_drug(afib) -> None:
+    """Biolink has no dose-adjustment predicate: the claim is a `related_to` edge from the drug
+    to the population, naming itself in kgbench_predicate, never "renal impairment affects
+    rivaroxaban" (an `affects` with subject and object swapped, ecosystem review E2)."""
     edges = {e["id"]: e for e in _kgx(afib)["edges"]}
     rows = [a for a in afib.assertions if a.predicate == "REQUIRES_DOSE_ADJUSTMENT_IN"]
     assert rows
     for a in rows:
         e = edges[afib.curie(a.assertion_id)]
-        assert e["predicate"] == "biolink:affects"
-        assert (e["subject"], e["object"]) == (afib.curie(a.object_id), afib.curie(a.subject_id))
+        assert e["predicate"] == "biolink:related_to"
+        assert e["kgbench_predicate"] == "REQUIRES_DOSE_ADJUSTMENT_IN"
+        assert (e["subject"], e["object"]) == (afib.curie(a.subject_id), afib.curie(a.object_id))
+        assert not {"object_direction_qualifier", "negated"} & set(e)
     ddi = [a for a in afib.assertions if a.predicate == "INTERACTS_WITH"]
     assert {edges[afib.curie(a.assertion_id)]["predicate"] for a in ddi} == {
         "biolink:pharmacologically_interacts_with"

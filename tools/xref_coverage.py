@@ -9,6 +9,11 @@ guideline- or trial-defined subgroups and populations, management strategies). A
 listed there counts as having a concept, so an entity added later without an xref lowers the
 figure until someone curates it. Numerator: those with at least one xref (either the entities
 table's column or data/xrefs.csv), as the compiled domain has them.
+
+Beside that curated figure the tool reports **raw** coverage, over all entities with nothing
+excluded, per class: any xref, and an xref in the vocabulary a KG of that class is usually
+joined on (STANDARD below: drugs CHEBI/RxNorm/DrugBank, targets HGNC/UniProt, processes GO,
+conditions MONDO/HP). The curated figure alone hides the entities judged to have no concept.
 """
 
 from __future__ import annotations
@@ -19,6 +24,18 @@ from pathlib import Path
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
+# kgbench class -> the prefixes a consumer joins that class on (ecosystem review E9's scope).
+CONDITIONS = ("MONDO", "HP")
+STANDARD = {
+    "Drug": ("CHEBI", "RXNORM", "DRUGBANK"),
+    "ProteinTarget": ("HGNC", "UniProtKB", "NCBIGene"),
+    "BiologicalProcess": ("GO",),
+    "Disease": CONDITIONS,
+    "RiskFactor": CONDITIONS,
+    "ClinicalOutcome": CONDITIONS,
+    "AdverseEffect": CONDITIONS,
+    "Contraindication": CONDITIONS,
+}
 
 
 def coverage(domain_name: str) -> dict:
@@ -33,8 +50,18 @@ def coverage(domain_name: str) -> dict:
     with_concept = [e for e in domain.entities if e.id not in none]
     covered = [e for e in with_concept if e.xrefs]
     missing = [e.id for e in with_concept if not e.xrefs]
+    per_class: dict[str, dict[str, int]] = {}
+    for e in domain.entities:
+        row = per_class.setdefault(e.category, {"entities": 0, "any": 0, "standard": 0})
+        row["entities"] += 1
+        row["any"] += bool(e.xrefs)
+        wanted = STANDARD.get(e.category)
+        if wanted is not None:
+            row["standard"] += any(x.split(":", 1)[0] in wanted for x in e.xrefs)
     return {
         "domain": domain_name,
+        "raw_any": sum(bool(e.xrefs) for e in domain.entities),
+        "per_class": dict(sorted(per_class.items())),
         "entities": len(domain.entities),
         "no_standard_concept": len(ids & set(none)),
         "with_concept": len(with_concept),
@@ -53,6 +80,14 @@ def main(argv: list[str]) -> int:
             f"cite it ({c['coverage']:.1%}); {c['no_standard_concept']} of {c['entities']} judged "
             "to have none"
         )
+        raw = c["raw_any"] / c["entities"] if c["entities"] else 1.0
+        print(f"  raw: {c['raw_any']}/{c['entities']} entities cite any xref ({raw:.1%})")
+        for cls, row in c["per_class"].items():
+            std = STANDARD.get(cls)
+            line = f"    {cls}: {row['any']}/{row['entities']} any"
+            if std:
+                line += f", {row['standard']}/{row['entities']} in {'/'.join(std)}"
+            print(line)
         print(f"  no confident id yet: {' '.join(c['no_confident_id']) or '-'}")
         if c["stale_judgements"]:
             print(f"  judged but not in the domain: {' '.join(c['stale_judgements'])}")

@@ -27,7 +27,7 @@ from typing import Any
 from kgbench.io import json_bytes, jsonl_bytes
 
 from ..backends.base import Artifact
-from ..biolink import parse_qualifiers
+from ..biolink_entities import category, reader
 from ..ir import Domain
 
 LIST_DELIMITER = "|"
@@ -48,9 +48,12 @@ EDGE_COLUMNS = (
     "subject",
     "predicate",
     "object",
+    "primary_knowledge_source",
     "knowledge_level",
     "agent_type",
     "negated",
+    "qualified_predicate",
+    "object_aspect_qualifier",
     "object_direction_qualifier",
     "response_context_qualifier",
     "population_context_qualifier",
@@ -66,6 +69,8 @@ EDGE_COLUMNS = (
     "temporality",
 )
 MEMBER_OF = "biolink:member_of"
+# The expansion of `infores:` CURIEs (the Biolink Information Resource Registry).
+INFORES = "https://w3id.org/biolink/infores/"
 
 
 def nodes(domain: Domain) -> list[dict[str, Any]]:
@@ -76,7 +81,7 @@ def nodes(domain: Domain) -> list[dict[str, Any]]:
     for e in domain.entities:
         rec: dict[str, Any] = {
             "id": domain.curie(e.id),
-            "category": [classes[e.category].biolink],
+            "category": [category(domain, e.id, classes[e.category])],
             "name": e.name,
             "kgbench_class": e.category,
         }
@@ -108,17 +113,21 @@ def edges(domain: Domain) -> list[dict[str, Any]]:
     evidence: dict[str, list[str]] = {}
     for s in domain.supports:
         evidence.setdefault(s.assertion_id, []).append(domain.curie(s.evidence_id))
+    read = reader(domain)
     out: list[dict[str, Any]] = []
     for a in domain.assertions:
         p = preds[a.predicate]
+        reading = read(a)
         subject, obj = domain.curie(a.subject_id), domain.curie(a.object_id)
         if p.biolink_inverse:
             subject, obj = obj, subject
+        edge_id = domain.curie(a.assertion_id)
         rec: dict[str, Any] = {
-            "id": domain.curie(a.assertion_id),
+            "id": edge_id,
             "subject": subject,
-            "predicate": p.biolink,
+            "predicate": reading.predicate,
             "object": obj,
+            "primary_knowledge_source": domain.knowledge_source,
             "knowledge_level": a.knowledge_level,
             "agent_type": a.agent_type,
             "has_confidence_score": a.confidence,
@@ -132,7 +141,7 @@ def edges(domain: Domain) -> list[dict[str, Any]]:
         }
         if p.biolink_negated:
             rec["negated"] = True
-        for slot, value in parse_qualifiers(p.biolink_qualifier):
+        for slot, value in reading.qualifiers:
             rec[slot] = value
         if a.population_id:
             rec["population_context_qualifier"] = domain.curie(a.population_id)
@@ -143,12 +152,14 @@ def edges(domain: Domain) -> list[dict[str, Any]]:
         out.append(rec)
     for cls in domain.intervention_classes:
         for member in cls.member_ids:
+            edge_id = domain.curie(f"MEMBER_OF.{cls.class_id}.{member}")
             out.append(
                 {
-                    "id": domain.curie(f"MEMBER_OF.{cls.class_id}.{member}"),
+                    "id": edge_id,
                     "subject": domain.curie(member),
                     "predicate": MEMBER_OF,
                     "object": domain.curie(cls.class_id),
+                    "primary_knowledge_source": domain.knowledge_source,
                     "knowledge_level": "knowledge_assertion",
                     "agent_type": "manual_agent",
                     "kgbench_predicate": "MEMBER_OF",
@@ -183,7 +194,7 @@ def tsv_bytes(columns: tuple[str, ...], rows: list[dict[str, Any]]) -> bytes:
 
 def prefix_context(domain: Domain) -> dict[str, str]:
     """Every prefix the export uses, with its IRI (biolink, the domain's, the vocabularies)."""
-    context = {"biolink": "https://w3id.org/biolink/vocab/"}
+    context = {"biolink": "https://w3id.org/biolink/vocab/", "infores": INFORES}
     context[domain.curie_prefix] = domain.curie_expansion
     context.update(dict(domain.xref_prefixes))
     return dict(sorted(context.items()))
