@@ -49,7 +49,7 @@ class Manifest(Document):
     """Versions and hashes of a compile; `formats` names the format version of each artifact
     the harness reads, so opening a compiled domain can refuse an incompatible one at once."""
 
-    FORMAT: ClassVar[str] = "2.1.0"  # 2.1: biolink_model_version
+    FORMAT: ClassVar[str] = "2.2.0"  # 2.1: biolink_model_version; 2.2: data_license
     PATH: ClassVar[str] = "manifest.json"
     VERSION_FIELD: ClassVar[str] = "manifest_version"
 
@@ -57,6 +57,9 @@ class Manifest(Document):
     domain: str
     domain_version: str
     spec_version: str
+    data_license: str | None = Field(
+        default=None, description="SPDX id of the data licence domain.yaml declares"
+    )
     biolink_model_version: str | None = Field(
         default=None, description="the Biolink Model the domain's terms were checked against"
     )
