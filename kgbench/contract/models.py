@@ -500,6 +500,11 @@ class Cell(Model):
     mean: float | None
     n: int
     se: float | None
+    interval: str | None = Field(
+        default=None, description='"wilson" for a binary metric with one 0/1 value per scenario'
+    )
+    ci_low: float | None = None
+    ci_high: float | None = None
 
 
 PanelTable = dict[str, dict[str, Cell]]  # condition -> metric -> cell
@@ -518,7 +523,7 @@ class ScoredPanel(Document):
 
     model_config = ConfigDict(extra="allow", frozen=True)  # score_run adds its own fields
 
-    FORMAT: ClassVar[str] = "1.1.0"
+    FORMAT: ClassVar[str] = "1.2.0"  # 1.2: Wilson intervals; favourable after Holm
     PATH: ClassVar[str] = "scores/<model>/panel.json"
     VERSION_FIELD: ClassVar[str] = "schema_version"
 
