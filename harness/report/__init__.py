@@ -56,7 +56,7 @@ def write_report(
     md, html = out / "report.md", out / "report.html"
     atomic_write_text(md, render_markdown(title, panels, probes, provenance))
     atomic_write_text(html, render_html(title, panels, probes, provenance))
-    write_figures(out, panels)
+    write_figures(out, panels, probes)
     if wanted:
         write_tables(out, panels, wanted)
     return md, html

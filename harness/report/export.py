@@ -192,18 +192,33 @@ def standalone(svg_element: str) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + svg_element + "\n"
 
 
-def write_figures(out: Path, panels: list[dict[str, Any]]) -> list[Path]:
-    """Every plot of report.html as report/figures/<model>/<plot>.svg."""
+def write_svgs(folder: Path, figures: dict[str, str]) -> list[Path]:
+    """Each inline <svg> element as folder/<name> (a standalone SVG file)."""
+    written = []
+    for name, element in figures.items():
+        atomic_write_text(folder / name, standalone(element))
+        written.append(folder / name)
+    return written
+
+
+def write_figures(
+    out: Path, panels: list[dict[str, Any]], probes: list[dict[str, Any]] | None = None
+) -> list[Path]:
+    """Every plot of report.html as report/figures/<model>/<plot>.svg (a probe's curve as
+    report/figures/probe-<model>/curve.svg)."""
+    from .probe import curve_svg
+
     written: list[Path] = []
     for panel in panels:
-        folder = out / "figures" / file_safe(str(panel.get("slug", "model")))
         figures = {"heatmap.svg": svg.heatmap(panel)}
         for contrast in panel.get("paired", []):
             name = f"forest-{file_safe(contrast['a'])}-{file_safe(contrast['b'])}.svg"
             figures[name] = svg.forest(panel, contrast)
         for metric in panel["metrics"]:
             figures[f"category-{file_safe(metric['name'])}.svg"] = svg.category_bars(panel, metric)
-        for name, element in figures.items():
-            atomic_write_text(folder / name, standalone(element))
-            written.append(folder / name)
+        folder = out / "figures" / file_safe(str(panel.get("slug", "model")))
+        written += write_svgs(folder, figures)
+    for probe in probes or []:
+        folder = out / "figures" / f"probe-{file_safe(str(probe.get('slug', 'model')))}"
+        written += write_svgs(folder, {"curve.svg": curve_svg(probe)})
     return written
