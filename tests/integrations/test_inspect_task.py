@@ -38,7 +38,7 @@ def test_the_inspect_task_scores_like_kgbench_score(release: Path, tmp_path: Pat
     assert done.returncode == 0, done.stderr[-3000:]
     out = json.loads((tmp_path / "out.json").read_text())
     samples = out["samples"]
-    assert len(samples) == len(items) == 80 >= 20
+    assert len(samples) == len(items) >= 20
     varied = set()
     for prompt_id, item in items.items():
         sample = samples[prompt_id]

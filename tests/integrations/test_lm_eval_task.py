@@ -98,7 +98,7 @@ def test_the_lm_eval_task_scores_like_kgbench_score(release: Path, tmp_path: Pat
     assert done.returncode == 0, done.stderr[-4000:]
     (samples_file,) = (tmp_path / "lm-eval").rglob("samples_kgbench_*.jsonl")
     samples = [json.loads(line) for line in samples_file.read_text().splitlines()]
-    assert len(samples) == len(items) == 80 >= 20
+    assert len(samples) == len(items) >= 20
     log = run_dir / "responses" / f"openai-{RESPONDER}.jsonl"
     raw = {r["prompt_id"]: r["raw"] for r in map(json.loads, log.read_text().splitlines())}
     metrics = yaml.safe_load(
