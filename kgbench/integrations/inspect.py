@@ -1,5 +1,5 @@
 """kgbench as an inspect-ai task: `inspect eval kgbench/integrations/inspect.py@kgbench
--T release=generated/cardio/gold/2.1.0 -T condition=C1 --model openai/gpt-4o-mini`.
+-T release=generated/<domain>/gold/<version> -T condition=C1 --model openai/gpt-4o-mini`.
 
 Dataset: the items of a verified gold release under one condition (kgbench.integrations.core),
 each a Sample whose input is the prompt kgbench renders (one user message) and whose id is

@@ -9,12 +9,13 @@ from pathlib import Path
 
 from harness.runner.api import answer_with_reference
 
-from .conftest import RESPONDER, answered_run, run_in_evals
+from .conftest import RESPONDER, answered_run, evals_python, run_in_evals
 
 HERE = Path(__file__).resolve().parent
 
 
 def test_the_inspect_task_scores_like_kgbench_score(release: Path, tmp_path: Path):
+    evals_python()  # skip (or fail under KGBENCH_REQUIRE_EVALS) before any work
     run_dir = tmp_path / "run"
     items = answered_run(release, run_dir, lambda d: answer_with_reference(d, RESPONDER))
     prompts = {

@@ -16,7 +16,7 @@ from rich.console import Console
 from harness.runner.api import RunConfig, run_model
 from harness.runner.plan import Settings
 
-from .conftest import REPO, RESPONDER, answered_run, run_in_evals
+from .conftest import REPO, RESPONDER, answered_run, evals_python, run_in_evals
 
 TASKS = REPO / "kgbench" / "integrations" / "lm_eval_tasks"
 SEED = 1234  # lm-eval's local-chat-completions sends seed 1234; kgbench run sends the same
@@ -46,6 +46,7 @@ def serve(run_dir: Path) -> tuple[subprocess.Popen, str]:
 
 
 def test_the_lm_eval_task_scores_like_kgbench_score(release: Path, tmp_path: Path, monkeypatch):
+    evals_python()  # skip (or fail under KGBENCH_REQUIRE_EVALS) before any work
     monkeypatch.setenv("OPENAI_API_KEY", "sk-local-test")
     run_dir = tmp_path / "run"
     server: list = []
