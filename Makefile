@@ -11,12 +11,17 @@ STAMP := $(VENV)/.installed
 # KGX lives in its own environment (its pins conflict with linkml's; see pyproject.toml).
 KGX_VENV := .venv-kgx
 KGX_STAMP := $(KGX_VENV)/.installed
+# inspect-ai and lm-eval, for the harness adapters (kgbench/integrations/), in their own
+# environment too: inspect-ai pins fsspec<=2026.6.0 and (through s3fs) python-dateutil<3,
+# below requirements.lock's fsspec 2026.9.0 and python-dateutil 4.0.0.
+EVALS_VENV := .venv-evals
+EVALS_STAMP := $(EVALS_VENV)/.installed
 # linkml-lint walks folders recursively, so it is given schema files: spec/declarations/ holds data.
 SCHEMA_FILES := $(wildcard spec/*.yaml spec/study/*.yaml domains/*/schema/*.yaml)
 
 FUZZ_EXAMPLES ?= 5000
 
-.PHONY: help venv kgx-venv compile compile-all validate test lint format bench bench-scale fuzz neo4j neo4j-stop pilot export kgx-validate clean
+.PHONY: help venv kgx-venv evals-venv compile compile-all validate test lint format bench bench-scale fuzz neo4j neo4j-stop pilot export kgx-validate clean
 
 help:
 	@echo "make compile DOMAIN=cardio   compile a domain into generated/<domain>/"
@@ -49,6 +54,15 @@ $(KGX_STAMP): pyproject.toml requirements-kgx.lock
 
 kgx-venv: $(KGX_STAMP)
 
+# kgbench (editable, its own pins) plus the `evals` group; requirements-evals.lock pins all.
+$(EVALS_STAMP): pyproject.toml setup.py requirements-evals.lock
+	@test -x $(EVALS_VENV)/bin/python || $(PYTHON) -m venv $(EVALS_VENV)
+	$(EVALS_VENV)/bin/python -m pip install -q --upgrade pip==26.3
+	$(EVALS_VENV)/bin/python -m pip install -q -c requirements-evals.lock -e . --group evals
+	@touch $(EVALS_STAMP)
+
+evals-venv: $(EVALS_STAMP)
+
 compile: $(STAMP)
 	$(need-domain)
 	$(KG) compile --domain $(DOMAIN)
@@ -69,9 +83,10 @@ format: $(STAMP)
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-# KGBENCH_REQUIRE_KGX: the kgx validate tests fail (instead of skipping) without .venv-kgx.
-test: $(STAMP) $(KGX_STAMP) lint
-	KGBENCH_REQUIRE_KGX=1 $(BIN)/python -m pytest $(PYTEST_ARGS)
+# KGBENCH_REQUIRE_KGX / KGBENCH_REQUIRE_EVALS: the kgx validate tests and the inspect-ai and
+# lm-eval adapter tests fail (instead of skipping) without .venv-kgx / .venv-evals.
+test: $(STAMP) $(KGX_STAMP) $(EVALS_STAMP) lint
+	KGBENCH_REQUIRE_KGX=1 KGBENCH_REQUIRE_EVALS=1 $(BIN)/python -m pytest $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench $(BENCH_ARGS)

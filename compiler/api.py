@@ -24,7 +24,7 @@ from .paths import (
 )
 
 # Subfolders of generated/<domain>/ written by other commands, preserved across compiles.
-PRESERVED = ("gold", "scenarios")
+PRESERVED = ("gold", "scenarios", "datasets")
 
 
 @dataclass(frozen=True)

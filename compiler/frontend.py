@@ -739,6 +739,7 @@ def _build(
         name=cfg["name"],
         title=cfg["title"],
         version=cfg["version"],
+        data_license=cfg.get("data_license") or "",
         description=" ".join(str(cfg.get("description") or "").split()),
         spec_version=spec_version,
         domain_phrase=domain_phrase,

@@ -394,6 +394,7 @@ class Domain:
     # and its expansion, the declared vocabulary prefixes, the Biolink Model the schema was
     # checked against, the LinkML classes of the JSON form, and the Biolink facts the exports
     # write (each evidence source type's category, each direction's qualifier value).
+    data_license: str = ""  # SPDX id from domain.yaml (DataLicense); "" when not declared
     curie_prefix: str = ""
     curie_expansion: str = ""
     xref_prefixes: tuple[tuple[str, str], ...] = ()

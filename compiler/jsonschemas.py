@@ -15,7 +15,9 @@ from typing import Any
 
 from .paths import SPEC_DIR, shipped_imports
 
-# Keywords OpenAI structured outputs accept in strict mode.
+# OpenAI Structured Outputs, strict mode ("Supported schemas" in OpenAI's Structured Outputs
+# guide): the keywords it accepts, the string formats, the types, and the documented limits.
+# `strict_violations` checks every rule; `strict_openai_schema` produces schemas that pass.
 STRICT_KEYWORDS = {
     "type",
     "properties",
@@ -25,16 +27,41 @@ STRICT_KEYWORDS = {
     "$defs",
     "$ref",
     "description",
+    "title",
     "enum",
+    "const",
     "anyOf",
+    # strings
     "pattern",
     "format",
+    # numbers
     "minimum",
     "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    # arrays
     "minItems",
     "maxItems",
-    "title",
 }
+STRICT_FORMATS = {
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uuid",
+}
+STRICT_TYPES = {"string", "number", "boolean", "integer", "object", "array", "null"}
+STRICT_MAX_DEPTH = 10  # object nesting levels
+STRICT_MAX_PROPERTIES = 5000  # object properties in the whole schema
+STRICT_MAX_ENUM_VALUES = 1000  # enum values across all enums
+STRICT_MAX_STRING_CHARS = 120_000  # property names, $defs names, enum and const values
+STRICT_LARGE_ENUM = 250  # a string enum with more values than this ...
+STRICT_LARGE_ENUM_CHARS = 15_000  # ... may hold this many characters in all
 
 
 @cache
@@ -186,9 +213,47 @@ def strict_openai_schema(schema: dict[str, Any]) -> dict[str, Any]:
             return [walk(v) for v in node]
         return node
 
-    result = walk(schema)
+    result = _inline_refs_with_siblings(walk(schema))
     result.pop("title", None)
     return result
+
+
+def _inline_refs_with_siblings(schema: dict[str, Any]) -> dict[str, Any]:
+    """Replace every `{"$ref": "#/$defs/X", <siblings>}` by X's definition with the siblings
+    over it, and drop definitions nothing refers to any more.
+
+    OpenAI strict mode refuses a `$ref` beside any other keyword, and LinkML puts a slot's
+    `description` beside the `$ref` of its enum range: dropping the description would hide
+    from the model what the field means, so the definition is inlined instead.
+    """
+    defs = schema.get("$defs", {})
+    inlined = False
+
+    def walk(node: Any) -> Any:
+        nonlocal inlined
+        if isinstance(node, dict):
+            ref = node.get("$ref")
+            if isinstance(ref, str) and ref.startswith("#/$defs/") and len(node) > 1:
+                target = defs.get(ref[len("#/$defs/") :])
+                if isinstance(target, dict) and "$ref" not in json.dumps(target):
+                    inlined = True
+                    merged = copy.deepcopy(target)
+                    merged.pop("title", None)
+                    merged.update({k: walk(v) for k, v in node.items() if k != "$ref"})
+                    return merged
+            return {k: walk(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [walk(v) for v in node]
+        return node
+
+    out = walk(schema)
+    if inlined and "$defs" in out:
+        body = {k: v for k, v in out.items() if k != "$defs"}
+        used = _referenced_defs(body, out["$defs"])
+        out["$defs"] = {k: v for k, v in out["$defs"].items() if k in used}
+        if not out["$defs"]:
+            del out["$defs"]
+    return out
 
 
 def _nullable(prop: dict[str, Any]) -> dict[str, Any]:
@@ -201,29 +266,93 @@ def _nullable(prop: dict[str, Any]) -> dict[str, Any]:
 
 
 def strict_violations(schema: dict[str, Any]) -> list[str]:
-    """Why a schema would be refused by OpenAI strict mode (empty when it is accepted)."""
+    """Why a schema would be refused by OpenAI strict mode (empty when it is accepted).
+
+    The rules of OpenAI's Structured Outputs guide: the root is an object and not an anyOf;
+    every object has `additionalProperties: false` and lists every property in `required`;
+    only the supported keywords, types and string formats; `$ref` points into the schema
+    (`#` or `#/$defs/<name>`) and stands alone (the API refuses "$ref cannot have keywords
+    {'description'}"); at most 10 levels of object nesting and 5,000 properties; at most 1,000
+    enum values, 15,000 characters in one enum of more than 250 string values, and 120,000
+    characters of property names, definition names, enum and const values.
+    """
     problems: list[str] = []
-    if schema.get("type") != "object":
+    if not isinstance(schema, dict) or schema.get("type") != "object":
         problems.append("root: must be an object")
+    if isinstance(schema, dict) and "anyOf" in schema:
+        problems.append("root: must not be anyOf")
+    defs = schema.get("$defs", {}) if isinstance(schema, dict) else {}
+    totals = {"properties": 0, "enum_values": 0, "chars": sum(len(str(n)) for n in defs)}
+
+    def check_node(node: dict[str, Any], where: str, depth: int) -> None:
+        for key in node:
+            if key not in STRICT_KEYWORDS:
+                problems.append(f"{where}: keyword '{key}' is not supported")
+        if "$ref" in node:
+            ref = node["$ref"]
+            siblings = sorted(k for k in node if k != "$ref")
+            if siblings:
+                problems.append(
+                    f"{where}: $ref cannot have sibling keywords ({', '.join(siblings)})"
+                )
+            if not isinstance(ref, str) or not (
+                ref == "#" or (ref.startswith("#/$defs/") and ref[len("#/$defs/") :] in defs)
+            ):
+                problems.append(f"{where}: $ref {ref!r} does not name '#' or one of its $defs")
+        types = node.get("type")
+        for t in types if isinstance(types, list) else [types] if types is not None else []:
+            if t not in STRICT_TYPES:
+                problems.append(f"{where}: type {t!r} is not supported")
+        if "format" in node and node["format"] not in STRICT_FORMATS:
+            problems.append(f"{where}: format {node['format']!r} is not supported")
+        if "enum" in node and isinstance(node["enum"], list):
+            values = node["enum"]
+            totals["enum_values"] += len(values)
+            chars = sum(len(v) for v in values if isinstance(v, str))
+            totals["chars"] += chars
+            if len(values) > STRICT_LARGE_ENUM and chars > STRICT_LARGE_ENUM_CHARS:
+                problems.append(
+                    f"{where}: an enum of {len(values)} values may hold at most "
+                    f"{STRICT_LARGE_ENUM_CHARS} characters ({chars})"
+                )
+        if isinstance(node.get("const"), str):
+            totals["chars"] += len(node["const"])
+        is_object = node.get("type") == "object" or (
+            isinstance(node.get("type"), list) and "object" in node["type"]
+        )
+        if is_object or "properties" in node:
+            if node.get("additionalProperties") is not False:
+                problems.append(f"{where}: additionalProperties must be false")
+            props = node.get("properties", {})
+            totals["properties"] += len(props)
+            totals["chars"] += sum(len(str(n)) for n in props)
+            if set(node.get("required", [])) != set(props):
+                problems.append(f"{where}: every property must be required")
+            if depth > STRICT_MAX_DEPTH:
+                problems.append(f"{where}: nested deeper than {STRICT_MAX_DEPTH} levels")
 
     def walk(node: Any, where: str, depth: int) -> None:
         if isinstance(node, dict):
-            for key in node:
-                if key not in STRICT_KEYWORDS and not where.endswith(("/properties", "/$defs")):
-                    problems.append(f"{where}: keyword '{key}' is not supported")
-            if node.get("type") == "object" or "properties" in node:
-                if node.get("additionalProperties") is not False:
-                    problems.append(f"{where}: additionalProperties must be false")
-                props = node.get("properties", {})
-                if set(node.get("required", [])) != set(props):
-                    problems.append(f"{where}: every property must be required")
-                if depth > 10:
-                    problems.append(f"{where}: nested deeper than 10 levels")
+            if not where.endswith(("/properties", "/$defs")):
+                check_node(node, where, depth)
             for key, value in node.items():
                 walk(value, f"{where}/{key}", depth + (1 if key == "properties" else 0))
-        elif isinstance(node, list):
+        elif isinstance(node, list) and not where.endswith(("/enum", "/required")):
             for i, value in enumerate(node):
                 walk(value, f"{where}/{i}", depth)
 
     walk(schema, "#", 0)
+    if totals["properties"] > STRICT_MAX_PROPERTIES:
+        problems.append(
+            f"root: {totals['properties']} properties (at most {STRICT_MAX_PROPERTIES})"
+        )
+    if totals["enum_values"] > STRICT_MAX_ENUM_VALUES:
+        problems.append(
+            f"root: {totals['enum_values']} enum values (at most {STRICT_MAX_ENUM_VALUES})"
+        )
+    if totals["chars"] > STRICT_MAX_STRING_CHARS:
+        problems.append(
+            f"root: {totals['chars']} characters of names and values "
+            f"(at most {STRICT_MAX_STRING_CHARS})"
+        )
     return problems

@@ -131,11 +131,24 @@ def report_command(
     run_dir: RunDirArg,
     model: ModelOption = None,
     log_name: LogNameOption = None,
+    formats: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--format",
+            help="Also write the panel, paired-delta and per-category tables as csv or latex "
+            "under report/tables/ (repeat for both).",
+        ),
+    ] = None,
 ) -> None:
-    """Write RUN_DIR/report/report.md and a self-contained report.html from the scores."""
+    """Write RUN_DIR/report/report.md, a self-contained report.html and every plot as a
+    standalone SVG (report/figures/) from the scores; --format adds CSV or LaTeX tables."""
     from harness.report import write_report
     from harness.runfolder import RunFolder
     from harness.runner.spec import log_name_for
 
-    md, html = write_report(RunFolder.open(run_dir).path, log_name_for(model, log_name))
+    md, html = write_report(
+        RunFolder.open(run_dir).path, log_name_for(model, log_name), formats or ()
+    )
     stderr_console().print(f"[green]report[/] {escape(md)}\n[green]report[/] {escape(html)}")
+    if formats:
+        stderr_console().print(f"[green]tables[/] {escape(md.parent / 'tables')}")

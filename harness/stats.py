@@ -24,7 +24,7 @@ from typing import Any
 from harness.metrics import DEFAULT_UNPARSEABLE_POLICY, UNPARSEABLE_POLICIES
 from kgbench.contract import Metric, ScoredPanel
 
-PANEL_SCHEMA_VERSION = ScoredPanel.FORMAT  # 1.1: parse status counts and the scoring policy
+PANEL_SCHEMA_VERSION = ScoredPanel.FORMAT  # 1.2: Wilson intervals, favourable after Holm
 EXACT_SIGN_FLIP_MAX_N = 12  # 2**12 sign patterns; above that, seeded Monte Carlo
 
 
@@ -35,15 +35,42 @@ def mean(values: Sequence[float]) -> float | None:
     return math.fsum(values) / len(values) if values else None
 
 
-def summary(values: Sequence[float]) -> dict[str, Any]:
-    """Mean, n and standard error of the mean (sample sd / sqrt n; None below two values)."""
+def summary(values: Sequence[float], binary: bool = False) -> dict[str, Any]:
+    """Mean, n and standard error of the mean (sample sd / sqrt n; None below two values).
+
+    For a `binary` metric whose values are all 0 or 1 (one answer per scenario), also the 95%
+    Wilson interval (`interval: "wilson"`, `ci_low`, `ci_high`): at 10/10 the standard error
+    is 0 and "1.000 ± 0.000" would claim a certainty ten answers cannot give; Wilson says
+    [0.722, 1.000]. Continuous metrics (and binary ones averaged over replicates) keep the SE.
+    """
     n = len(values)
     m = mean(values)
     se = None
     if n >= 2 and m is not None:
         var = math.fsum((v - m) ** 2 for v in values) / (n - 1)
         se = math.sqrt(var / n)
-    return {"mean": m, "n": n, "se": se}
+    out: dict[str, Any] = {"mean": m, "n": n, "se": se}
+    if binary and n and all(v in (0.0, 1.0) for v in values):
+        low, high = wilson_interval(sum(1 for v in values if v == 1.0), n)
+        out.update(interval="wilson", ci_low=low, ci_high=high)
+    return out
+
+
+Z95 = 1.959963984540054  # standard normal 97.5% quantile
+ALPHA = 0.05  # the level at which a Holm-adjusted difference is called favourable or not
+
+
+def wilson_interval(successes: int, n: int) -> tuple[float, float] | None:
+    """95% Wilson score interval of a proportion (sound at 0 and at n, unlike Wald)."""
+    if n == 0:
+        return None
+    p = successes / n
+    z2 = Z95 * Z95
+    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
+    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+    low = 0.0 if successes == 0 else max(0.0, centre - half)  # exact ends, not 1 - 1e-16
+    high = 1.0 if successes == n else min(1.0, centre + half)
+    return low, high
 
 
 def quantile(sorted_values: Sequence[float], q: float) -> float:
@@ -180,7 +207,7 @@ def panel_table(
         for m in metrics:
             by_scn = values.get(cond, {}).get(m.name, {})
             row[m.name] = summary(
-                [v for s, v in sorted(by_scn.items()) if keep is None or s in keep]
+                [v for s, v in sorted(by_scn.items()) if keep is None or s in keep], m.binary
             )
         out[cond] = row
     return out
@@ -214,12 +241,27 @@ def counts(items: Iterable[dict[str, Any]], conditions: Sequence[str]) -> dict[s
     return out
 
 
-def favorable(delta: float | None, higher_is_better: bool) -> str | None:
+def direction(delta: float | None, higher_is_better: bool) -> str | None:
+    """Which way the point estimate moved: "better", "worse" or "no change" (not a test)."""
     if delta is None:
         return None
     if abs(delta) < 1e-12:
         return "no change"
-    return "yes" if (delta > 0) == higher_is_better else "no"
+    return "better" if (delta > 0) == higher_is_better else "worse"
+
+
+def favorable(
+    delta: float | None, higher_is_better: bool, p_holm: float | None, alpha: float = ALPHA
+) -> str | None:
+    """ "yes" or "no" only when the Holm-adjusted test rejects at `alpha`; otherwise "not
+    significant" (or "no change" for a zero delta). A sign alone is not a finding: a Δ of
+    −0.037 with p = 0.25 is not unfavourable, and the report must not colour it so."""
+    moved = direction(delta, higher_is_better)
+    if moved in (None, "no change"):
+        return moved
+    if p_holm is None or p_holm >= alpha:
+        return "not significant"
+    return "yes" if moved == "better" else "no"
 
 
 def paired_contrast(
@@ -266,11 +308,14 @@ def paired_contrast(
                 row.update(test="mcnemar_exact", p=p, discordant={"a_only": n10, "b_only": n01})
             else:
                 row.update(test="sign_flip_permutation", p=sign_flip_test(deltas, resamples, rng))
-        row["favorable"] = favorable(row["delta"], m.higher_is_better)
+        row["direction"] = direction(row["delta"], m.higher_is_better)
         rows[m.name] = row
         pvalues[m.name] = row["p"]
     for name, p in holm(pvalues).items():
         rows[name]["p_holm"] = p
+    for m in metrics:
+        row = rows[m.name]
+        row["favorable"] = favorable(row["delta"], m.higher_is_better, row.get("p_holm"))
     return {"a": a, "b": b, "metrics": rows}
 
 

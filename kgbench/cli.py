@@ -255,6 +255,14 @@ def study_cmd(
         Path | None,
         typer.Option("--run-dir", help="The study's run folder (default runs/study-<name>)."),
     ] = None,
+    allow_failures: Annotated[
+        bool,
+        typer.Option(
+            "--allow-failures/--no-allow-failures",
+            help="Exit 0 even when requests ended failed or missing (default: exit 1 with a "
+            "summary line, after the report is written).",
+        ),
+    ] = False,
 ) -> None:
     """Run several models on the same release items and compare them (paired, with intervals).
 
@@ -262,15 +270,17 @@ def study_cmd(
     the file, line and field, exit code 2, and no run folder is created. Progress and cost per
     model go to stderr; the report's path goes to stdout (`report=$(kgbench study ...)`).
     """
+    from harness.runner.failures import checked_failures
     from harness.study.run import default_run_dir, run_study
     from kgbench.study import load_study
 
     study = load_study(config, domain)
     console = _stderr(soft_wrap=True)
     target = run_dir or default_run_dir(study)
-    _, report = run_study(study, target, console)
-    console.print(f"[green]report[/] {escape(report)}")
-    typer.echo(str(report))
+    with checked_failures(allow_failures):
+        _, report = run_study(study, target, console)
+        console.print(f"[green]report[/] {escape(report)}")
+        typer.echo(str(report))
 
 
 def _mount_subcommands() -> None:

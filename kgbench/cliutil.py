@@ -52,16 +52,17 @@ def print_user_error(exc: Exception, console: Console | None = None) -> None:
 
 @contextmanager
 def error_boundary() -> Iterator[None]:
-    """The one place a UserError becomes one message on stderr and its exit code (2).
+    """The one place a UserError becomes one message on stderr and its exit code (2), and
+    RequestsFailed (requests that ended failed or missing) its one line and exit code 1.
 
     The root command group runs every command inside it (kgbench/cli.py), so no command
     module catches UserError itself. Anything else propagates with its traceback: it is a
     broken invariant to report, not a mistake in the user's input.
     """
-    from kgbench.errors import UserError
+    from kgbench.errors import RequestsFailed, UserError
 
     try:
         yield
-    except UserError as exc:
+    except (UserError, RequestsFailed) as exc:
         print_user_error(exc)
         raise typer.Exit(exc.exit_code) from None

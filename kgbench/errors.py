@@ -46,6 +46,17 @@ class UserError(Exception):
         return f"{self.location}: {self.message}" if self.location else self.message
 
 
+class RequestsFailed(Exception):
+    """A command ran, but some of its model requests ended failed or missing (exit code 1).
+
+    Not a UserError: nothing in the input was wrong, and the command's outputs (log, summary,
+    scores) were written. The root group prints it as one `error:` line and exits 1, so a
+    script does not go on as if the model had answered (harness/runner/failures.py).
+    """
+
+    exit_code = 1
+
+
 class SpecError(UserError):
     """A spec file or data table is malformed or inconsistent."""
 

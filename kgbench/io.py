@@ -189,18 +189,43 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
+SECRET_MODE = 0o600
+"""The mode of a file that holds a secret (the Neo4j password, anything with a key)."""
+
+
+def process_umask() -> int:
+    """The process umask, read without changing it where the kernel says it (Linux >= 4.7);
+    elsewhere set and restored at once."""
+    try:
+        with open("/proc/self/status", encoding="ascii", errors="replace") as handle:
+            for line in handle:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
+
+
+def shared_mode() -> int:
+    """The mode an ordinary `open()` would give a new file (0o666 less the umask): what
+    every output meant to be shared (run folders, reports, releases, exports) is written with."""
+    return 0o666 & ~process_umask()
+
+
 def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None:
     """Write via a temp file, fsync, os.replace, fsync the folder: all or nothing.
 
-    `mode` sets the file's permissions before any byte is written (e.g. 0o600 for a
-    password), so the content is never readable by others, not even for an instant.
+    `mode` sets the file's permissions before any byte is written (`SECRET_MODE` for a
+    password, so the content is never readable by others, not even for an instant); the
+    default is `shared_mode()`, what the umask gives an ordinary file, not mkstemp's 0600.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
-        if mode is not None:
-            os.fchmod(fd, mode)
+        os.fchmod(fd, shared_mode() if mode is None else mode)
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -237,6 +262,7 @@ def replace_folder(
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    os.chmod(tmp, 0o777 & ~process_umask())  # the folder others read, not mkdtemp's 0700
     old = target.parent / f".{target.name}.old-{os.getpid()}"
     items = files.items() if isinstance(files, Mapping) else files
     try:

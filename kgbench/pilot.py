@@ -68,10 +68,17 @@ def run_pilot(
     timings: list[tuple[str, float]] = []
 
     def step(name: str, func: Callable[[], Any]) -> Any:
+        """One step; the pilot stops at a step whose model requests failed or went missing."""
+        from harness.runner.failures import failure_ledger
+        from kgbench.errors import RequestsFailed
+
         console.print(f"[bold]-- {escape(name)}[/]")
         t = time.perf_counter()
-        result = func()
+        with failure_ledger() as ledger:
+            result = func()
         timings.append((name, time.perf_counter() - t))
+        if ledger.any:
+            raise RequestsFailed(f"the pilot stopped at step '{name}': {ledger.summary()}")
         return result
 
     if run_dir.exists():

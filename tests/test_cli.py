@@ -117,6 +117,7 @@ BAD_INPUTS: dict[str, tuple[list[str], str]] = {
     "audit": (["--domain", "no_such_domain"], "is not compiled"),
     "publish": (["--domain", "no_such_domain", "--release", "1.0.0"], "is not compiled"),
     "verify-release": ([NOWHERE], "failed verification"),
+    "dataset": ([NOWHERE], "not a release folder"),
     "pin-releases": (["--domain", "no_such_domain"], "is not compiled"),
     "explain": (["SCN_0001", "--domain", "no_such_domain"], "is not compiled"),
     "review": (["--domain", "no_such_domain"], "is not compiled"),

@@ -30,6 +30,10 @@ CLI_MODULES = {
     "kgbench.study",
     "kgbench.scoring",
     "kgbench.__main__",
+    # the harness adapters (inspect-ai, lm-eval): like kgbench.scoring, facades over the harness
+    "kgbench.integrations.core",
+    "kgbench.integrations.inspect",
+    "kgbench.integrations.lm_eval_tasks.kgbench.utils",
 }
 
 

@@ -66,6 +66,7 @@ def build(
         "domain": domain.name,
         "domain_version": domain.version,
         "spec_version": domain.spec_version,
+        "data_license": domain.data_license or None,
         # the Biolink Model every class, predicate and qualifier was checked against
         "biolink_model_version": domain.biolink_version,
         "compiler": compiler_versions(),

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.errors import UserError
-from kgbench.io import atomic_write_text
+from kgbench.io import SECRET_MODE, atomic_write_text
 from kgbench.locations import cache_dir
 
 LAUNCHER_MAIN = "kgbench.neo4j.Launcher"
@@ -117,9 +117,9 @@ def ensure_password(state_dir: Path) -> Path:
     path = state_dir / PASSWORD_FILE
     if path.exists():
         if path.stat().st_mode & 0o077:
-            os.chmod(path, 0o600)
+            os.chmod(path, SECRET_MODE)
         return path
-    atomic_write_text(path, secrets.token_urlsafe(24) + "\n", 0o600)
+    atomic_write_text(path, secrets.token_urlsafe(24) + "\n", SECRET_MODE)
     return path
 
 

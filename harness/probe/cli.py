@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 
+from harness.runner.failures import ALLOW_FAILURES_HELP
 from kgbench.cliutil import stderr_console
 
 probe_app = typer.Typer(add_completion=False, no_args_is_help=True)
@@ -93,6 +94,10 @@ def probe_command(
     poll_interval: Annotated[float, typer.Option("--poll-interval")] = 10.0,
     bootstrap: Annotated[int, typer.Option(help="Bootstrap resamples over roots.")] = 2000,
     score_seed: Annotated[int, typer.Option("--score-seed", help="Seed of the bootstrap.")] = 0,
+    allow_failures: Annotated[
+        bool,
+        typer.Option("--allow-failures/--no-allow-failures", help=ALLOW_FAILURES_HELP),
+    ] = False,
 ) -> None:
     """Grow a causal graph per root concept with a model, map it to the domain, score it."""
     from harness.runner.batch import BatchOptions
@@ -130,12 +135,15 @@ def probe_command(
         bootstrap=bootstrap,
         seed=score_seed,
     )
+    from harness.runner.failures import checked_failures
+
     console = _console()
-    outcome = run_probe(config, console)
-    for line in outcome.lines:
-        console.print(line, markup=False)
-    if outcome.scores_path is not None:
-        typer.echo(str(outcome.scores_path))
+    with checked_failures(allow_failures):
+        outcome = run_probe(config, console)
+        for line in outcome.lines:
+            console.print(line, markup=False)
+        if outcome.scores_path is not None:
+            typer.echo(str(outcome.scores_path))
 
 
 @probe_app.command("probe-review")

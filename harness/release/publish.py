@@ -121,6 +121,8 @@ def _manifest(
         "previous_release": previous,
         "domain": domain.name,
         "domain_version": compiled.get("domain_version"),
+        # the data licence domain.yaml declares (the compiled manifest carries it)
+        "data_license": compiled.get("data_license") or "unknown",
         "spec_version": compiled.get("spec_version"),
         "compiler": compiled.get("compiler"),
         "scenario_schema_version": schema_version,

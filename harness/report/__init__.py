@@ -7,6 +7,7 @@ or styles fetched from a network. Both files are rendered from the same table ro
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
 
 from kgbench.errors import UserError
@@ -19,12 +20,19 @@ from .markdown import render_markdown
 __all__ = ["render_html", "render_markdown", "write_report"]
 
 
-def write_report(run_dir: Path, model: str | None = None) -> tuple[Path, Path]:
+def write_report(
+    run_dir: Path, model: str | None = None, formats: Iterable[str] = ()
+) -> tuple[Path, Path]:
     """Write report/report.md and report/report.html atomically; returns both paths.
 
     A run folder may hold QA panels, graph-generation probe scores (probe/<slug>/), or both;
-    at least one of them is needed."""
+    at least one of them is needed. Every plot is also written as a standalone SVG under
+    report/figures/, and `formats` ("csv", "latex") adds the tables under report/tables/
+    (harness/report/export.py)."""
+    from .export import check_formats, write_figures, write_tables
     from .probe import load_probes
+
+    wanted = check_formats(formats)
 
     probes = load_probes(run_dir, model)
     folder = RunFolder(run_dir)
@@ -48,4 +56,7 @@ def write_report(run_dir: Path, model: str | None = None) -> tuple[Path, Path]:
     md, html = out / "report.md", out / "report.html"
     atomic_write_text(md, render_markdown(title, panels, probes, provenance))
     atomic_write_text(html, render_html(title, panels, probes, provenance))
+    write_figures(out, panels, probes)
+    if wanted:
+        write_tables(out, panels, wanted)
     return md, html

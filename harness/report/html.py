@@ -92,8 +92,8 @@ def model_html(panel: dict[str, Any], provenance: ModelProvenance | None = None)
             f"<h3 id='{anchor}-{_x(contrast['a'])}-{_x(contrast['b'])}'>Paired contrast "
             f"{_x(contrast['a'])} vs {_x(contrast['b'])}</h3>",
             f"<figure>{svg.forest(panel, contrast)}<figcaption>Within-scenario deltas; green: "
-            "favourable to the first condition, red: unfavourable, grey: no change."
-            "</figcaption></figure>",
+            "favourable to the first condition, red: unfavourable (both: Holm-adjusted p < "
+            "0.05); grey: not significant or no change.</figcaption></figure>",
             table_html(table),
         ]
     if panel.get("order"):

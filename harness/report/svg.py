@@ -159,7 +159,8 @@ def legend(conditions: list[str]) -> str:
 
 
 def forest(panel: dict[str, Any], contrast: dict[str, Any]) -> str:
-    """Paired deltas with their 95% intervals; green when the change is favourable."""
+    """Paired deltas with their 95% intervals; green or red only where the Holm-adjusted test
+    finds a difference (`favorable` yes or no), grey where it does not, whatever the sign."""
     metrics = panel["metrics"]
     rows = contrast["metrics"]
     left, right, top, rh = 230, 170, 34, 24

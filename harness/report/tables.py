@@ -35,12 +35,23 @@ def metric_label(metric: dict[str, Any]) -> str:
 
 
 def cell(stat: dict[str, Any] | None) -> str:
-    """ "mean ± se (n)", the paper's Table 2 cell with its standard error added."""
+    """ "mean ± se (n)", the paper's Table 2 cell with its standard error added; a binary
+    metric with one 0/1 answer per scenario shows its 95% Wilson interval instead,
+    "mean [low, high] (n)", since its SE is 0 at 0/n and n/n."""
     if not stat or stat.get("mean") is None:
         return f"{NA} (n={stat.get('n', 0) if stat else 0})"
+    if stat.get("interval") == "wilson" and stat.get("ci_low") is not None:
+        return (
+            f"{fmt(stat['mean'])} [{fmt(stat['ci_low'])}, {fmt(stat['ci_high'])}] (n={stat['n']})"
+        )
     se = f" \u00b1 {fmt(stat['se'])}" if stat.get("se") is not None else ""
     return f"{fmt(stat['mean'])}{se} (n={stat['n']})"
 
+
+CELL_NOTE = (
+    "mean \u00b1 SE for continuous metrics; [low, high] is the 95% Wilson interval of a binary "
+    "metric with one 0/1 answer per scenario."
+)
 
 POLICY_WORDS = {
     "intent_to_treat": "intent-to-treat (an unparseable answer counts as a wrong answer)",
@@ -142,7 +153,8 @@ def overall_table(panel: dict[str, Any]) -> Table:
         "Overall panel (mean \u00b1 standard error, n scenarios where the metric is defined)",
         panel,
         panel["overall"],
-        "NA: the metric is undefined for every scenario of that condition under its scoring rule."
+        "NA: the metric is undefined for every scenario of that condition under its scoring rule. "
+        + CELL_NOTE
         + readings_note(panel)
         + volume_note(panel),
     )
@@ -167,7 +179,7 @@ def alternative_table(panel: dict[str, Any]) -> Table | None:
 
 def category_tables(panel: dict[str, Any]) -> list[Table]:
     return [
-        panel_table(f"Category: {cat.replace('_', ' ')}", panel, table)
+        panel_table(f"Category: {cat.replace('_', ' ')}", panel, table, CELL_NOTE)
         for cat, table in sorted(panel.get("by_category", {}).items())
     ]
 
@@ -228,7 +240,8 @@ def paired_tables(panel: dict[str, Any]) -> list[Table]:
                 f"{settings.get('bootstrap', '?')} resamples, seed {settings.get('seed', '?')}; "
                 "exact McNemar for binary metrics, paired sign-flip permutation test otherwise; "
                 "Holm correction across the panel; r: Pearson correlation between the "
-                "conditions.",
+                "conditions. Favorable: yes or no only where the Holm-adjusted p is below "
+                "0.05; otherwise 'not significant', whatever the sign of \u0394.",
             )
         )
     return out

@@ -29,6 +29,7 @@ from ..runfolder import RunFolder
 from .batch import BatchOptions, BatchRunner
 from .client import Completion, OpenAITransport, ReferenceTransport, RequestFailure
 from .engine import OnlineRunner, RetryPolicy
+from .failures import note_requests
 from .log import JsonlLog, RecordWriter, RunLock
 from .parse import ResponseJudge
 from .plan import RequestItem, Settings, plan_requests, request_params
@@ -230,6 +231,13 @@ async def _run(config: RunConfig, console: Console) -> RunResult:
     tally.final_ok = sum(1 for r in final.values() if r["status"] == "ok")
     tally.final_failed = len(final) - tally.final_ok
     tally.missing = len(plan) - len(final)
+    pending = config.batch and not config.batch_options.wait
+    note_requests(
+        f"run {log.path.stem}",
+        tally.final_failed,
+        0 if pending else tally.missing,
+        tally.missing if pending else 0,
+    )
     if tally.final_failed and not config.retry_failed:
         tally.notes.append("failed requests are kept in the log; re-send them with --retry-failed")
     if fell_back:

@@ -13,6 +13,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from .failures import ALLOW_FAILURES_HELP
+
 
 def _err() -> Console:
     from kgbench.cliutil import stderr_console
@@ -115,6 +117,10 @@ def run_command(
             "--wait/--no-wait", help="With --batch: wait for results, or submit and exit."
         ),
     ] = True,
+    allow_failures: Annotated[
+        bool,
+        typer.Option("--allow-failures/--no-allow-failures", help=ALLOW_FAILURES_HELP),
+    ] = False,
     batch_max_requests: Annotated[int, typer.Option(hidden=True)] = 50_000,
     batch_max_bytes: Annotated[int, typer.Option(hidden=True)] = 200 * 1024 * 1024,
 ) -> None:
@@ -147,8 +153,11 @@ def run_command(
             wait=wait,
         ),
     )
+    from .failures import checked_failures
+
     err = _err()
-    result = run_model(config, err)
-    for line in result.lines:
-        err.print(line, markup=False)
-    typer.echo(str(result.log_path))
+    with checked_failures(allow_failures):
+        result = run_model(config, err)
+        for line in result.lines:
+            err.print(line, markup=False)
+        typer.echo(str(result.log_path))

@@ -55,6 +55,7 @@ from .api import (
 from .batch import BatchOptions, BatchRunner
 from .client import Completion, OpenAITransport, RequestFailure, scrub
 from .engine import RetryPolicy
+from .failures import note_requests
 from .keys import request_key
 from .log import JsonlLog, RunLock
 from .parse import ResponseJudge
@@ -227,6 +228,13 @@ async def _run(config: StageConfig, stage: Stage, console: Console) -> StageResu
     tally.final_ok = sum(1 for r in final.values() if r["status"] == "ok")
     tally.final_failed = len(final) - tally.final_ok
     tally.missing = len(plan) - len(final)
+    pending = config.batch and not config.batch_options.wait
+    note_requests(
+        f"stage {stage.name}",
+        tally.final_failed,
+        0 if pending else tally.missing,
+        tally.missing if pending else 0,
+    )
     if fell_back:
         tally.notes.append(
             "the endpoint rejected response_format: answers were requested as JSON in the prompt "

@@ -101,6 +101,14 @@ def publish(
     changelog: Annotated[
         Path | None, typer.Option(help="A CHANGELOG.md to ship in the release.")
     ] = None,
+    dataset: Annotated[
+        bool,
+        typer.Option(
+            "--dataset/--no-dataset",
+            help="Also write the release as a dataset (Parquet, dataset card, Croissant) "
+            "under generated/<domain>/datasets/<version>/.",
+        ),
+    ] = True,
 ) -> None:
     """Publish scenarios and gold as an immutable, versioned release under generated/<domain>/gold/."""
     from harness.compiled import CompiledDomain
@@ -109,7 +117,13 @@ def publish(
 
     if reviews is None and default_reviews(domain).exists():
         reviews = default_reviews(domain)
-    result = publish_release(CompiledDomain.open(domain), release, scenarios, reviews, changelog)
+    compiled = CompiledDomain.open(domain)
+    result = publish_release(compiled, release, scenarios, reviews, changelog)
+    if dataset:
+        from harness.release.dataset import write_dataset
+
+        written = write_dataset(result.path, reviews=reviews, compiled_root=compiled.root)
+        _console().print(f"[green]dataset[/] {_display(written.out_dir)}")
     if result.unchanged:
         _console().print(
             f"[green]unchanged[/] release {escape(release)} already holds this content: "
@@ -175,6 +189,42 @@ def verify_release(
         f"{len(manifest['files'])} files, {manifest['counts']['scenarios']} scenarios; "
         f"release digest {release_digest(path)} ({how})"
     )
+
+
+@scenario_app.command("dataset")
+def dataset_command(
+    path: Annotated[
+        Path, typer.Argument(help="A release folder (generated/<domain>/gold/<version>).")
+    ],
+    out: Annotated[
+        Path | None,
+        typer.Option(help="Output folder (default generated/<domain>/datasets/<version>/)."),
+    ] = None,
+    reviews: Annotated[
+        Path | None,
+        typer.Option(help="Review verdicts for per-item coverage (default: the domain's)."),
+    ] = None,
+) -> None:
+    """Write a verified release as a dataset: Parquet tables, a Hugging Face dataset card
+    (README.md) and Croissant metadata (croissant.json); `datasets.load_dataset(folder)`."""
+    from harness.release.dataset import write_dataset
+    from harness.release.layout import MANIFEST
+    from harness.review.cli import default_reviews
+
+    if not (path / MANIFEST).is_file():
+        from kgbench.errors import UserError
+
+        raise UserError(f"{path}: not a release folder (no {MANIFEST})")
+    compiled_root = path.resolve().parent.parent
+    domain = compiled_root.name
+    if reviews is None and default_reviews(domain).exists():
+        reviews = default_reviews(domain)
+    result = write_dataset(path, out, reviews, compiled_root)
+    rows = ", ".join(f"{name} {n}" for name, n in result.rows.items())
+    _console().print(f"[green]dataset[/] {_display(result.out_dir)}: {escape(rows)}")
+    if result.graph_note:
+        _console().print(escape(result.graph_note))
+    typer.echo(str(result.out_dir))
 
 
 @scenario_app.command("audit")

@@ -189,23 +189,42 @@ def pairwise_table(stats: dict[str, Any], cond: str) -> Table:
         ],
         rows,
         [False, False, True, True, True, True, False, True, True, True, False],
-        "Over the scenarios where both models have the metric defined. 'Favours a?' reads the "
-        "sign against the metric's direction; the interval and the Holm-adjusted p say "
-        "whether the difference is distinguishable from noise.",
+        "Over the scenarios where both models have the metric defined. 'Favours a?' is yes "
+        "or no only where the Holm-adjusted p is below 0.05 (the sign read against the "
+        "metric's direction), 'not significant' otherwise.",
     )
 
 
-def forest_plots(stats: dict[str, Any], cond: str) -> str:
+def forests(stats: dict[str, Any], cond: str) -> dict[tuple[str, str], str]:
+    """(model a, model b) -> the forest plot of their paired deltas under `cond`."""
     panel = {"metrics": stats["metrics"]}
-    figures = []
     pairs: dict[tuple[str, str], dict[str, Any]] = {}
     for r in stats["pairwise"]:
         if r["condition"] == cond:
             pairs.setdefault((r["a"], r["b"]), {})[r["metric"]] = r
-    for (a, b), rows in pairs.items():
-        contrast = {"a": a, "b": b, "metrics": rows}
-        figures.append(f"<figure>{svg.forest(panel, contrast)}</figure>")
+    return {
+        (a, b): svg.forest(panel, {"a": a, "b": b, "metrics": rows})
+        for (a, b), rows in pairs.items()
+    }
+
+
+def forest_plots(stats: dict[str, Any], cond: str) -> str:
+    figures = [f"<figure>{plot}</figure>" for plot in forests(stats, cond).values()]
     return "<div class='plots'>" + "".join(figures) + "</div>"
+
+
+def study_figures(stats: dict[str, Any]) -> dict[str, str]:
+    """Every plot of study.html by file name (written as standalone SVGs beside it)."""
+    from harness.report.export import file_safe
+
+    out = {}
+    for cond in stats["conditions"]:
+        for (a, b), plot in forests(stats, cond).items():
+            out[f"forest-{file_safe(cond)}-{file_safe(a)}-{file_safe(b)}.svg"] = plot
+    if interaction_table(stats) is not None:
+        for m in stats["metrics"]:
+            out[f"interaction-{file_safe(m['name'])}.svg"] = interaction_svg(stats, m)
+    return out
 
 
 def interaction_svg(stats: dict[str, Any], metric: dict[str, Any]) -> str:
@@ -426,7 +445,8 @@ def render_study_html(stats: dict[str, Any]) -> str:
             table_html(ranking_table(stats, cond)),
             f"<h3 id='{anchor}-deltas'>Model deltas</h3>",
             "<p class='note'>Forest plots: paired deltas with 95% bootstrap intervals; green "
-            "favours the first model, red the second, grey no change.</p>",
+            "favours the first model, red the second (both: Holm-adjusted p < 0.05), grey "
+            "not significant or no change.</p>",
             forest_plots(stats, cond),
             table_html(pairwise_table(stats, cond)),
         ]

@@ -355,11 +355,14 @@ def analyse(
     config: StudyConfig, paths: StudyPaths, compiled: CompiledDomain, console: Console
 ) -> tuple[Path, Path]:
     """Score every model, compute the statistics, write statistics.json and the report."""
-    from .report import render_study_html
+    from harness.report.export import write_svgs
+
+    from .report import render_study_html, study_figures
 
     stats = compute_statistics(config, paths, compiled)
     atomic_write_json(paths.statistics, stats)
     atomic_write_text(paths.report, render_study_html(stats))
+    write_svgs(paths.report.parent / "figures", study_figures(stats))
     console.print(f"[green]statistics[/] {escape(paths.statistics)}")
     return paths.statistics, paths.report
 

@@ -47,12 +47,19 @@ from typing import Any
 
 import numpy as np
 
-from harness.stats import EXACT_SIGN_FLIP_MAX_N, favorable, holm, mcnemar_exact, summary
+from harness.stats import (
+    EXACT_SIGN_FLIP_MAX_N,
+    direction,
+    favorable,
+    holm,
+    mcnemar_exact,
+    summary,
+    wilson_interval,
+)
 from kgbench.contract import Metric
 
 STATISTICS_VERSION = "1.0.0"
 CI_LEVEL = 0.95
-Z95 = 1.959963984540054  # standard normal 97.5% quantile (Wilson interval)
 ScenarioValues = dict[str, dict[str, dict[str, float]]]  # condition -> metric -> scenario -> v
 
 
@@ -166,17 +173,6 @@ def hoeffding_bound(deltas: np.ndarray) -> float:
     if squares <= 0:
         return 1.0
     return min(1.0, 2.0 * math.exp(-(total * total) / (2.0 * squares)))
-
-
-def wilson_interval(successes: int, n: int) -> tuple[float, float] | None:
-    """95% Wilson score interval of a proportion (sound at 0 and at n, unlike Wald)."""
-    if n == 0:
-        return None
-    p = successes / n
-    z2 = Z95 * Z95
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = Z95 * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n)) / (1 + z2 / n)
-    return max(0.0, centre - half), min(1.0, centre + half)
 
 
 def icc_2_1(y: np.ndarray) -> float | None:
@@ -370,7 +366,7 @@ def compute(data: StudyData, settings: Settings | None = None) -> dict[str, Any]
                     pairs, _paired_rows(x[first], x[second], counts, signs, m.binary), strict=True
                 ):
                     row.update(condition=cond, metric=m.name, a=data.models[i], b=data.models[j])
-                    row["favorable"] = favorable(row["delta"], m.higher_is_better)
+                    row["direction"] = direction(row["delta"], m.higher_is_better)
                     pairwise.append(row)
             ranking[cond][m.name] = _ranking(data.models, cells, boot, m)
 
@@ -378,6 +374,9 @@ def compute(data: StudyData, settings: Settings | None = None) -> dict[str, Any]
         _apply_holm(pairwise, lambda r: (r["condition"], r["metric"]))
     else:
         _apply_holm(pairwise, lambda r: "study")
+    better = {m.name: m.higher_is_better for m in data.metrics}
+    for row in pairwise:  # after Holm: favourable means a difference the test supports
+        row["favorable"] = favorable(row["delta"], better[row["metric"]], row.get("p_holm"))
     for cond in data.conditions:
         for m in data.metrics:
             _mark_indistinguishable(

@@ -13,6 +13,8 @@ from typing import Annotated
 
 import typer
 
+from harness.runner.failures import ALLOW_FAILURES_HELP
+
 RunDir = Annotated[Path, typer.Option("--run-dir", help="The run folder (scenarios, prompts).")]
 
 
@@ -51,6 +53,10 @@ def verify_command(
             "default) or informed (a declared variant: shown what the graph holds instead).",
         ),
     ] = None,
+    allow_failures: Annotated[
+        bool,
+        typer.Option("--allow-failures/--no-allow-failures", help=ALLOW_FAILURES_HELP),
+    ] = False,
 ) -> None:
     """Generate, review against Neo4j, revise and answer: condition C5 for every scenario."""
     from harness.neo4j import connection_settings, open_driver
@@ -65,12 +71,15 @@ def verify_command(
     stage = StageConfig(
         out_dir=run_dir, model=model, base_url=base_url, batch=batch, concurrency=concurrency
     )
-    with open_driver(settings) as driver:
-        summary = run_verify(
-            VerifyConfig(run_dir, stage, condition, settings.database, order_variants, reviser),
-            driver,
-        )
-    typer.echo(json_text(summary), nl=False)
+    from harness.runner.failures import checked_failures
+
+    with checked_failures(allow_failures):
+        with open_driver(settings) as driver:
+            summary = run_verify(
+                VerifyConfig(run_dir, stage, condition, settings.database, order_variants, reviser),
+                driver,
+            )
+        typer.echo(json_text(summary), nl=False)
 
 
 def explain_run_command(

@@ -49,7 +49,7 @@ class Manifest(Document):
     """Versions and hashes of a compile; `formats` names the format version of each artifact
     the harness reads, so opening a compiled domain can refuse an incompatible one at once."""
 
-    FORMAT: ClassVar[str] = "2.1.0"  # 2.1: biolink_model_version
+    FORMAT: ClassVar[str] = "2.2.0"  # 2.1: biolink_model_version; 2.2: data_license
     PATH: ClassVar[str] = "manifest.json"
     VERSION_FIELD: ClassVar[str] = "manifest_version"
 
@@ -57,6 +57,9 @@ class Manifest(Document):
     domain: str
     domain_version: str
     spec_version: str
+    data_license: str | None = Field(
+        default=None, description="SPDX id of the data licence domain.yaml declares"
+    )
     biolink_model_version: str | None = Field(
         default=None, description="the Biolink Model the domain's terms were checked against"
     )
@@ -552,6 +555,11 @@ class Cell(Model):
     mean: float | None
     n: int
     se: float | None
+    interval: str | None = Field(
+        default=None, description='"wilson" for a binary metric with one 0/1 value per scenario'
+    )
+    ci_low: float | None = None
+    ci_high: float | None = None
 
 
 PanelTable = dict[str, dict[str, Cell]]  # condition -> metric -> cell
@@ -570,7 +578,7 @@ class ScoredPanel(Document):
 
     model_config = ConfigDict(extra="allow", frozen=True)  # score_run adds its own fields
 
-    FORMAT: ClassVar[str] = "1.1.0"
+    FORMAT: ClassVar[str] = "1.2.0"  # 1.2: Wilson intervals; favourable after Holm
     PATH: ClassVar[str] = "scores/<model>/panel.json"
     VERSION_FIELD: ClassVar[str] = "schema_version"
 

@@ -150,7 +150,13 @@ def test_failures_and_malformed_answers_are_counted_not_zeroed(run_dir, mini_dom
         "out_of_range_records": 0,
     }
     # Missing and failed answers are not zeros: the oracle's remaining C2/C3 answers are perfect.
-    assert panel["overall"]["C2"]["intervention_accuracy"] == {"mean": 1.0, "n": 7, "se": 0.0}
+    c2 = panel["overall"]["C2"]["intervention_accuracy"]
+    assert {k: c2[k] for k in ("mean", "n", "se", "interval")} == {
+        "mean": 1.0,
+        "n": 7,
+        "se": 0.0,
+        "interval": "wilson",  # 7/7 correct: [0.646, 1.000], not certainty
+    }
     assert panel["overall"]["C3"]["intervention_accuracy"]["n"] == 7
     # Unparseable answers count as wrong under the primary policy (intent-to-treat), and the
     # per-protocol figures (them left out) are carried beside it.
@@ -158,7 +164,7 @@ def test_failures_and_malformed_answers_are_counted_not_zeroed(run_dir, mini_dom
     assert panel["scoring_policy"]["unparseable_answers"] == 2
     assert panel["overall"]["C4"]["intervention_accuracy"]["mean"] == pytest.approx(6 / 8)
     per_protocol = panel["scoring_policy"]["alternative_overall"]["C4"]["intervention_accuracy"]
-    assert per_protocol == {"mean": 1.0, "n": 6, "se": 0.0}
+    assert {k: per_protocol[k] for k in ("mean", "n", "se")} == {"mean": 1.0, "n": 6, "se": 0.0}
     items = [json.loads(x) for x in (run_dir / "scores/mixed/items.jsonl").read_text().splitlines()]
     bad = next(i for i in items if i["prompt_id"] == "SCN_0002/C4")
     assert bad["status"] == "scored" and bad["parse_ok"] is False

@@ -142,14 +142,22 @@ def test_panel_averages_replicates_and_keeps_failures_apart():
         "unknown_id_responses": 0,
     }
     assert panel["counts"]["C4"]["missing"] == 1
-    assert panel["overall"]["C4"]["acc"] == {"mean": 1.0, "n": 2, "se": 0.0}
+    acc_cell = panel["overall"]["C4"]["acc"]
+    assert {k: acc_cell[k] for k in ("mean", "n", "se", "interval")} == {
+        "mean": 1.0,
+        "n": 2,
+        "se": 0.0,
+        "interval": "wilson",  # binary, one 0/1 value per scenario: 2/2 is not certainty
+    }
+    assert acc_cell["ci_low"] == pytest.approx(0.3424, abs=1e-4) and acc_cell["ci_high"] == 1.0
     pair = panel["paired"][0]
     assert (pair["a"], pair["b"]) == ("C4", "C2")
     acc = pair["metrics"]["acc"]
     assert acc["delta"] == pytest.approx(((1 - 0.5) + (1 - 0.0)) / 2)
     assert acc["test"] == "sign_flip_permutation"  # replicate means are not 0/1
     rate = pair["metrics"]["rate"]
-    assert rate["delta"] < 0 and rate["favorable"] == "yes"
+    assert rate["delta"] < 0 and rate["direction"] == "better"  # lower is better
+    assert rate["favorable"] == "not significant"  # two scenarios: the sign is not a finding
     assert set(panel["by_category"]) == {"direct_effect", "x"}
 
 

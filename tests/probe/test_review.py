@@ -173,3 +173,5 @@ def test_report_puts_the_qa_panel_and_the_probe_side_by_side(tmp_path):
     assert "Precision and recall over the path bound k" in text
     page = html.read_text()
     assert "Probe precision and recall by k" in page and "<script" not in page
+    (curve,) = (run / "report" / "figures").glob("probe-*/curve.svg")  # also a standalone SVG
+    assert curve.read_text().split("\n", 1)[1].strip() in page

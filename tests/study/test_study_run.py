@@ -315,3 +315,23 @@ def test_three_models_through_the_local_server_resume_after_sigkill(
             text = path.read_text(errors="ignore")
             assert "CANARY" not in text
             assert (settings.password or "x" * 40) not in text
+
+
+def test_every_study_plot_is_also_a_standalone_svg(stand_in_study, tmp_path) -> None:
+    """study.html's forest and interaction plots as files; colour only where Holm says so."""
+    import xml.etree.ElementTree as ET
+
+    from harness.report.export import write_svgs
+    from harness.report.svg import BAD, GOOD
+    from harness.study.report import study_figures
+
+    _, _, stats = stand_in_study
+    figures = study_figures(stats)
+    pairs = {(r["a"], r["b"]) for r in stats["pairwise"] if r["condition"] == "C1"}
+    assert len([n for n in figures if n.startswith("forest-C1-")]) == len(pairs) == 10
+    assert len([n for n in figures if n.startswith("interaction-")]) == len(stats["metrics"])
+    for path in write_svgs(tmp_path / "figures", figures):
+        assert ET.fromstring(path.read_bytes()).tag == "{http://www.w3.org/2000/svg}svg"
+    same = figures["forest-C1-oracle-oracle-2.svg"]  # identical answers: nothing to colour
+    assert GOOD not in same and BAD not in same
+    assert GOOD in figures["forest-C1-oracle-guess.svg"]
