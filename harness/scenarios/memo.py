@@ -3,8 +3,8 @@
 Checking which instances of a category are feasible builds a distractor pool per instance
 (`GoldBuilder.pool`), and each pool asks the same questions of every intervention: what it
 treats, whether it is indicated for the patient's findings in the population, whether it
-qualifies for a sibling outcome. On cardio that was 6,110 pools and about 400,000 such
-questions, nearly all repeats. Their answers depend only on the graph and the rules, which do
+qualifies for a sibling outcome. On the larger bundled domain that was 6,110 pools and about
+400,000 such questions, nearly all repeats. Their answers depend only on the graph and the rules, which do
 not change during a run, so each is computed once per distinct question. The wrapper sits on
 the instances (the composition root installs it), so the modules that own the questions keep
 their plain definitions.
