@@ -24,6 +24,7 @@ HEAVY = ("numpy", "pyarrow", "linkml", "linkml_runtime", "jinja2")
 PROBE = """
 import json, sys
 argv = json.loads(sys.argv[1]); through_typer = sys.argv[2] == "typer"
+watched = {*json.loads(sys.argv[3]), "pydantic"}
 sys.argv = ["kgbench", *argv]
 from kgbench.cli import app
 code = 0
@@ -31,15 +32,22 @@ try:
     code = app(argv) if through_typer else app()
 except SystemExit as exc:
     code = exc.code
-loaded = sorted({m.split(".")[0] for m in sys.modules} & {*%r, "pydantic"})
+loaded = sorted({m.split(".")[0] for m in sys.modules} & watched)
 print(json.dumps({"code": code, "loaded": loaded}))
-""" % (HEAVY,)
+"""
 
 
 def run_probe(argv: list[str], through_typer: bool = False) -> tuple[dict, str]:
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     proc = subprocess.run(
-        [sys.executable, "-c", PROBE, json.dumps(argv), "typer" if through_typer else "entry"],
+        [
+            sys.executable,
+            "-c",
+            PROBE,
+            json.dumps(argv),
+            "typer" if through_typer else "entry",
+            json.dumps(HEAVY),
+        ],
         capture_output=True,
         text=True,
         env=env,
