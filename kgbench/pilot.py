@@ -109,8 +109,9 @@ def embedded_neo4j(
     """
     from harness.neo4j import start, stop
 
+    # a server stopped at the end of the block starts with the short-lived JIT settings
     info = (step or (lambda _name, func: func()))(
-        "start the embedded Neo4j", lambda: start(state_dir)
+        "start the embedded Neo4j", lambda: start(state_dir, short_lived=not keep)
     )
     if info.already_running:
         console.print(f"Neo4j was already running at {escape(info.uri)}; it stays running.")
