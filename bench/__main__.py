@@ -15,6 +15,7 @@ SUITES = [
     "probe_bench",
     "study_bench",
     "verify_bench",
+    "pilot_bench",
 ]
 
 

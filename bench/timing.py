@@ -100,3 +100,30 @@ def figure(
         f"{label:<48} median {num.format(med)} {unit} (min {num.format(lo)}, max "
         f"{num.format(hi)}, n={len(values)}; {state})  {verdict}"
     )
+
+
+def versus_floor(
+    label: str,
+    values: list[float],
+    floor_label: str,
+    floor_values: list[float],
+    *,
+    target: float,
+    state: str,
+    digits: int = 3,
+) -> list[str]:
+    """A figure as a ratio to its floor, measured in the same run and state (paired runs, A
+    B A B ...): the ratio with its target and PASS/FAIL first, then both absolute figures
+    beside it for information (absolute seconds are not comparable across machines or
+    loads; the ratio is)."""
+    ratios = [a / b for a, b in zip(values, floor_values, strict=True)]
+    med = statistics.median(ratios)
+    verdict = "PASS" if med <= target else "FAIL"
+    return [
+        f"{label:<48} {med:.2f}x {floor_label} (min {min(ratios):.2f}, max {max(ratios):.2f}, "
+        f"n={len(ratios)}; {state}; {load_average()})  target <= {target:.2f}x: {verdict}",
+        figure(f"  {label}", values, unit="s", target=None, higher_is_better=False,
+               state=state, digits=digits, no_target="(information)"),
+        figure(f"  floor: {floor_label}", floor_values, unit="s", target=None,
+               higher_is_better=False, state=state, digits=digits, no_target="(information)"),
+    ]  # fmt: skip

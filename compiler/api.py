@@ -21,7 +21,9 @@ from .paths import (
     TEMPLATES_DIR,
     recorded_path,
     repo_relative,
+    resolve_domain_dir,
 )
+from .versions import compiler_versions
 
 # Subfolders of generated/<domain>/ written by other commands, preserved across compiles.
 PRESERVED = ("gold", "scenarios", "datasets")
@@ -108,14 +110,14 @@ def iter_artifacts(domain_ir) -> Iterator:
 def compile_domain(
     domain: str | Path, out_root: Path | None = None, force: bool = False
 ) -> CompileResult:
-    from .frontend import resolve_domain_dir
-    from .writer import write_tree
-
     domain_dir = resolve_domain_dir(domain)
     out_dir = (out_root or GENERATED_DIR) / domain_dir.name
-    if not force and _up_to_date(out_dir):
-        files = len(json.loads((out_dir / "manifest.json").read_text())["outputs"]) + 1
-        return CompileResult(domain_dir.name, out_dir, files, True)
+    if not force:
+        current = up_to_date(domain_dir, out_root)
+        if current is not None:
+            return current
+    from .writer import write_tree
+
     domain_ir = validate_domain(domain_dir)
     written = [0]
 
@@ -128,6 +130,20 @@ def compile_domain(
     return CompileResult(domain_dir.name, out_dir, written[0], False, domain_ir.warnings)
 
 
+def up_to_date(domain: str | Path, out_root: Path | None = None) -> CompileResult | None:
+    """The result of a no-op compile when generated/<domain>/ is current, else None.
+
+    Decided from hashes alone, before anything heavier than hashlib is imported (no LinkML,
+    pyarrow, numpy, pydantic or backend): a no-op compile costs about what a bare
+    interpreter hashing the same files costs (`python -m bench --only compile_bench`)."""
+    domain_dir = resolve_domain_dir(domain)
+    out_dir = (out_root or GENERATED_DIR) / domain_dir.name
+    if not _up_to_date(out_dir):
+        return None
+    files = len(json.loads((out_dir / "manifest.json").read_text())["outputs"]) + 1
+    return CompileResult(domain_dir.name, out_dir, files, True)
+
+
 def _up_to_date(out_dir: Path) -> bool:
     """True when the manifest's inputs, outputs and compiler versions all still match."""
     manifest_path = out_dir / "manifest.json"
@@ -135,8 +151,6 @@ def _up_to_date(out_dir: Path) -> bool:
         return False
     try:
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
-        from .backends.manifest import compiler_versions
-
         if manifest.get("compiler") != compiler_versions():
             return False
         for entry in manifest["inputs"]:

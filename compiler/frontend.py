@@ -31,11 +31,11 @@ from .evidence import EvidenceChecker, parse_provenance, parse_rules
 from .jsonschemas import spec_fields
 from .paths import (
     DECLARATIONS_DIR,
-    DOMAINS_DIR,
     SPEC_DIR,
     confined,
     display_path,
     repo_relative,
+    resolve_domain_dir,
 )
 from .prefixes import check_curie_prefix, load_prefix_map, merge_xrefs
 from .probe import check_probe
@@ -56,23 +56,6 @@ TABLE_ORDER = (
     "intervention_classes",
     "xrefs",
 )
-
-
-def resolve_domain_dir(domain: str | Path) -> Path:
-    """Accept a domain name (a folder under domains/) or a path to its folder."""
-    path = Path(domain)
-    if path.is_dir():
-        return path.resolve()
-    candidate = DOMAINS_DIR / str(domain)
-    if candidate.is_dir():
-        return candidate.resolve()
-    known = sorted(p.name for p in DOMAINS_DIR.glob("*") if (p / "domain.yaml").exists())
-    raise SpecError(
-        f"unknown domain '{domain}'"
-        + suggest(str(domain), known)
-        + "; known domains: "
-        + ", ".join(known)
-    )
 
 
 @contextmanager

@@ -1,8 +1,9 @@
 """JSON Schemas produced with LinkML's JsonSchemaGenerator, one generator run per schema file.
 
-Generation is memoised per process: the compiler needs the declaration schema to validate the
-spec and the scenario/response/table schemas as artifacts, and each generator run costs about
-0.1 s (plus ~0.7 s to import the generator module once, which is why it is imported lazily).
+Generation is memoised per process and cached on disk (`generate`): the compiler needs the
+declaration schema to validate the spec and the scenario/response/table schemas as artifacts;
+each generator run costs about 0.1 s, plus about 2 s to import the generator module and load
+LinkML's metamodel once, which a cache hit never does.
 """
 
 from __future__ import annotations
@@ -66,20 +67,37 @@ STRICT_LARGE_ENUM_CHARS = 15_000  # ... may hold this many characters in all
 
 @cache
 def generate(schema_path: str) -> dict[str, Any]:
-    """The whole-schema JSON Schema (every class under $defs) for one LinkML file."""
+    """The whole-schema JSON Schema (every class under $defs) for one LinkML file.
+
+    Disk-cached like the schema model (`compiler.cache`): keyed by the sha256 of the schema
+    file, the spec's schema files, this module's own code and the LinkML version, and
+    re-checked against every file of the schema's import closure. With the schemas
+    unchanged, a forced compile and a cold validation import no LinkML generator (importing
+    it and loading the metamodel was about 60% of a forced compile)."""
+    from .cache import cached
+
+    path = Path(schema_path).resolve()
+    key_files = [path, *sorted(SPEC_DIR.glob("*.yaml")), Path(__file__)]
+    # the schema's own path goes in the key: a spec schema is also one of the spec files
+    return cached("jsonschema", key_files, path.as_posix(), lambda: _generate(path))
+
+
+def _generate(path: Path) -> tuple[dict[str, Any], list[Path]]:
+    """LinkML's JsonSchemaGenerator run on one file, nullable fields applied; and the local
+    files of its import closure (what the cached value depends on)."""
     import yaml
     from linkml.generators.jsonschemagen import JsonSchemaGenerator
 
-    data = yaml.safe_load(Path(schema_path).read_text(encoding="utf-8"))
-    importmap = shipped_imports(Path(schema_path), data)
-    gen = JsonSchemaGenerator(schema_path, not_closed=False, importmap=importmap or None)
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    importmap = shipped_imports(path, data)
+    gen = JsonSchemaGenerator(str(path), not_closed=False, importmap=importmap or None)
     whole = json.loads(gen.serialize())
-    for cls, fields in _nullable_fields(schema_path).items():
+    for cls, fields in _nullable_fields(str(path)).items():
         props = whole.get("$defs", {}).get(cls, {}).get("properties", {})
         for name in fields:
             if name in props:
                 props[name] = _nullable(props[name])
-    for cls, fields in _annotated(schema_path, "list_of_lists").items():
+    for cls, fields in _annotated(str(path), "list_of_lists").items():
         props = whole.get("$defs", {}).get(cls, {}).get("properties", {})
         for name in fields:
             if name in props:  # a list of lists of strings (LinkML has no nested lists)
@@ -87,7 +105,20 @@ def generate(schema_path: str) -> dict[str, Any]:
                     **props[name],
                     "items": {"type": "array", "items": props[name]["items"]},
                 }
-    return whole
+    return whole, [*_closure_files(gen.schemaview, path), Path(__file__)]
+
+
+def _closure_files(view: Any, root: Path) -> list[Path]:
+    """The schema file and every file of its import closure outside the installed packages
+    (LinkML's own types come with the LinkML version, which is in the cache key)."""
+    files = [root]
+    for name in view.imports_closure():
+        source = getattr(view.schema_map.get(name), "source_file", None)
+        if source:
+            path = Path(source).resolve()
+            if path.exists() and "site-packages" not in path.parts and path not in files:
+                files.append(path)
+    return files
 
 
 def _annotated(schema_path: str, annotation: str) -> dict[str, list[str]]:

@@ -16,6 +16,7 @@ from kgbench.locations import (
     TEMPLATES_DIR,
     shipped_name,
 )
+from kgbench.suggest import suggest
 
 __all__ = [
     "DECLARATIONS_DIR",
@@ -29,6 +30,7 @@ __all__ = [
     "read_input_bytes",
     "recorded_path",
     "repo_relative",
+    "resolve_domain_dir",
     "shipped_imports",
 ]
 
@@ -141,3 +143,20 @@ def shipped_imports(path: Path, data: object) -> dict[str, str]:
         if not (path.parent / f"{name}.yaml").exists() and (SPEC_DIR / f"{rel.name}.yaml").exists():
             mapped[name] = str(SPEC_DIR / rel.name)
     return mapped
+
+
+def resolve_domain_dir(domain: str | Path) -> Path:
+    """Accept a domain name (a folder under domains/) or a path to its folder."""
+    path = Path(domain)
+    if path.is_dir():
+        return path.resolve()
+    candidate = DOMAINS_DIR / str(domain)
+    if candidate.is_dir():
+        return candidate.resolve()
+    known = sorted(p.name for p in DOMAINS_DIR.glob("*") if (p / "domain.yaml").exists())
+    raise SpecError(
+        f"unknown domain '{domain}'"
+        + suggest(str(domain), known)
+        + "; known domains: "
+        + ", ".join(known)
+    )

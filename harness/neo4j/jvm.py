@@ -64,9 +64,19 @@ def check_size(value: str, what: str) -> str:
     return value
 
 
-def jvm_flags(heap: str) -> list[str]:
-    """JVM options for Neo4j with an explicit maximum heap."""
-    return [f"-Xmx{check_size(heap, 'heap')}", *BASE_JVM_FLAGS]
+# For a server that lives for one short run (the pilot's): the client compiler only. On 2
+# shared cores the optimising compiler's threads compete with Neo4j's own start-up, planning
+# and first queries; with C1 alone the pilot's start took 5.8 s against 10.7-12.0 s and its
+# start + load + extract 17.7 s against 23-29 s (paired, load 2.4-3.3). Steady-state speed is
+# lower, so a server that stays up (benchmarks, bulk loads, a kept pilot server) never gets it.
+SHORT_LIVED_JVM_FLAGS: tuple[str, ...] = ("-XX:TieredStopAtLevel=1",)
+
+
+def jvm_flags(heap: str, short_lived: bool = False) -> list[str]:
+    """JVM options for Neo4j with an explicit maximum heap (and, for a server that serves one
+    short run, the client compiler only)."""
+    extra = SHORT_LIVED_JVM_FLAGS if short_lived else ()
+    return [f"-Xmx{check_size(heap, 'heap')}", *BASE_JVM_FLAGS, *extra]
 
 
 def classpath() -> str:

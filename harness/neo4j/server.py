@@ -91,13 +91,15 @@ def start(
     auth: bool = True,
     timeout: float = DEFAULT_START_TIMEOUT,
     watch_pid: int | None = None,
+    short_lived: bool = False,
 ) -> ServerInfo:
     """Start the embedded server, or return the one already running for `state_dir`.
 
     `home` is the Neo4j home (data in `home/data`); it defaults to `state_dir`, and pointing it
     at a `bulk_import` store serves that store. `heap`/`pagecache` default to
     $KGBENCH_NEO4J_HEAP / $KGBENCH_NEO4J_PAGECACHE, else 1g / 128m. With `watch_pid`, the
-    server shuts itself down once that process exits (used by test fixtures).
+    server shuts itself down once that process exits (used by test fixtures). `short_lived`:
+    the server serves one short run and is stopped after it (`jvm.SHORT_LIVED_JVM_FLAGS`).
     """
     directory = resolve_state_dir(state_dir)
     home_dir = Path(home).expanduser().resolve() if home else directory
@@ -113,7 +115,9 @@ def start(
             return _already_running(directory, record, home_dir, port)
         clear_record(directory)
         jvm.build()
-        return _launch(directory, home_dir, port, heap, pagecache, auth, timeout, watch_pid)
+        return _launch(
+            directory, home_dir, port, heap, pagecache, auth, timeout, watch_pid, short_lived
+        )
 
 
 def _already_running(
@@ -141,6 +145,7 @@ def _launch(
     auth: bool,
     timeout: float,
     watch_pid: int | None,
+    short_lived: bool = False,
 ) -> ServerInfo:
     port = _check_port_free(port) if port is not None else _free_port()
     password_file = ensure_password(directory) if auth else None
@@ -150,7 +155,7 @@ def _launch(
         os.replace(log_file, log_file.with_name(LOG_FILE + ".1"))
     cmd = [
         jvm.java_executable(),
-        *jvm.jvm_flags(heap),
+        *jvm.jvm_flags(heap, short_lived),
         "-cp",
         jvm.classpath(),
         LAUNCHER_MAIN,

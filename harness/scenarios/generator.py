@@ -35,13 +35,14 @@ from .evidence import OutcomeJudge
 from .files import generated_set
 from .gold import GoldBuilder, GoldError
 from .kg import KnowledgeGraph
+from .memo import memoise_distractor_questions
 from .narratives import Wording, capitalise
 from .paths import ChainFinder
 from .patients import PatientMaker
 from .patterns import Instance, Patterns
 from .pinned import Pins
 from .rules import CategoryRule, Rules, load_rules
-from .selection import spread
+from .selection import picks
 from .validation import validate_records
 
 
@@ -97,6 +98,7 @@ class Generator:
         self.clinical = Clinical(self.kg, self.finder, self.rules, self.judge)
         self.patterns = Patterns(self.finder, self.clinical, self.judge, self.rules)
         self.gold = GoldBuilder(self.clinical, self.judge, self.rules)
+        memoise_distractor_questions(self.kg, self.judge, self.clinical, self.gold)
         self.patients = PatientMaker(self.rules)
         names = {e: ent["name"] for e, ent in self.kg.entities.items()}
         self.wording = Wording(
@@ -298,7 +300,7 @@ class Generator:
         if n <= 0:
             return []
         unique = self.pool(rule, stats)
-        order = spread(unique, len(unique), rng, Counter(used_pairs))
+        order = picks(unique, rng, Counter(used_pairs))
         out: list[dict[str, Any]] = []
         for inst in order:
             if len(out) == n:

@@ -14,6 +14,12 @@ from kgbench.errors import UserError
 from kgbench.pilot import embedded_neo4j
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.slow]
+SHORT_LIVED = "-XX:TieredStopAtLevel=1"
+
+
+def jvm_command(pid: int) -> list[str]:
+    """The server JVM's command line (Linux)."""
+    return Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
 
 
 def test_the_pilot_stops_the_neo4j_it_started_unless_kept(
@@ -26,6 +32,8 @@ def test_the_pilot_stops_the_neo4j_it_started_unless_kept(
     try:
         with embedded_neo4j(console, keep=True, state_dir=state) as info:
             assert not info.already_running and status(state).running
+            # a kept server stays up for other work: it keeps the optimising JIT compiler
+            assert SHORT_LIVED not in jvm_command(info.pid)
         assert status(state).running
         assert f"stays running at {info.uri}" in out.getvalue()
 
@@ -35,8 +43,9 @@ def test_the_pilot_stops_the_neo4j_it_started_unless_kept(
         assert f"Neo4j was already running at {info.uri}; it stays running." in out.getvalue()
 
         stop(state)
-        with pytest.raises(UserError), embedded_neo4j(console, state_dir=state):
+        with pytest.raises(UserError), embedded_neo4j(console, state_dir=state) as short:
             assert status(state).running
+            assert SHORT_LIVED in jvm_command(short.pid), "stopped after the run: C1 only"
             raise UserError("a step failed")
         assert not status(state).running, "stopped however the pilot ends"
         assert "Stopped the embedded Neo4j the pilot started" in out.getvalue()
