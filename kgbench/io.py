@@ -28,7 +28,8 @@ from json.encoder import encode_basestring as c_encode_basestring
 from pathlib import Path
 from typing import Any
 
-from kgbench.errors import Location, UserError
+from kgbench import untrusted
+from kgbench.errors import UserError
 
 # --- encoding ----------------------------------------------------------------------------
 
@@ -269,21 +270,12 @@ def replace_folder(
 
 
 def iter_jsonl(path: Path, what: str = "JSON") -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for every non-blank line; a bad line is a UserError naming it."""
+    """(line number, object) for every non-blank line; a bad line is a UserError naming it
+    (read by the kernel's reader of untrusted text, `kgbench.untrusted`)."""
     path = Path(path)
     if not path.is_file():
         raise UserError(f"file not found: {path}")
-    with path.open(encoding="utf-8") as handle:
-        for n, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise UserError(f"not valid JSON: {exc.msg}", Location(str(path), n)) from None
-            if not isinstance(item, dict):
-                raise UserError(f"expected a {what} object on each line", Location(str(path), n))
-            yield n, item
+    yield from untrusted.iter_jsonl(path, what)
 
 
 def read_jsonl(path: Path, what: str = "JSON") -> list[dict[str, Any]]:
@@ -293,14 +285,6 @@ def read_jsonl(path: Path, what: str = "JSON") -> list[dict[str, Any]]:
 def read_json_object(path: Path, what: str = "JSON object") -> dict[str, Any]:
     """The JSON object in `path`; missing, malformed or not an object is a UserError."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"file not found: {path}") from None
-    except UnicodeDecodeError:
-        raise UserError(f"not UTF-8 text; expected a {what}", Location(str(path))) from None
-    except json.JSONDecodeError as exc:
-        raise UserError(f"not valid JSON: {exc.msg}", Location(str(path), exc.lineno)) from None
-    if not isinstance(data, dict):
-        raise UserError(f"expected a {what}", Location(str(path)))
-    return data
+    if not path.exists():
+        raise UserError(f"file not found: {path}")
+    return untrusted.load_json_object(path, what)

@@ -60,32 +60,52 @@ def review_command(
         bool,
         typer.Option(
             "--drop-stale/--keep-stale",
-            help="Remove verdicts whose item has changed since (they need review again).",
+            help="Remove verdicts whose item has changed since (they need review again); "
+            "lists them, keeps reviews.csv.bak, refuses to remove verdicts still current in "
+            "the domain's own set without --yes.",
         ),
+    ] = False,
+    yes: Annotated[
+        bool, typer.Option("--yes", help="Confirm --drop-stale removing current verdicts.")
     ] = False,
 ) -> None:
     """Write the clinical review sheet (HTML and CSV) with every item's hash and verdict."""
     from harness.compiled import CompiledDomain
+    from harness.review.prune import (
+        check_drop,
+        own_records_or_none,
+        rewrite_with_backup,
+        rows_to_drop,
+    )
     from harness.review.sheet import write_sheet
     from harness.review.verdicts import coverage, read_verdicts, verdict_rows
     from harness.scenarios.files import generated_set, read_scenarios
     from harness.scenarios.kg import KnowledgeGraph
     from kgbench.cliutil import stderr_console
-    from kgbench.io import atomic_write_text
     from kgbench.locations import RUNS_DIR
 
     compiled = CompiledDomain.open(domain)
-    records = read_scenarios(scenarios or generated_set(compiled))
+    given = scenarios or generated_set(compiled)
+    records = read_scenarios(given)
     path = reviews or default_reviews(domain)
     verdicts = read_verdicts(path, records, allow_stale=drop_stale)
+    console = stderr_console()
+    dropped = []
     if drop_stale and path.exists():
-        atomic_write_text(path, verdict_rows(verdicts.values()))
+        own = own_records_or_none(generated_set(compiled), given)
+        dropped = rows_to_drop(path, verdicts.values(), own)
+        check_drop(dropped, yes, path)
     target = out or RUNS_DIR / f"review-{domain}"
     html_path, csv_path = write_sheet(
         KnowledgeGraph(compiled), records, verdicts, target, f"Clinical review: {domain}"
     )
+    if dropped:  # only once the sheet is written: a failure above leaves the file as it was
+        backup = rewrite_with_backup(path, verdict_rows(verdicts.values()))
+        console.print(f"removed {len(dropped)} stale verdict(s) from {path}:", markup=False)
+        for d in dropped:
+            console.print(f"  {d}", markup=False)
+        console.print(f"previous file kept as {backup}", markup=False)
     cov = coverage(records, verdicts)
-    console = stderr_console()
     console.print(
         f"{len(records)} items: {len(cov.accepted)} accepted, {len(cov.disputed)} disputed, "
         f"{len(cov.unreviewed)} not reviewed",
