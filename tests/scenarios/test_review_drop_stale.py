@@ -16,9 +16,24 @@ from pathlib import Path
 
 import pytest
 
+import harness.compiled
 import harness.review.sheet
+from compiler.api import compile_domain
+from harness.compiled import CompiledDomain
 from harness.review.verdicts import content_sha256
-from tests.scenarios.test_review import accept_all, run, toy_env, write_reviews  # noqa: F401
+from harness.scenarios.generator import generate_file
+from tests.scenarios.test_review import TOY, accept_all, run, write_reviews
+
+
+@pytest.fixture
+def toy_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
+    """The toy domain compiled into a private generated/ folder, with its own scenario set."""
+    generated = tmp_path / "generated"
+    compile_domain(TOY, out_root=generated, force=True)
+    monkeypatch.setattr(harness.compiled, "GENERATED", generated)
+    domain = CompiledDomain.open("toy", generated)
+    path, records, _ = generate_file(domain)
+    return {"tmp": tmp_path, "scenarios": path, "records": records, "domain": domain}
 
 
 def _other_set(records: list[dict], path: Path) -> Path:
