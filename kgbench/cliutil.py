@@ -9,6 +9,7 @@ answer) is data, never markup: it reaches the console only as a `rich.text.Text`
 
 from __future__ import annotations
 
+import errno
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
@@ -44,10 +45,14 @@ def labelled(label: str, style: str, message: object) -> Text:
 
 
 def print_user_error(exc: Exception, console: Console | None = None) -> None:
-    """One `error: ...` line per line of the message, printed as plain text."""
+    """One `error: ...` line per line of the message, printed as plain text: the message is
+    split on `\n` only and each line passes the terminal encoder, so a value holding an
+    escape sequence, a lone surrogate or U+2028 cannot repaint the screen or crash the print."""
+    from kgbench.untrusted import for_terminal
+
     console = console or stderr_console()
-    for line in str(exc).splitlines() or [""]:
-        console.print(labelled("error:", "bold red", line), soft_wrap=True)
+    for line in str(exc).split("\n"):
+        console.print(labelled("error:", "bold red", for_terminal(line)), soft_wrap=True)
 
 
 @contextmanager
@@ -55,13 +60,26 @@ def error_boundary() -> Iterator[None]:
     """The one place a UserError becomes one message on stderr and its exit code (2).
 
     The root command group runs every command inside it (kgbench/cli.py), so no command
-    module catches UserError itself. Anything else propagates with its traceback: it is a
-    broken invariant to report, not a mistake in the user's input.
+    module catches UserError itself. An OSError the disk raised (no space, a read-only
+    folder, a path that is a file: `kgbench.io.DISK_ERRNOS`) is one message too. Anything
+    else propagates with its traceback: a broken invariant to report, not a user's mistake.
     """
     from kgbench.errors import UserError
+    from kgbench.io import DISK_ERRNOS
 
     try:
         yield
     except UserError as exc:
         print_user_error(exc)
         raise typer.Exit(exc.exit_code) from None
+    except OSError as exc:
+        # The last line of the disk boundary: writers go through kgbench.io, which already
+        # names the path; what the disk refuses elsewhere (an appended log, a folder made
+        # for output) is still the user's to fix, not a broken invariant.
+        if exc.errno not in DISK_ERRNOS:
+            raise
+        where = f"{exc.filename}: " if exc.filename else ""
+        print_user_error(
+            UserError(f"{where}{exc.strerror or exc} ({errno.errorcode.get(exc.errno or 0, '?')})")
+        )
+        raise typer.Exit(UserError.exit_code) from None

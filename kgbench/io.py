@@ -16,6 +16,7 @@ there is exactly one spelling of each, here, in a module that imports neither of
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import itertools
 import json
@@ -23,6 +24,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from json.encoder import c_make_encoder  # type: ignore[attr-defined]
 from json.encoder import encode_basestring as c_encode_basestring
 from pathlib import Path
@@ -175,6 +177,56 @@ def sha256_file(path: Path) -> str:
 
 # --- atomic writes -----------------------------------------------------------------------
 
+# What the disk or the folder, not kgbench, refuses: each is the user's to fix (free space, a
+# writable folder, a path that is not a file), so it is one message and exit 2.
+DISK_ERRNOS = frozenset(
+    {
+        errno.ENOSPC,
+        errno.EDQUOT,
+        errno.EROFS,
+        errno.ENOTDIR,
+        errno.EEXIST,
+        errno.EISDIR,
+        errno.ENAMETOOLONG,
+        errno.EBUSY,
+        errno.EACCES,
+        errno.EPERM,
+        errno.ENOENT,
+        errno.EXDEV,
+        errno.EFBIG,
+        errno.EMLINK,
+        errno.ELOOP,
+    }
+)
+
+
+class WriteError(UserError):
+    """A write the disk refused: names the path and the cause; the previous file is intact
+    (every write goes to a temporary sibling first)."""
+
+
+def write_error(exc: OSError, path: Path | str) -> WriteError:
+    """One message for a refused write: the path kgbench was writing, and the cause."""
+    cause = exc.strerror or type(exc).__name__
+    code = errno.errorcode.get(exc.errno or 0)
+    where = exc.filename if exc.filename and str(exc.filename) != str(path) else None
+    detail = f" at {where}" if where else ""
+    return WriteError(
+        f"cannot write {path}: {cause}{f' ({code})' if code else ''}{detail}; "
+        "nothing was changed there"
+    )
+
+
+@contextmanager
+def disk_errors(path: Path | str) -> Iterator[None]:
+    """Turn an OSError the disk raised while writing `path` into a `WriteError`."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in DISK_ERRNOS:
+            raise
+        raise write_error(exc, path) from None
+
 
 def fsync_dir(folder: Path) -> None:
     """Make a rename durable: fsync the folder that holds the new name (POSIX)."""
@@ -197,8 +249,9 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None
     password), so the content is never readable by others, not even for an instant.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    with disk_errors(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         if mode is not None:
             os.fchmod(fd, mode)
@@ -207,10 +260,45 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.errno in DISK_ERRNOS:
+            raise write_error(exc, path) from None
         raise
     fsync_dir(path.parent)
+
+
+def atomic_write_files(files: Mapping[Path, bytes], mode: int | None = None) -> None:
+    """Write several files all or nothing: each goes to a temporary sibling first, and only
+    when every one is written and flushed are they renamed over their targets. A refused
+    write (no space, a read-only folder) leaves every previous file as it was and no partial
+    set behind (an export of 2 of its 5 files looked like an export)."""
+    staged: list[tuple[str, Path]] = []
+    current: Path | None = None
+    try:
+        for path, data in files.items():
+            current = Path(path)
+            current.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(
+                prefix=f".{current.name}.", suffix=".tmp", dir=current.parent
+            )
+            staged.append((tmp, current))
+            if mode is not None:
+                os.fchmod(fd, mode)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+        for tmp, path in staged:
+            os.replace(tmp, path)
+    except BaseException as exc:
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.errno in DISK_ERRNOS:
+            raise write_error(exc, current or "") from None
+        raise
+    for folder in sorted({path.parent for _, path in staged}):
+        fsync_dir(folder)
 
 
 def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:
@@ -236,8 +324,9 @@ def replace_folder(
     folder that other commands own (e.g. published gold releases), carried over as they are.
     """
     target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+    with disk_errors(target):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
     old = target.parent / f".{target.name}.old-{os.getpid()}"
     items = files.items() if isinstance(files, Mapping) else files
     try:
@@ -257,10 +346,12 @@ def replace_folder(
         if target.exists():
             os.replace(target, old)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(tmp, ignore_errors=True)
         if old.exists() and not target.exists():
             os.replace(old, target)
+        if isinstance(exc, OSError) and exc.errno in DISK_ERRNOS:
+            raise write_error(exc, target) from None
         raise
     shutil.rmtree(old, ignore_errors=True)
     fsync_dir(target.parent)

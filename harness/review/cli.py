@@ -38,11 +38,12 @@ def explain_command(
     from harness.review.explain import as_text, explain, find
     from harness.scenarios.files import generated_set, read_scenarios
     from harness.scenarios.kg import KnowledgeGraph
+    from kgbench.untrusted import for_terminal
 
     compiled = CompiledDomain.open(domain)
     records = read_scenarios(scenarios or generated_set(compiled))
     kg = KnowledgeGraph(compiled)
-    print(as_text(kg, explain(kg, find(records, scenario_id))))
+    print(for_terminal(as_text(kg, explain(kg, find(records, scenario_id)))))
 
 
 @review_app.command("review")
@@ -66,7 +67,7 @@ def review_command(
         ),
     ] = False,
     yes: Annotated[
-        bool, typer.Option("--yes", help="Confirm --drop-stale removing current verdicts.")
+        bool, typer.Option("--yes/--no-yes", help="Confirm --drop-stale removing current verdicts.")
     ] = False,
 ) -> None:
     """Write the clinical review sheet (HTML and CSV) with every item's hash and verdict."""

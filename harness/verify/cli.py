@@ -81,7 +81,9 @@ def explain_run_command(
 ) -> None:
     """Print one item's verify-and-revise chain: proposals, links, verdicts, revisions."""
     from harness.runner.spec import log_name_for
+    from kgbench.untrusted import for_terminal
 
     from .agent import explain_chain
 
-    typer.echo(explain_chain(run_dir, scenario_id, log_name_for(model, log_name)), nl=False)
+    chain = explain_chain(run_dir, scenario_id, log_name_for(model, log_name))
+    typer.echo(for_terminal(chain), nl=False)  # a model's names: escapes and surrogates shown

@@ -1,0 +1,172 @@
+"""The disk boundary (issue 28 item 2; reliability review 2026-12: disk.*, ro.*, cli.*
+"output path is a file"): every write goes through `kgbench.io`, which turns what the disk
+refuses (ENOSPC, EROFS, ENOTDIR, EEXIST, ENAMETOOLONG, EBUSY, ...) into one message naming
+the path and the cause, exit 2, with the previous files intact and no temporary file left.
+
+ENOSPC is injected (os.fsync raising it, as a full disk does on flush); where this machine
+lets the test mount a small tmpfs (root in a container), a really full disk is used too.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import subprocess
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from kgbench.cli import app
+from kgbench.io import WriteError, atomic_write_bytes, atomic_write_files, replace_folder
+
+
+def cli(*args: str | Path) -> tuple[int, str]:
+    result = CliRunner().invoke(app, [str(a) for a in args])
+    return result.exit_code, result.output
+
+
+@pytest.fixture
+def full_disk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every flush to disk fails with ENOSPC."""
+
+    def no_space(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "fsync", no_space)
+
+
+def _strays(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir() if ".tmp" in p.name or ".old-" in p.name)
+
+
+def test_an_injected_enospc_is_one_message_and_the_old_file_survives(tmp_path, full_disk):
+    target = tmp_path / "panel.json"
+    target.write_bytes(b"old")
+    with pytest.raises(WriteError) as caught:
+        atomic_write_bytes(target, b"new content")
+    message = str(caught.value)
+    assert str(target) in message and "No space left on device (ENOSPC)" in message
+    assert caught.value.exit_code == 2
+    assert target.read_bytes() == b"old" and _strays(tmp_path) == []
+
+
+def test_replace_folder_under_enospc_keeps_the_old_folder(tmp_path, monkeypatch):
+    target = tmp_path / "cardio"
+    target.mkdir()
+    (target / "kg.json").write_bytes(b"old")
+    real_write = Path.write_bytes
+
+    def no_space(self: Path, data: bytes) -> int:
+        if self.name == "b.json":
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self))
+        return real_write(self, data)
+
+    monkeypatch.setattr(Path, "write_bytes", no_space)
+    with pytest.raises(WriteError, match="No space left on device"):
+        replace_folder(target, {"a.json": b"1", "b.json": b"2"})
+    assert sorted(p.name for p in target.iterdir()) == ["kg.json"]
+    assert (target / "kg.json").read_bytes() == b"old" and _strays(tmp_path) == []
+
+
+def test_several_files_are_written_all_or_none(tmp_path, monkeypatch):
+    (tmp_path / "nodes.tsv").write_bytes(b"old nodes")
+    calls = {"n": 0}
+    real_fsync = os.fsync
+
+    def second_fails(fd: int) -> None:
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", second_fails)
+    files = {tmp_path / "nodes.tsv": b"new nodes", tmp_path / "edges.tsv": b"new edges"}
+    with pytest.raises(WriteError, match="ENOSPC"):
+        atomic_write_files(files)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["nodes.tsv"]
+    assert (tmp_path / "nodes.tsv").read_bytes() == b"old nodes"
+
+
+@pytest.mark.parametrize(
+    ("errno_", "name"),
+    [
+        (errno.EROFS, "EROFS"),
+        (errno.ENOTDIR, "ENOTDIR"),
+        (errno.EEXIST, "EEXIST"),
+        (errno.ENAMETOOLONG, "ENAMETOOLONG"),
+        (errno.EBUSY, "EBUSY"),
+    ],
+)
+def test_each_refusal_of_the_disk_names_its_cause(tmp_path, monkeypatch, errno_, name):
+    def refused(*args: object, **kwargs: object) -> None:
+        raise OSError(errno_, os.strerror(errno_))
+
+    monkeypatch.setattr(os, "replace", refused)
+    target = tmp_path / "x.json"
+    target.write_bytes(b"old")
+    with pytest.raises(WriteError, match=rf"cannot write {target}: .*\({name}\)"):
+        atomic_write_bytes(target, b"new")
+    assert target.read_bytes() == b"old" and _strays(tmp_path) == []
+
+
+def test_cli_export_onto_a_path_that_is_a_file_is_one_message(tmp_path):
+    """cli.export / cli.compile / cli.generate / cli.review: `--out` naming a file."""
+    afile = tmp_path / "afile"
+    afile.write_text("keep me")
+    code, out = cli("export", "--domain", "cardio", "--format", "kgx", "--out", afile)
+    assert code == 2, out
+    assert "Traceback" not in out and "error: cannot write" in out and str(afile) in out
+    assert afile.read_text() == "keep me"
+
+
+def test_cli_review_and_generate_onto_a_path_that_is_a_file(tmp_path):
+    afile = tmp_path / "afile"
+    afile.write_text("keep me")
+    for args in (
+        ("review", "--domain", "cardio", "--out", afile),
+        ("generate", "--domain", "cardio", "--out", afile / "x.jsonl"),
+    ):
+        code, out = cli(*args)
+        assert code == 2, (args, out)
+        assert "Traceback" not in out and "error:" in out and str(afile) in out
+    assert afile.read_text() == "keep me"
+
+
+def test_cli_export_under_an_injected_enospc_leaves_no_partial_export(tmp_path, full_disk):
+    """disk.export: a partial export (2 of 5 files) was left in the output folder."""
+    out_dir = tmp_path / "kgx"
+    code, out = cli("export", "--domain", "cardio", "--format", "kgx", "--out", out_dir)
+    assert code == 2, out
+    assert "No space left on device (ENOSPC)" in out and "Traceback" not in out
+    assert not out_dir.exists() or list(out_dir.iterdir()) == []
+
+
+@pytest.fixture
+def small_tmpfs(tmp_path: Path) -> Iterator[Path]:
+    """A 64 kB tmpfs, where this machine allows mounting one (root in a container)."""
+    mount = tmp_path / f"tmpfs-{uuid.uuid4().hex[:8]}"
+    mount.mkdir()
+    if shutil.which("mount") is None or os.geteuid() != 0:
+        pytest.skip("mounting a tmpfs needs root")
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs", str(mount)], capture_output=True
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode(errors='replace')}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", str(mount)], check=False)
+
+
+def test_disk_export_onto_a_full_tmpfs(small_tmpfs):
+    """disk.export on a real full disk: one message, no partial export left behind."""
+    out_dir = small_tmpfs / "kgx"
+    code, out = cli("export", "--domain", "cardio", "--format", "kgx", "--out", out_dir)
+    assert code == 2, out
+    assert "No space left on device (ENOSPC)" in out and "Traceback" not in out
+    assert not out_dir.exists() or list(out_dir.iterdir()) == []
