@@ -7,12 +7,12 @@ the existing manifest is a no-op (checked with hashes only, without importing Li
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from kgbench.io import sha256_file
+from kgbench.untrusted import load_json_object
 
 from .paths import (
     DECLARATIONS_DIR,
@@ -114,7 +114,8 @@ def compile_domain(
     domain_dir = resolve_domain_dir(domain)
     out_dir = (out_root or GENERATED_DIR) / domain_dir.name
     if not force and _up_to_date(out_dir):
-        files = len(json.loads((out_dir / "manifest.json").read_text())["outputs"]) + 1
+        manifest = load_json_object(out_dir / "manifest.json", "compiled manifest", max_depth=None)
+        files = len(manifest["outputs"]) + 1
         return CompileResult(domain_dir.name, out_dir, files, True)
     domain_ir = validate_domain(domain_dir)
     written = [0]
@@ -134,7 +135,7 @@ def _up_to_date(out_dir: Path) -> bool:
     if not manifest_path.exists():
         return False
     try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        manifest = load_json_object(manifest_path, "compiled manifest", max_depth=None)
         from .backends.manifest import compiler_versions
 
         if manifest.get("compiler") != compiler_versions():

@@ -29,7 +29,6 @@ which rewrites it; nothing guesses what an old file meant.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -40,6 +39,7 @@ from typing import Any
 from kgbench import contract
 from kgbench.errors import Location, UserError
 from kgbench.io import atomic_write_json, atomic_write_text, jsonl_text, read_json_object
+from kgbench.untrusted import ParseError, load_json_or_none, parse_json
 
 from .compiled import GENERATED, CompiledDomain
 from .scenarios.files import read_scenarios
@@ -460,10 +460,7 @@ class RunFolder:
         most one; none when C5 did not run. An unreadable one is skipped: the panel, not this
         side table, is the report's contract."""
         path = self.verify_dir(slug) / "summary.json"
-        try:
-            data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-        except (ValueError, OSError, RecursionError):
-            return []
+        data = load_json_or_none(path, max_depth=None) if path.is_file() else None
         return (
             [data] if isinstance(data, dict) and isinstance(data.get("first_review"), dict) else []
         )
@@ -494,10 +491,7 @@ class RunFolder:
         path = log.with_suffix(".run.json")
         if not path.is_file():
             return {}
-        try:
-            value = json.loads(path.read_text(encoding="utf-8"))
-        except (ValueError, OSError, RecursionError):
-            return {}
+        value = load_json_or_none(path, max_depth=None)
         return value if isinstance(value, dict) else {}
 
     def write_scores(self, stem: str, items_text: str, panel: dict[str, Any]) -> Path:
@@ -548,9 +542,9 @@ class RunFolder:
 
 def _prompt(line: str, where: Location) -> Prompt:
     try:
-        row = json.loads(line)
-    except ValueError as exc:
-        raise UserError(f"not valid JSON: {exc}", where) from None
+        row = parse_json(line)
+    except ParseError as exc:
+        raise UserError(exc.message, where) from None
     messages = row.get("messages") if isinstance(row, dict) else None
     if (
         not isinstance(messages, list)

@@ -181,6 +181,15 @@ def load_json(path: Path, what: str = "JSON document", *, max_depth: int | None 
         ) from None
 
 
+def load_json_or_none(path: Path, *, max_depth: int | None = MAX_DEPTH) -> Any:
+    """The JSON value of an informative file (a summary, a cache, a state record), or None
+    when it is missing or unreadable in any way: such a file is never required."""
+    try:
+        return load_json(path, max_depth=max_depth)
+    except UserError:
+        return None
+
+
 def load_json_object(
     path: Path, what: str = "JSON object", *, max_depth: int | None = MAX_DEPTH
 ) -> dict[str, Any]:

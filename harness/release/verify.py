@@ -33,6 +33,7 @@ from .layout import (
     MANIFEST,
     SCENARIO_SCHEMA,
     SCENARIOS,
+    SEMVER,
     Version,
     content_hash,
 )
@@ -304,6 +305,21 @@ def pin_existing(gold_root: Path, domain: str, releases: dict[Version, Path]) ->
     returns the versions recorded. What is recorded is what the folders hold now."""
     index = read_index(gold_root / INDEX)
     known = {e.get("version") for e in index["releases"]} if index else set()
+    last = max(
+        (Version.parse(v) for v in known if isinstance(v, str) and SEMVER.match(v)), default=None
+    )
+    newer = sorted(v for v in releases if str(v) not in known and last is not None and last < v)
+    if newer:
+        # Pinning records releases published before the index existed. A folder newer than
+        # the last indexed release was made after it, outside `publish` (no review coverage,
+        # no bump check): recording it would let a forged release join the hash chain.
+        raise UserError(
+            f"release(s) {', '.join(map(str, newer))} under {gold_root} are newer than the last "
+            f"indexed release {last}, so they were not published before the index existed; "
+            "nothing was pinned. Finish an interrupted publish with `kgbench publish --release "
+            f"{newer[0]}` (it records the folder only if it holds exactly what it publishes), "
+            "or remove the folder"
+        )
     recorded = []
     for version in sorted(releases):
         if str(version) in known:

@@ -43,11 +43,11 @@ class Problem:
 
 @cache
 def _validator(schema_path: Path):
-    import json
-
     import jsonschema
 
-    schema = json.loads(schema_path.read_text(encoding="utf-8"))
+    from kgbench.untrusted import load_json_object
+
+    schema = load_json_object(schema_path, "JSON Schema", max_depth=None)
     return jsonschema.Draft202012Validator(schema)
 
 

@@ -25,6 +25,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from kgbench.untrusted import ParseError, parse_json
+
 from ..responders import RESPONDERS, is_responder, responder_names
 from .completions import Answerer, load_gold
 from .faults import FaultPlan
@@ -259,8 +261,8 @@ class ReferenceServer:
             # from those a killed one had already put on the wire, without waiting for them.
             self.stats.bump(f"chat_requests_org:{organization[:64]}")
         try:
-            body = json.loads(raw)
-        except ValueError:
+            body = parse_json(raw.decode("utf-8", errors="replace"), allow_nan=True)
+        except ParseError:
             return h.send_error_json(400, "request body is not JSON")
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
             return h.send_error_json(400, "'messages' is required", "messages")
@@ -340,7 +342,12 @@ class ReferenceServer:
 
     def _batches(self, h: _Handler, method: str, parts: list[str], body: bytes) -> None:
         if method == "POST" and len(parts) == 1:
-            request = json.loads(body or b"{}")
+            try:
+                request = parse_json((body or b"{}").decode("utf-8", errors="replace"))
+            except ParseError as exc:
+                return h.send_error_json(400, f"request body is not JSON: {exc.message}")
+            if not isinstance(request, dict):
+                return h.send_error_json(400, "request body is not a JSON object")
             if request.get("input_file_id") not in self.store.files:
                 return h.send_error_json(400, "input_file_id not found", "input_file_id")
             self.stats.bump("batches_created")
