@@ -299,7 +299,18 @@ class RunFolder:
         """The compiled domain this run belongs to: `domain` (a name or a compiled folder)
         when given, else the one run.json records, else the one its scenarios name."""
         if domain is not None:
-            return open_compiled(domain)
+            compiled = open_compiled(domain)
+            if self.run_json.exists() and compiled.name != self.description.domain:
+                raise UserError(
+                    f"--domain {domain!r} is domain '{compiled.name}', but this run folder is "
+                    f"of domain '{self.description.domain}': a run is scored only with its own "
+                    "domain (its panel and lexicon); leave --domain out",
+                    Location(str(self.run_json)),
+                )
+            self._check_scenario_domains()
+            return compiled
+        if self.run_json.exists():
+            self._check_scenario_domains()
         if self.run_json.exists() and self.description.compiled_domain is not None:
             root = (self.path / self.description.compiled_domain).resolve()
             if not (root / "manifest.json").exists():
@@ -311,6 +322,21 @@ class RunFolder:
                 )
             return CompiledDomain(self.description.domain, root)
         return CompiledDomain.open(self.domain_name())
+
+    def _check_scenario_domains(self) -> None:
+        """run.json's domain must be the one the run's scenarios name (a run.json edited to
+        another domain had a cardio run scored with afib's panel, exit 0)."""
+        if not self.run_json.exists() or not self.scenarios_file.exists():
+            return
+        named = {s.get("domain") for s in self._scenarios if isinstance(s.get("domain"), str)}
+        other = sorted(named - {self.description.domain})
+        if other:
+            raise UserError(
+                f"says domain '{self.description.domain}', but the run's scenarios are of "
+                f"{', '.join(repr(d) for d in other)}; run `kgbench prompts --run-dir "
+                f"{self.path} --domain <domain>` to describe the run again",
+                Location(str(self.run_json)),
+            )
 
     def response_schema(self) -> tuple[Path, dict[str, Any]]:
         """The response schema the run's prompts ask for, and its path."""

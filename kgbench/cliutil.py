@@ -48,11 +48,13 @@ def print_user_error(exc: Exception, console: Console | None = None) -> None:
     """One `error: ...` line per line of the message, printed as plain text: the message is
     split on `\n` only and each line passes the terminal encoder, so a value holding an
     escape sequence, a lone surrogate or U+2028 cannot repaint the screen or crash the print."""
-    from kgbench.untrusted import for_terminal
+    from kgbench.untrusted import for_terminal, redact_uri
 
     console = console or stderr_console()
-    for line in str(exc).split("\n"):
-        console.print(labelled("error:", "bold red", for_terminal(line)), soft_wrap=True)
+    for line in str(exc).split("\n"):  # every message: no URI userinfo (a password) shown
+        console.print(
+            labelled("error:", "bold red", for_terminal(redact_uri(line))), soft_wrap=True
+        )
 
 
 @contextmanager

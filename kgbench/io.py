@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from kgbench import untrusted
-from kgbench.errors import UserError
+from kgbench.errors import Location, UserError
 
 # --- encoding ----------------------------------------------------------------------------
 
@@ -360,13 +360,25 @@ def replace_folder(
 # --- reading -----------------------------------------------------------------------------
 
 
-def iter_jsonl(path: Path, what: str = "JSON") -> Iterator[tuple[int, dict[str, Any]]]:
+def iter_jsonl(
+    path: Path, what: str = "JSON", printable: bool = False
+) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for every non-blank line; a bad line is a UserError naming it
-    (read by the kernel's reader of untrusted text, `kgbench.untrusted`)."""
+    (read by the kernel's reader of untrusted text, `kgbench.untrusted`). `printable`: a
+    string holding a control character (NUL, ESC; tab and line breaks allowed) is refused,
+    as in hand-written files (scenarios) the domain tables refuse them too."""
     path = Path(path)
     if not path.is_file():
         raise UserError(f"file not found: {path}")
-    yield from untrusted.iter_jsonl(path, what)
+    for n, item in untrusted.iter_jsonl(path, what):
+        where = untrusted.control_character_at(item) if printable else None
+        if where is not None:
+            raise UserError(
+                "a control character in the text; expected printable text (tab and line "
+                "breaks allowed)",
+                Location(str(path), n, where),
+            )
+        yield n, item
 
 
 def read_jsonl(path: Path, what: str = "JSON") -> list[dict[str, Any]]:

@@ -117,6 +117,30 @@ def depth_of(value: Any, limit: int = MAX_DEPTH) -> int:
     return deepest
 
 
+_C0 = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+
+
+def control_character_at(value: Any) -> str | None:
+    """The path (`title`, `patient.labs[0].name`) of the first string in a parsed JSON value
+    holding a control character other than tab and line breaks (NUL, ESC, ...), else None.
+    The domain tables refuse them; a scenario file read as JSON must too. Iterative."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, path = stack.pop()
+        if isinstance(item, str):
+            if _C0.search(item):
+                return path or "(value)"
+        elif isinstance(item, dict):
+            for k, v in item.items():
+                key = f"{path}.{k}" if path else str(k)
+                if isinstance(k, str) and _C0.search(k):
+                    return key
+                stack.append((v, key))
+        elif isinstance(item, list):
+            stack.extend((v, f"{path}[{i}]") for i, v in enumerate(item))
+    return None
+
+
 def finite(value: Any) -> bool:
     """A real number that is neither NaN nor infinite (bool is not a number here)."""
     return isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value)
@@ -289,6 +313,16 @@ def for_terminal(text: object) -> str:
     """Text made safe for a terminal line: control characters (ESC included), line and
     paragraph separators and lone surrogates become visible escapes; tab and `\\n` stay."""
     return _CONTROL.sub(_escape_char, str(text))
+
+
+# scheme://userinfo@ : the userinfo of any URI (a password in NEO4J_URI, a key in a base URL)
+_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.-]*://)([^\s/@'\"<>]+)@")
+
+
+def redact_uri(text: object) -> str:
+    """Text with the userinfo of every URI in it (`bolt://neo4j:secret@host`) replaced by
+    `***`: a message may quote a URI, and its user and password are secrets."""
+    return _USERINFO.sub(r"\1***@", str(text))
 
 
 def shown(value: object, limit: int = 80) -> str:

@@ -18,6 +18,7 @@ import io
 import json
 import math
 import random
+import re
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -191,7 +192,8 @@ def read_ratings(path: Path, graphs: dict[tuple[str, str], str]) -> list[dict[st
             raise UserError("expected a reviewer id", where("reviewer"))
         for dim in DIMENSIONS:
             value = row[dim]
-            if not value.isdigit() or not SCALE[0] <= int(value) <= SCALE[1]:
+            # ASCII digits, a few (str.isdigit takes '²' and 5,000-digit numbers int() refuses)
+            if not re.fullmatch(r"[0-9]{1,3}", value) or not SCALE[0] <= int(value) <= SCALE[1]:
                 raise UserError(
                     f"expected a whole number from {SCALE[0]} to {SCALE[1]}, got {value!r}",
                     where(dim),

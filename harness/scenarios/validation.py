@@ -346,7 +346,7 @@ def validate_records(
 
 def check_file(domain: CompiledDomain, path: Path) -> list[dict[str, Any]]:
     """Read and validate a scenario file; raises UserErrors listing every problem."""
-    records = list(read_jsonl(path))
+    records = list(read_jsonl(path, "scenario", printable=True))
     if not records:
         raise UserError(f"{path}: no scenarios in the file")
     problems = validate_records(domain, records, str(path))

@@ -49,9 +49,11 @@ def verify_command(
     from harness.runfolder import RunFolder
     from harness.runner.stage import StageConfig
     from kgbench.io import json_text
+    from kgbench.ranges import check
 
     from .agent import VerifyConfig, run_verify
 
+    check("--concurrency", concurrency, "concurrency")  # before any lock file is made
     RunFolder.open(run_dir).scenarios()  # a missing run folder is named before Neo4j is
     settings = connection_settings()
     stage = StageConfig(
