@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import re
 import socket
 import threading
 import time
@@ -31,6 +32,10 @@ from ..responders import RESPONDERS, is_responder, responder_names
 from .completions import Answerer, load_gold
 from .faults import FaultPlan
 from .store import Store
+
+# The largest request body read: a Batch API input file (harness.runner.batch caps one at
+# 200 MB) with room to spare. A larger declared length is refused before anything is read.
+MAX_BODY_BYTES = 256 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -126,8 +131,15 @@ class _Handler(BaseHTTPRequestHandler):
         self._dispatch("POST")
 
     def _dispatch(self, method: str) -> None:
+        declared = (self.headers.get("Content-Length") or "0").strip()
+        if not re.fullmatch(r"[0-9]{1,18}", declared):
+            self.close_connection = True
+            return self.send_error_json(400, "Content-Length is not a byte count")
+        length = int(declared)
+        if length > MAX_BODY_BYTES:  # refused before reading (or allocating) any of it
+            self.close_connection = True
+            return self.send_error_json(413, f"request body over {MAX_BODY_BYTES} bytes")
         try:
-            length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
             self.server.app.handle(self, method, self.path.split("?", 1)[0], body)
         except (BrokenPipeError, ConnectionResetError, TimeoutError):
