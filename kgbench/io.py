@@ -310,6 +310,31 @@ def atomic_write_json(path: Path, obj: Any) -> None:
     atomic_write_bytes(path, json_bytes(obj))
 
 
+def _remove_strays(target: Path) -> None:
+    """Remove the temporary and swapped-out siblings of `target` that a killed replace left
+    behind (`.<name>.tmp-<pid>-*`, `.<name>.old-<pid>`): only those whose process is gone, so
+    a replace running beside this one keeps its own."""
+    for stray in target.parent.glob(f".{target.name}.*-*"):
+        kind, _, rest = stray.name[len(target.name) + 2 :].partition("-")
+        pid = rest.split("-", 1)[0]
+        if kind not in ("tmp", "old") or not pid.isdigit() or _alive(int(pid)):
+            continue
+        if stray.is_symlink() or not stray.is_dir():
+            stray.unlink(missing_ok=True)
+        else:
+            shutil.rmtree(stray, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
+
+
 def replace_folder(
     target: Path,
     files: Mapping[str, bytes] | Iterable[tuple[str, bytes | Iterable[bytes]]],
@@ -324,9 +349,12 @@ def replace_folder(
     folder that other commands own (e.g. published gold releases), carried over as they are.
     """
     target = Path(target)
+    if target.is_symlink():  # write through the link: swap the folder it points at
+        target = target.resolve()
     with disk_errors(target):
         target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
+        _remove_strays(target)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-{os.getpid()}-", dir=target.parent))
     old = target.parent / f".{target.name}.old-{os.getpid()}"
     items = files.items() if isinstance(files, Mapping) else files
     try:

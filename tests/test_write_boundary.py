@@ -170,3 +170,59 @@ def test_disk_export_onto_a_full_tmpfs(small_tmpfs):
     assert code == 2, out
     assert "No space left on device (ENOSPC)" in out and "Traceback" not in out
     assert not out_dir.exists() or list(out_dir.iterdir()) == []
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
+
+
+def test_kill_compile_strays_of_a_killed_replace_are_removed_next_time(tmp_path) -> None:
+    """kill.compile: every compile killed mid-way left a `.cardiox.tmp-*` folder behind."""
+    target = tmp_path / "cardio"
+    dead, alive = _dead_pid(), os.getpid()
+    (tmp_path / f".cardio.tmp-{dead}-abc").mkdir()
+    (tmp_path / f".cardio.old-{dead}").mkdir()
+    (tmp_path / f".cardio.tmp-{alive}-running").mkdir()  # a replace still running: kept
+    (tmp_path / ".other.tmp-1-x").mkdir()  # another folder's: kept
+    replace_folder(target, {"a.json": b"1"})
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        f".cardio.tmp-{alive}-running",
+        ".other.tmp-1-x",
+        "cardio",
+    ]
+
+
+def test_ct_symlink_generated_a_linked_folder_is_written_through(tmp_path) -> None:
+    """ct.symlink-generated: compile replaced the link with a folder and left the renamed
+    link behind; the link now stays and points at the new content."""
+    real = tmp_path / "elsewhere" / "cardio"
+    real.mkdir(parents=True)
+    (real / "old.json").write_bytes(b"old")
+    link = tmp_path / "generated" / "cardio"
+    link.parent.mkdir()
+    link.symlink_to(real, target_is_directory=True)
+    replace_folder(link, {"kg.json": b"new"})
+    assert link.is_symlink() and (link / "kg.json").read_bytes() == b"new"
+    assert not (link / "old.json").exists()
+    assert sorted(p.name for p in link.parent.iterdir()) == ["cardio"]
+    assert sorted(p.name for p in real.parent.iterdir()) == ["cardio"]
+
+
+def test_ct_readonly_generated_a_mount_point_that_cannot_be_swapped(tmp_path, monkeypatch):
+    """ct.readonly-generated: generated/<d> is a mount point; renaming it fails with EBUSY."""
+    target = tmp_path / "cardio"
+    target.mkdir()
+    (target / "kg.json").write_bytes(b"old")
+    real_replace = os.replace
+
+    def busy(src, dst):
+        if Path(src) == target:
+            raise OSError(errno.EBUSY, os.strerror(errno.EBUSY), str(src), None, str(dst))
+        return real_replace(src, dst)
+
+    monkeypatch.setattr(os, "replace", busy)
+    with pytest.raises(WriteError, match=r"Device or resource busy \(EBUSY\)"):
+        replace_folder(target, {"kg.json": b"new"})
+    assert (target / "kg.json").read_bytes() == b"old" and _strays(tmp_path) == []

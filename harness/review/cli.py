@@ -83,12 +83,15 @@ def review_command(
     from harness.scenarios.files import generated_set, read_scenarios
     from harness.scenarios.kg import KnowledgeGraph
     from kgbench.cliutil import stderr_console
+    from kgbench.errors import UserError
     from kgbench.locations import RUNS_DIR
 
     compiled = CompiledDomain.open(domain)
     given = scenarios or generated_set(compiled)
     records = read_scenarios(given)
     path = reviews or default_reviews(domain)
+    if reviews is not None and not reviews.exists():  # a named file must exist (a typo
+        raise UserError(f"verdicts file not found: {reviews}")  # read as "none reviewed")
     verdicts = read_verdicts(path, records, allow_stale=drop_stale)
     console = stderr_console()
     dropped = []

