@@ -217,6 +217,15 @@ def prepare(
             f"not in this study: {', '.join(config.excluded)} (verify-and-revise, a multi-step "
             "agent): run `kgbench verify` on this run folder for it"
         )
+    release = config.raw.get("release") or {}
+    unpinned = release.get("path") and not config.release_digest
+    if unpinned and not (config.release_path.parent / "index.json").is_file():
+        console.print(
+            f"warning: release {escape(config.release_path)} is given by path, with no digest "
+            "and no release index beside it: it was checked against its own manifest only, "
+            "which cannot reveal an edit whose hashes were recomputed; pin `release.digest` "
+            "(printed by `kgbench publish`)"
+        )
 
 
 def grounded_conditions(config: StudyConfig, compiled: CompiledDomain) -> list[str]:

@@ -34,3 +34,43 @@ def test_a_number_out_of_its_range_is_one_located_error(
     assert where in lines[0], lines[0]
     assert "Traceback" not in result.output
     assert not run_dir.exists()
+
+
+def _prepared_output(root, release) -> str:
+    import io
+
+    from rich.console import Console
+
+    from bench.study_bench import study_yaml, synthetic_contexts
+    from harness.compiled import CompiledDomain
+    from harness.study.run import StudyPaths, claim, prepare
+    from kgbench.study import load_study
+
+    root.mkdir(parents=True, exist_ok=True)
+    path = root / "study.yaml"
+    path.write_text(
+        study_yaml(
+            release, [("o", "oracle", None, None), ("g", "ungrounded", None, None)], 1, ("C1", "C4")
+        )
+    )
+    config = load_study(path, "cardio")
+    compiled = CompiledDomain.open("cardio")
+    paths = StudyPaths(root / "run")
+    buffer = io.StringIO()
+    claim(config, paths)
+    synthetic_contexts(config, compiled, paths.run_dir)
+    prepare(config, paths, compiled, Console(file=buffer, width=400))
+    return buffer.getvalue()
+
+
+def test_st_path_tampered_an_unpinned_release_copy_is_warned_about(tmp_path, release) -> None:
+    """st.path-tampered: a release given by path, copied away from its index and without a
+    digest, can be a rehashed tamper; the study says it could not check that."""
+    import shutil
+
+    copy = tmp_path / "elsewhere" / "2.0.0"
+    shutil.copytree(release, copy)
+    out = _prepared_output(tmp_path, copy)
+    assert "warning: release" in out and "pin `release.digest`" in out
+    indexed = _prepared_output(tmp_path / "indexed", release)  # beside its index: no warning
+    assert "warning: release" not in indexed
