@@ -226,3 +226,28 @@ def test_ct_readonly_generated_a_mount_point_that_cannot_be_swapped(tmp_path, mo
     with pytest.raises(WriteError, match=r"Device or resource busy \(EBUSY\)"):
         replace_folder(target, {"kg.json": b"new"})
     assert (target / "kg.json").read_bytes() == b"old" and _strays(tmp_path) == []
+
+
+def test_disk_compile_onto_a_full_tmpfs(small_tmpfs):
+    """disk.compile: compile --out onto a full 64 kB tmpfs; nothing left behind."""
+    code, out = cli("compile", "--domain", "cardio", "--out", small_tmpfs, "--force")
+    assert code == 2, out
+    assert "No space left on device (ENOSPC)" in out and "Traceback" not in out
+    assert list(small_tmpfs.iterdir()) == []
+
+
+def test_ro_generated_compile_and_generate_on_a_read_only_folder(tmp_path, monkeypatch):
+    """ro.generated (EROFS injected at the rename that publishes each write)."""
+
+    def read_only(src, dst):
+        raise OSError(errno.EROFS, os.strerror(errno.EROFS), str(dst))
+
+    monkeypatch.setattr(os, "replace", read_only)
+    for args in (
+        ("compile", "--domain", "cardio", "--out", tmp_path / "g", "--force"),
+        ("generate", "--domain", "cardio", "--out", tmp_path / "s.jsonl"),
+    ):
+        code, out = cli(*args)
+        assert code == 2 and "Traceback" not in out, (args, out)
+        assert "Read-only file system (EROFS)" in out, (args, out)
+    assert [p for p in tmp_path.rglob("*") if not p.is_dir()] == []  # nothing half-written
