@@ -59,7 +59,9 @@ class JsonlLog:
                 if not raw.strip():
                     continue
                 try:
-                    record = parse_json(raw.decode("utf-8", errors="replace"), max_depth=None)
+                    record = parse_json(  # a model may answer 1e999: logged as Infinity
+                        raw.decode("utf-8", errors="replace"), max_depth=None, allow_nan=True
+                    )
                     key = record["key"]
                 except (ParseError, KeyError, TypeError):
                     if self.shared:
