@@ -40,8 +40,8 @@ from .strategies import mutated, near_text
 MINI = REPO / "tests" / "fixtures" / "domains" / "mini"
 MINI_RUN = REPO / "tests" / "evaluation" / "fixtures" / "mini_run"
 KNOWN_DOMAINS = {"cardio", "afib", "mini", "toy"}
-# A command runs in 0.02 to 2 s: a target gets 1/32 of a reader target's examples.
-COMMAND_FUZZ = settings(FUZZ, max_examples=max(3, EXAMPLES // 32))
+# A command runs in 0.02 to 2 s: a target gets 1/64 of a reader target's examples (make fuzz: 78).
+COMMAND_FUZZ = settings(FUZZ, max_examples=max(3, EXAMPLES // 64))
 
 # Values a user (or a script gone wrong) types on a command line.
 HOSTILE_VALUES = [
