@@ -325,7 +325,7 @@ class RunFolder:
 
     def _check_scenario_domains(self) -> None:
         """run.json's domain must be the one the run's scenarios name (a run.json edited to
-        another domain had a cardio run scored with afib's panel, exit 0)."""
+        another domain had one domain's run scored with another's panel, exit 0)."""
         if not self.run_json.exists() or not self.scenarios_file.exists():
             return
         named = {s.get("domain") for s in self._scenarios if isinstance(s.get("domain"), str)}
