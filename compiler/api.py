@@ -7,12 +7,12 @@ the existing manifest is a no-op (checked with hashes only, without importing Li
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from kgbench.io import sha256_file
+from kgbench.untrusted import load_json_object
 
 from .paths import (
     DECLARATIONS_DIR,
@@ -140,7 +140,8 @@ def up_to_date(domain: str | Path, out_root: Path | None = None) -> CompileResul
     out_dir = (out_root or GENERATED_DIR) / domain_dir.name
     if not _up_to_date(out_dir):
         return None
-    files = len(json.loads((out_dir / "manifest.json").read_text())["outputs"]) + 1
+    manifest = load_json_object(out_dir / "manifest.json", "compiled manifest", max_depth=None)
+    files = len(manifest["outputs"]) + 1
     return CompileResult(domain_dir.name, out_dir, files, True)
 
 
@@ -150,7 +151,7 @@ def _up_to_date(out_dir: Path) -> bool:
     if not manifest_path.exists():
         return False
     try:
-        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+        manifest = load_json_object(manifest_path, "compiled manifest", max_depth=None)
         if manifest.get("compiler") != compiler_versions():
             return False
         for entry in manifest["inputs"]:

@@ -17,8 +17,10 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from kgbench.errors import UserError
 from kgbench.io import atomic_write_text, sha256_file
 from kgbench.locations import cache_dir
+from kgbench.untrusted import load_json_object
 
 CACHE_DIR = cache_dir("kgbench")
 FORMAT = "2"  # 2: table columns carry max_length and single_line
@@ -56,11 +58,11 @@ def cached(
         digest.update(sha256_file(path).encode())
     entry = CACHE_DIR / f"{kind}-{digest.hexdigest()[:32]}.json"
     try:
-        stored = json.loads(entry.read_text(encoding="utf-8"))
+        stored = load_json_object(entry, "cache entry", max_depth=None)
         if all(Path(p).exists() and sha256_file(Path(p)) == h for p, h in stored["deps"].items()):
             return stored["value"]
-    except (OSError, ValueError, KeyError):
-        pass
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, UserError):
+        pass  # a missing or damaged entry is rebuilt
     value, deps = build()
     record = {"deps": {str(Path(p).resolve()): sha256_file(Path(p)) for p in deps}, "value": value}
     with contextlib.suppress(OSError):  # a read-only checkout still works, uncached

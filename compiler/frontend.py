@@ -370,11 +370,16 @@ def _row_index(table: Table, key: str) -> dict[str, int]:
     return {value: i for i, value in enumerate(table.columns[key])}
 
 
+def _by_key(item: tuple[Any, Any]) -> str:
+    return str(item[0])
+
+
 def _expected(cfg: dict[str, Any]) -> ir.ExpectedCounts:
     counts = cfg.get("expected_counts") or {}
     return ir.ExpectedCounts(
-        entities=tuple(sorted((counts.get("entities") or {}).items())),
-        assertions=tuple(sorted((counts.get("assertions") or {}).items())),
+        # keyed by str: a hand-edited file may hold an int key (a TypeError found by make fuzz)
+        entities=tuple(sorted((counts.get("entities") or {}).items(), key=_by_key)),
+        assertions=tuple(sorted((counts.get("assertions") or {}).items(), key=_by_key)),
         evidence_sources=counts.get("evidence_sources"),
         study_level_evidence_sources=counts.get("study_level_evidence_sources"),
     )

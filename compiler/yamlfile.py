@@ -32,6 +32,9 @@ from .paths import display_path, read_input_bytes
 MAX_ALIASES = 64
 MAX_EXPANDED_NODES = 200_000
 MAX_DEPTH = 64
+# Longer integers than any declaration needs; Python refuses past 4,300 digits with a
+# ValueError the loader does not expect (a 5,000-digit `replicates` was a traceback).
+MAX_INT_CHARS = 100
 MAX_BYTES = 8 * 1024 * 1024
 
 
@@ -136,6 +139,16 @@ def _check_tree(root: yaml.Node) -> None:
             raise _Refused(
                 "contains a lone surrogate escape (e.g. \\ud83d), which is not a character; "
                 "expected valid Unicode text",
+                node.start_mark,
+            )
+        if (
+            isinstance(node, yaml.ScalarNode)
+            and node.tag == "tag:yaml.org,2002:int"
+            and len(node.value) > MAX_INT_CHARS
+        ):
+            raise _Refused(
+                f"an integer of {len(node.value):,} characters; expected at most "
+                f"{MAX_INT_CHARS} digits",
                 node.start_mark,
             )
         if isinstance(node, yaml.MappingNode):

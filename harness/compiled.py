@@ -8,7 +8,6 @@ naming the file and `make compile DOMAIN=<d>`, never a KeyError deep inside a co
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -46,7 +45,8 @@ class CompiledDomain:
         return (self.root / rel).read_text(encoding="utf-8")
 
     def json(self, rel: str) -> Any:
-        return json.loads(self.read(rel))
+        """A compiled JSON document as plain data (one message if damaged; see contract)."""
+        return contract.read_json(self.root / rel, self.name)
 
     def document(self, model: type[contract.D]) -> contract.D:
         return contract.read(model, self.root / model.PATH, self.name)

@@ -24,7 +24,6 @@ never.
 
 from __future__ import annotations
 
-import json
 import platform
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -35,6 +34,7 @@ from typing import Any
 from kgbench import __version__
 from kgbench.errors import UserError
 from kgbench.io import sha256_file
+from kgbench.untrusted import load_json_or_none, parse_json_or_none
 from kgbench.version import commit, describe
 
 from .compiled import CompiledDomain
@@ -92,10 +92,10 @@ def compiled_facts(compiled: CompiledDomain) -> dict[str, Any]:
     """The domain and how it was compiled, from generated/<domain>/manifest.json (None where
     the manifest cannot be read: provenance says what it cannot find, it never fails)."""
     path = compiled.root / "manifest.json"
+    manifest = load_json_or_none(path, max_depth=None)
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
-        digest: str | None = sha256_file(path)
-    except (OSError, ValueError):
+        digest: str | None = sha256_file(path) if manifest is not None else None
+    except OSError:
         manifest, digest = {}, None
     manifest = manifest if isinstance(manifest, dict) else {}
     compiler = manifest.get("compiler") if isinstance(manifest.get("compiler"), dict) else {}
@@ -136,9 +136,8 @@ def release_of(compiled: CompiledDomain, scenarios: Path) -> str:
         return NOT_RECORDED
     digest = sha256_file(scenarios)
     for version, folder in sorted(releases(compiled.root / "gold").items(), reverse=True):
-        try:
-            manifest = json.loads((folder / MANIFEST).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
+        manifest = load_json_or_none(folder / MANIFEST)
+        if not isinstance(manifest, dict):
             continue
         files = {f.get("path"): f.get("sha256") for f in manifest.get("files", [])}
         if files.get(SCENARIOS) == digest:
@@ -180,10 +179,7 @@ def _served_by(meta: dict[str, Any], log: Path, limit: int = 1000) -> list[str]:
             for n, line in enumerate(handle):
                 if n >= limit:
                     break
-                try:
-                    rec = json.loads(line)
-                except ValueError:
-                    continue
+                rec = parse_json_or_none(line)
                 if isinstance(rec, dict) and isinstance(rec.get("system_fingerprint"), str):
                     found.add(rec["system_fingerprint"])
     except OSError:

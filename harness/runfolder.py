@@ -29,7 +29,6 @@ which rewrites it; nothing guesses what an old file meant.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -40,6 +39,7 @@ from typing import Any
 from kgbench import contract
 from kgbench.errors import Location, UserError
 from kgbench.io import atomic_write_json, atomic_write_text, jsonl_text, read_json_object
+from kgbench.untrusted import ParseError, load_json_or_none, parse_json
 
 from .compiled import GENERATED, CompiledDomain
 from .scenarios.files import read_scenarios
@@ -299,7 +299,18 @@ class RunFolder:
         """The compiled domain this run belongs to: `domain` (a name or a compiled folder)
         when given, else the one run.json records, else the one its scenarios name."""
         if domain is not None:
-            return open_compiled(domain)
+            compiled = open_compiled(domain)
+            if self.run_json.exists() and compiled.name != self.description.domain:
+                raise UserError(
+                    f"--domain {domain!r} is domain '{compiled.name}', but this run folder is "
+                    f"of domain '{self.description.domain}': a run is scored only with its own "
+                    "domain (its panel and lexicon); leave --domain out",
+                    Location(str(self.run_json)),
+                )
+            self._check_scenario_domains()
+            return compiled
+        if self.run_json.exists():
+            self._check_scenario_domains()
         if self.run_json.exists() and self.description.compiled_domain is not None:
             root = (self.path / self.description.compiled_domain).resolve()
             if not (root / "manifest.json").exists():
@@ -311,6 +322,21 @@ class RunFolder:
                 )
             return CompiledDomain(self.description.domain, root)
         return CompiledDomain.open(self.domain_name())
+
+    def _check_scenario_domains(self) -> None:
+        """run.json's domain must be the one the run's scenarios name (a run.json edited to
+        another domain had one domain's run scored with another's panel, exit 0)."""
+        if not self.run_json.exists() or not self.scenarios_file.exists():
+            return
+        named = {s.get("domain") for s in self._scenarios if isinstance(s.get("domain"), str)}
+        other = sorted(named - {self.description.domain})
+        if other:
+            raise UserError(
+                f"says domain '{self.description.domain}', but the run's scenarios are of "
+                f"{', '.join(repr(d) for d in other)}; run `kgbench prompts --run-dir "
+                f"{self.path} --domain <domain>` to describe the run again",
+                Location(str(self.run_json)),
+            )
 
     def response_schema(self) -> tuple[Path, dict[str, Any]]:
         """The response schema the run's prompts ask for, and its path."""
@@ -460,10 +486,7 @@ class RunFolder:
         most one; none when C5 did not run. An unreadable one is skipped: the panel, not this
         side table, is the report's contract."""
         path = self.verify_dir(slug) / "summary.json"
-        try:
-            data = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-        except (ValueError, OSError, RecursionError):
-            return []
+        data = load_json_or_none(path, max_depth=None) if path.is_file() else None
         return (
             [data] if isinstance(data, dict) and isinstance(data.get("first_review"), dict) else []
         )
@@ -494,10 +517,7 @@ class RunFolder:
         path = log.with_suffix(".run.json")
         if not path.is_file():
             return {}
-        try:
-            value = json.loads(path.read_text(encoding="utf-8"))
-        except (ValueError, OSError, RecursionError):
-            return {}
+        value = load_json_or_none(path, max_depth=None)
         return value if isinstance(value, dict) else {}
 
     def write_scores(self, stem: str, items_text: str, panel: dict[str, Any]) -> Path:
@@ -548,9 +568,9 @@ class RunFolder:
 
 def _prompt(line: str, where: Location) -> Prompt:
     try:
-        row = json.loads(line)
-    except ValueError as exc:
-        raise UserError(f"not valid JSON: {exc}", where) from None
+        row = parse_json(line)
+    except ParseError as exc:
+        raise UserError(exc.message, where) from None
     messages = row.get("messages") if isinstance(row, dict) else None
     if (
         not isinstance(messages, list)

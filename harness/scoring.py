@@ -47,6 +47,7 @@ from harness.metrics import (
 from kgbench.contract import Condition, IncompatibleArtifact, Metric, MetricPanel, ScoredPanel
 from kgbench.errors import Location, UserError
 from kgbench.io import jsonl_text
+from kgbench.untrusted import MAX_DEPTH, ParseError, load_json_object, parse_json
 
 from .runfolder import Prompt, RunFolder
 
@@ -229,8 +230,8 @@ def parse_text(raw: str) -> tuple[Any, str | None]:
         attempts.append((text[start : end + 1], "extracted"))
     for attempt, how in attempts:
         try:
-            return json.loads(attempt), how
-        except (json.JSONDecodeError, RecursionError):
+            return parse_json(attempt, max_depth=MAX_DEPTH, allow_nan=True), how
+        except ParseError:  # not JSON, too deep, an integer Python will not convert
             continue
     return None, None
 
@@ -482,7 +483,7 @@ def load_compiled_scorer(compiled: CompiledDomain) -> CompiledScorer:
     schema_path = compiled.root / "schemas" / "response.schema.json"
     if not schema_path.exists():
         raise UserError(f"{schema_path} is missing; run `make compile DOMAIN={compiled.name}`")
-    contract = Contract.from_schema(json.loads(schema_path.read_text(encoding="utf-8")))
+    contract = Contract.from_schema(load_json_object(schema_path, "response JSON Schema"))
     return CompiledScorer(
         compiled.name,
         tuple(panel.metrics),
@@ -545,8 +546,8 @@ class ResponsesLog:
                 if not line.strip():
                     continue
                 try:
-                    rec = json.loads(line)
-                except (json.JSONDecodeError, RecursionError):
+                    rec = parse_json(line, max_depth=None, allow_nan=True)
+                except ParseError:
                     unreadable += 1
                     continue
                 replicate = rec.get("replicate", 0) if isinstance(rec, dict) else None

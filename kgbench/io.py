@@ -16,6 +16,7 @@ there is exactly one spelling of each, here, in a module that imports neither of
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import itertools
 import json
@@ -23,11 +24,13 @@ import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from json.encoder import c_make_encoder  # type: ignore[attr-defined]
 from json.encoder import encode_basestring as c_encode_basestring
 from pathlib import Path
 from typing import Any
 
+from kgbench import untrusted
 from kgbench.errors import Location, UserError
 
 # --- encoding ----------------------------------------------------------------------------
@@ -174,6 +177,56 @@ def sha256_file(path: Path) -> str:
 
 # --- atomic writes -----------------------------------------------------------------------
 
+# What the disk or the folder, not kgbench, refuses: each is the user's to fix (free space, a
+# writable folder, a path that is not a file), so it is one message and exit 2.
+DISK_ERRNOS = frozenset(
+    {
+        errno.ENOSPC,
+        errno.EDQUOT,
+        errno.EROFS,
+        errno.ENOTDIR,
+        errno.EEXIST,
+        errno.EISDIR,
+        errno.ENAMETOOLONG,
+        errno.EBUSY,
+        errno.EACCES,
+        errno.EPERM,
+        errno.ENOENT,
+        errno.EXDEV,
+        errno.EFBIG,
+        errno.EMLINK,
+        errno.ELOOP,
+    }
+)
+
+
+class WriteError(UserError):
+    """A write the disk refused: names the path and the cause; the previous file is intact
+    (every write goes to a temporary sibling first)."""
+
+
+def write_error(exc: OSError, path: Path | str) -> WriteError:
+    """One message for a refused write: the path kgbench was writing, and the cause."""
+    cause = exc.strerror or type(exc).__name__
+    code = errno.errorcode.get(exc.errno or 0)
+    where = exc.filename if exc.filename and str(exc.filename) != str(path) else None
+    detail = f" at {where}" if where else ""
+    return WriteError(
+        f"cannot write {path}: {cause}{f' ({code})' if code else ''}{detail}; "
+        "nothing was changed there"
+    )
+
+
+@contextmanager
+def disk_errors(path: Path | str) -> Iterator[None]:
+    """Turn an OSError the disk raised while writing `path` into a `WriteError`."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.errno not in DISK_ERRNOS:
+            raise
+        raise write_error(exc, path) from None
+
 
 def fsync_dir(folder: Path) -> None:
     """Make a rename durable: fsync the folder that holds the new name (POSIX)."""
@@ -222,8 +275,9 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None
     default is `shared_mode()`, what the umask gives an ordinary file, not mkstemp's 0600.
     """
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    with disk_errors(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         os.fchmod(fd, shared_mode() if mode is None else mode)
         with os.fdopen(fd, "wb") as handle:
@@ -231,10 +285,45 @@ def atomic_write_bytes(path: Path, data: bytes, mode: int | None = None) -> None
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, path)
-    except BaseException:
+    except BaseException as exc:
         Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.errno in DISK_ERRNOS:
+            raise write_error(exc, path) from None
         raise
     fsync_dir(path.parent)
+
+
+def atomic_write_files(files: Mapping[Path, bytes], mode: int | None = None) -> None:
+    """Write several files all or nothing: each goes to a temporary sibling first, and only
+    when every one is written and flushed are they renamed over their targets. A refused
+    write (no space, a read-only folder) leaves every previous file as it was and no partial
+    set behind (an export of 2 of its 5 files looked like an export)."""
+    staged: list[tuple[str, Path]] = []
+    current: Path | None = None
+    try:
+        for path, data in files.items():
+            current = Path(path)
+            current.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(
+                prefix=f".{current.name}.", suffix=".tmp", dir=current.parent
+            )
+            staged.append((tmp, current))
+            if mode is not None:
+                os.fchmod(fd, mode)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(data)
+                handle.flush()
+                os.fsync(handle.fileno())
+        for tmp, path in staged:
+            os.replace(tmp, path)
+    except BaseException as exc:
+        for tmp, _ in staged:
+            Path(tmp).unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.errno in DISK_ERRNOS:
+            raise write_error(exc, current or "") from None
+        raise
+    for folder in sorted({path.parent for _, path in staged}):
+        fsync_dir(folder)
 
 
 def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:
@@ -244,6 +333,31 @@ def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:
 def atomic_write_json(path: Path, obj: Any) -> None:
     """Pretty, key-sorted JSON with a trailing newline (deterministic bytes)."""
     atomic_write_bytes(path, json_bytes(obj))
+
+
+def _remove_strays(target: Path) -> None:
+    """Remove the temporary and swapped-out siblings of `target` that a killed replace left
+    behind (`.<name>.tmp-<pid>-*`, `.<name>.old-<pid>`): only those whose process is gone, so
+    a replace running beside this one keeps its own."""
+    for stray in target.parent.glob(f".{target.name}.*-*"):
+        kind, _, rest = stray.name[len(target.name) + 2 :].partition("-")
+        pid = rest.split("-", 1)[0]
+        if kind not in ("tmp", "old") or not pid.isdigit() or _alive(int(pid)):
+            continue
+        if stray.is_symlink() or not stray.is_dir():
+            stray.unlink(missing_ok=True)
+        else:
+            shutil.rmtree(stray, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process
+        return True
+    return True
 
 
 def replace_folder(
@@ -260,9 +374,13 @@ def replace_folder(
     folder that other commands own (e.g. published gold releases), carried over as they are.
     """
     target = Path(target)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-", dir=target.parent))
-    os.chmod(tmp, 0o777 & ~process_umask())  # the folder others read, not mkdtemp's 0700
+    if target.is_symlink():  # write through the link: swap the folder it points at
+        target = target.resolve()
+    with disk_errors(target):
+        target.parent.mkdir(parents=True, exist_ok=True)
+        _remove_strays(target)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.tmp-{os.getpid()}-", dir=target.parent))
+        os.chmod(tmp, 0o777 & ~process_umask())  # the folder others read, not mkdtemp's 0700
     old = target.parent / f".{target.name}.old-{os.getpid()}"
     items = files.items() if isinstance(files, Mapping) else files
     try:
@@ -282,10 +400,12 @@ def replace_folder(
         if target.exists():
             os.replace(target, old)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as exc:
         shutil.rmtree(tmp, ignore_errors=True)
         if old.exists() and not target.exists():
             os.replace(old, target)
+        if isinstance(exc, OSError) and exc.errno in DISK_ERRNOS:
+            raise write_error(exc, target) from None
         raise
     shutil.rmtree(old, ignore_errors=True)
     fsync_dir(target.parent)
@@ -294,22 +414,25 @@ def replace_folder(
 # --- reading -----------------------------------------------------------------------------
 
 
-def iter_jsonl(path: Path, what: str = "JSON") -> Iterator[tuple[int, dict[str, Any]]]:
-    """(line number, object) for every non-blank line; a bad line is a UserError naming it."""
+def iter_jsonl(
+    path: Path, what: str = "JSON", printable: bool = False
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, object) for every non-blank line; a bad line is a UserError naming it
+    (read by the kernel's reader of untrusted text, `kgbench.untrusted`). `printable`: a
+    string holding a control character (NUL, ESC; tab and line breaks allowed) is refused,
+    as in hand-written files (scenarios) the domain tables refuse them too."""
     path = Path(path)
     if not path.is_file():
         raise UserError(f"file not found: {path}")
-    with path.open(encoding="utf-8") as handle:
-        for n, line in enumerate(handle, start=1):
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise UserError(f"not valid JSON: {exc.msg}", Location(str(path), n)) from None
-            if not isinstance(item, dict):
-                raise UserError(f"expected a {what} object on each line", Location(str(path), n))
-            yield n, item
+    for n, item in untrusted.iter_jsonl(path, what):
+        where = untrusted.control_character_at(item) if printable else None
+        if where is not None:
+            raise UserError(
+                "a control character in the text; expected printable text (tab and line "
+                "breaks allowed)",
+                Location(str(path), n, where),
+            )
+        yield n, item
 
 
 def read_jsonl(path: Path, what: str = "JSON") -> list[dict[str, Any]]:
@@ -319,14 +442,6 @@ def read_jsonl(path: Path, what: str = "JSON") -> list[dict[str, Any]]:
 def read_json_object(path: Path, what: str = "JSON object") -> dict[str, Any]:
     """The JSON object in `path`; missing, malformed or not an object is a UserError."""
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise UserError(f"file not found: {path}") from None
-    except UnicodeDecodeError:
-        raise UserError(f"not UTF-8 text; expected a {what}", Location(str(path))) from None
-    except json.JSONDecodeError as exc:
-        raise UserError(f"not valid JSON: {exc.msg}", Location(str(path), exc.lineno)) from None
-    if not isinstance(data, dict):
-        raise UserError(f"expected a {what}", Location(str(path)))
-    return data
+    if not path.exists():
+        raise UserError(f"file not found: {path}")
+    return untrusted.load_json_object(path, what)

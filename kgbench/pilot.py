@@ -81,6 +81,11 @@ def run_pilot(
             raise RequestsFailed(f"the pilot stopped at step '{name}': {ledger.summary()}")
         return result
 
+    from harness.responders import is_responder, responder_names
+    from kgbench.errors import UserError
+
+    if not is_responder(responder):  # before anything is compiled, loaded or removed
+        raise UserError(f"unknown responder {responder!r}; known: {', '.join(responder_names())}")
     if run_dir.exists():
         shutil.rmtree(run_dir)
     run_dir.mkdir(parents=True)

@@ -53,7 +53,7 @@ def artifacts(domain: Domain, fmt: str, out_dir: Path) -> list[Artifact]:
 def export_domain(domain: str | Path, fmt: str, out_dir: Path | None = None) -> ExportResult:
     import os
 
-    from kgbench.io import atomic_write_bytes
+    from kgbench.io import atomic_write_files
 
     from ..api import validate_domain
 
@@ -62,8 +62,6 @@ def export_domain(domain: str | Path, fmt: str, out_dir: Path | None = None) -> 
     arts = artifacts(ir, fmt, target)
     umask = os.umask(0)
     os.umask(umask)
-    for art in arts:
-        path = target / art.path
-        # an ordinary file, not the temporary file's 0600
-        atomic_write_bytes(path, art.content, mode=0o666 & ~umask)
+    # all files or none (an ordinary file's mode, not the temporary file's 0600)
+    atomic_write_files({target / art.path: art.content for art in arts}, mode=0o666 & ~umask)
     return ExportResult(ir.name, fmt, target, tuple(a.path for a in arts), ir.warnings)

@@ -25,6 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from kgbench.io import json_bytes, jsonl_bytes
+from kgbench.untrusted import tsv_field
 
 from ..backends.base import Artifact
 from ..biolink_entities import category, reader
@@ -183,12 +184,17 @@ def _cell(column: str, value: Any) -> str:
 
 def _text(value: Any) -> str:
     text = str(value)
-    return text.replace("\t", " ").replace("\r", " ").replace("\n", " ").replace("|", "/")
+    for breaking in ("\t", "\r", "\n", "\u2028", "\u2029", "\x85"):  # line-based readers split
+        text = text.replace(breaking, " ")
+    return text.replace("|", "/")
 
 
 def tsv_bytes(columns: tuple[str, ...], rows: list[dict[str, Any]]) -> bytes:
+    """The TSV KGX reads with pandas' default quoting: a cell holding a double quote is
+    quoted (`tsv_field`), else a name starting with `"` opened a quoted field and swallowed
+    the rows after it."""
     lines = ["\t".join(columns)]
-    lines += ["\t".join(_cell(c, r.get(c)) for c in columns) for r in rows]
+    lines += ["\t".join(tsv_field(_cell(c, r.get(c))) for c in columns) for r in rows]
     return ("\n".join(lines) + "\n").encode("utf-8")
 
 

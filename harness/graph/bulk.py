@@ -18,7 +18,6 @@ database, which `extract` then refuses as not loaded), so a user is never left w
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Callable
@@ -28,6 +27,7 @@ from pathlib import Path
 import neo4j
 
 from kgbench.errors import UserError
+from kgbench.untrusted import load_json_object
 
 from ..compiled import CompiledDomain
 from ..neo4j import server
@@ -68,7 +68,7 @@ def import_plan(domain: CompiledDomain) -> dict:
         raise UserError(
             f"{path}: missing; the compile predates bulk import files, run `make compile` again"
         )
-    plan = json.loads(path.read_text(encoding="utf-8"))
+    plan = load_json_object(path, "bulk import plan", max_depth=None)
     for key in ("nodes", "relationships", "array_delimiter", "id_type"):
         if key not in plan:
             raise UserError(f"{path}: no '{key}'; run `make compile` again")

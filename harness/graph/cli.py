@@ -51,9 +51,11 @@ def load_command(
     from rich.progress import Progress
 
     from harness.compiled import CompiledDomain
+    from kgbench.ranges import check
 
     if force and not bulk:
         raise typer.BadParameter("--force only applies to --bulk", param_hint="--force")
+    check("--batch-size", batch_size, "batch_size")
     compiled = CompiledDomain.open(domain)
     console = _console()
     if bulk:

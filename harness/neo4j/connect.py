@@ -28,6 +28,7 @@ from neo4j.exceptions import (
 )
 
 from kgbench.errors import ServiceError
+from kgbench.untrusted import redact_uri
 
 from .state import (
     LOG_FILE,
@@ -134,9 +135,10 @@ def open_driver(
     """
     settings = settings or connection_settings()
     scheme = urlsplit(settings.uri).scheme.lower()
+    uri = redact_uri(settings.uri)  # NEO4J_URI may hold user:password@ (never shown)
     if scheme not in SCHEMES:
         raise ServiceError(
-            f"Cannot connect to Neo4j at {settings.uri}: unsupported URI scheme {scheme!r} "
+            f"Cannot connect to Neo4j at {uri}: unsupported URI scheme {scheme!r} "
             f"(use bolt://, neo4j://, neo4j+s:// or their +ssc variants); {settings.hint()}"
         )
     try:
@@ -149,8 +151,8 @@ def open_driver(
         )
     except (ConfigurationError, ValueError) as exc:
         raise ServiceError(
-            f"Cannot connect to Neo4j at {settings.uri}: invalid URI or settings ({exc}); "
-            f"{settings.hint()}"
+            f"Cannot connect to Neo4j at {uri}: invalid URI or settings "
+            f"({_secret_free(exc, settings)}); {settings.hint()}"
         ) from None
     try:
         probe(driver, settings.database)
@@ -158,9 +160,20 @@ def open_driver(
         driver.close()
         reason = describe_failure(exc, timeout, settings)
         raise ServiceError(
-            f"Cannot connect to Neo4j at {settings.uri}: {reason}; {settings.hint()}"
+            f"Cannot connect to Neo4j at {uri}: {_secret_free(reason, settings)}; {settings.hint()}"
         ) from None
     return driver
+
+
+def _secret_free(text: object, settings: ConnectionSettings) -> str:
+    """A driver's message without the URI's userinfo (the driver quotes the URI it was given)
+    or the password."""
+    out = redact_uri(text)
+    userinfo = urlsplit(settings.uri).password
+    for secret in (settings.password, userinfo):
+        if secret:
+            out = out.replace(secret, "***")
+    return out
 
 
 def probe(driver: neo4j.Driver, database: str | None = None) -> None:

@@ -29,6 +29,7 @@ from typing import Any
 from kgbench.errors import UserError
 from kgbench.io import SECRET_MODE, atomic_write_text
 from kgbench.locations import cache_dir
+from kgbench.untrusted import load_json_or_none
 
 LAUNCHER_MAIN = "kgbench.neo4j.Launcher"
 """Java main class; also how a pid is recognised as our server (it is on its command line)."""
@@ -79,10 +80,7 @@ class ServerRecord:
 
 def read_json(path: Path) -> dict[str, Any] | None:
     """The JSON object in `path`, or None when it is missing or unreadable (e.g. truncated)."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (FileNotFoundError, json.JSONDecodeError, UnicodeDecodeError):
-        return None
+    data = load_json_or_none(path)
     return data if isinstance(data, dict) else None
 
 

@@ -105,9 +105,20 @@ def probe_command(
     from harness.runner.plan import Settings
     from harness.runner.stage import StageConfig
     from kgbench.locations import RUNS_DIR
+    from kgbench.ranges import check
 
     from .run import ProbeConfig, run_probe
 
+    for name, value, kind in (
+        ("--bootstrap", bootstrap, "bootstrap"),
+        ("--temperature", temperature, "temperature"),
+        ("--concurrency", concurrency, "concurrency"),
+        ("--timeout", timeout, "timeout"),
+        ("--max-attempts", max_attempts, "max_attempts"),
+        ("--price-in", price_in, "price"),
+        ("--price-out", price_out, "price"),
+    ):
+        check(name, value, kind)
     target = run_dir or RUNS_DIR / f"probe-{Path(domain).name}"
     runner = StageConfig(
         out_dir=target,
@@ -168,9 +179,11 @@ def probe_review_command(
 ) -> None:
     """Write rating sheets (HTML + CSV) per generated graph, or aggregate reviewers' ratings."""
     from harness.runner.spec import log_name_for
+    from kgbench.ranges import check
 
     from .review import aggregate_ratings, write_review
 
+    check("--bootstrap", bootstrap, "bootstrap")
     model = log_name_for(model)
     console = _console()
     if ratings is None:

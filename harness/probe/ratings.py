@@ -18,12 +18,14 @@ import io
 import json
 import math
 import random
+import re
 from html import escape
 from pathlib import Path
 from typing import Any
 
 from kgbench.errors import Location, UserError
 from kgbench.io import atomic_write_text
+from kgbench.untrusted import csv_reader, load_json_object
 
 from ..stats import bootstrap_ci, mean
 
@@ -56,14 +58,19 @@ def load_graphs(out_dir: Path) -> list[dict[str, Any]]:
     paths = sorted(folder.glob("*.json")) if folder.is_dir() else []
     if not paths:
         raise UserError(f"no generated graphs under {folder}; run `kgbench probe` first")
-    return [json.loads(p.read_text(encoding="utf-8")) for p in paths]
+    return [load_json_object(p, "probe graph", max_depth=None) for p in paths]
 
 
 def _mapped(out_dir: Path) -> dict[str, dict[str, Any]]:
     path = out_dir / "mapping.json"
     if not path.exists():
         return {}
-    return {d["key"]: d for d in json.loads(path.read_text(encoding="utf-8"))["decisions"]}
+    decisions = load_json_object(path, "probe mapping", max_depth=None).get("decisions")
+    if not isinstance(decisions, list):
+        raise UserError(
+            "expected a 'decisions' list; run `kgbench probe` again", Location(str(path))
+        )
+    return {d["key"]: d for d in decisions if isinstance(d, dict) and "key" in d}
 
 
 def _edge_rows(graph: dict[str, Any], mapped: dict[str, dict[str, Any]]) -> list[list[str]]:
@@ -144,7 +151,7 @@ def read_ratings(path: Path, graphs: dict[tuple[str, str], str]) -> list[dict[st
         text = path.read_text(encoding="utf-8-sig")
     except UnicodeDecodeError as exc:
         raise UserError(f"not valid UTF-8 ({exc.reason})", Location(str(path))) from None
-    reader = csv.reader(io.StringIO(text))
+    reader = csv_reader(text, str(path))
     header = next(reader, None)
     if header is None:
         raise UserError("empty file; expected a header row", Location(str(path), 1))
@@ -185,7 +192,8 @@ def read_ratings(path: Path, graphs: dict[tuple[str, str], str]) -> list[dict[st
             raise UserError("expected a reviewer id", where("reviewer"))
         for dim in DIMENSIONS:
             value = row[dim]
-            if not value.isdigit() or not SCALE[0] <= int(value) <= SCALE[1]:
+            # ASCII digits, a few (str.isdigit takes '²' and 5,000-digit numbers int() refuses)
+            if not re.fullmatch(r"[0-9]{1,3}", value) or not SCALE[0] <= int(value) <= SCALE[1]:
                 raise UserError(
                     f"expected a whole number from {SCALE[0]} to {SCALE[1]}, got {value!r}",
                     where(dim),

@@ -3,12 +3,12 @@ turn a ratings CSV into probe/<slug>/ratings.json (read by the report)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from kgbench.errors import UserError
 from kgbench.io import atomic_write_json
+from kgbench.untrusted import load_json_object
 
 from ..runfolder import RunFolder
 from .ratings import aggregate, graph_digest, load_graphs, read_ratings, write_sheets
@@ -29,7 +29,7 @@ def probed_models(run_dir: Path, model: str | None = None) -> dict[str, Path]:
 def _model_text(folder: Path) -> str:
     meta = folder / "probe.json"
     if meta.exists():
-        return str(json.loads(meta.read_text(encoding="utf-8")).get("model", folder.name))
+        return str(load_json_object(meta, "probe description").get("model", folder.name))
     return folder.name
 
 

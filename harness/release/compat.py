@@ -17,6 +17,9 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgbench.untrusted import lines as untrusted_lines
+from kgbench.untrusted import parse_json_or_none
+
 from .layout import BUMPS, GOLD, GOLD_SCHEMA, SCENARIO_SCHEMA, SCENARIOS
 
 
@@ -129,9 +132,11 @@ def compare_schemas(name: str, old: dict[str, Any], new: dict[str, Any], into: A
 
 def _records(data: bytes) -> dict[str, str]:
     out = {}
-    for line in data.decode("utf-8").splitlines():
+    for n, line in untrusted_lines(data.decode("utf-8", errors="replace")):
         if line.strip():
-            rec = json.loads(line)
+            rec = parse_json_or_none(line)
+            if not isinstance(rec, dict):
+                rec = {"scenario_id": f"(unreadable line {n})"}
             out[str(rec.get("scenario_id"))] = json.dumps(rec, sort_keys=True)
     return out
 
@@ -156,7 +161,9 @@ def assess(old_files: dict[str, bytes], new_files: dict[str, bytes]) -> Assessme
     for rel in (SCENARIO_SCHEMA, GOLD_SCHEMA):
         if old_files[rel] != new_files[rel]:
             seen = len(out.reasons)
-            compare_schemas(rel, json.loads(old_files[rel]), json.loads(new_files[rel]), out)
+            old_schema = parse_json_or_none(old_files[rel].decode("utf-8", errors="replace"))
+            new_schema = parse_json_or_none(new_files[rel].decode("utf-8", errors="replace"))
+            compare_schemas(rel, old_schema or {}, new_schema or {}, out)
             if len(out.reasons) == seen:
                 out.need("patch", f"{rel}: changed without affecting readers")
     for rel in (SCENARIOS, GOLD):

@@ -16,12 +16,12 @@ config file); `verify-release` also checks it against the index beside it when t
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from kgbench.errors import UserError
 from kgbench.io import sha256_file
+from kgbench.untrusted import load_json, load_json_object
 
 from .layout import MANIFEST, SEMVER, Version
 
@@ -49,9 +49,9 @@ def read_index(path: Path) -> dict[str, Any] | None:
     if not path.is_file():
         return None
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UserError(f"{path}: not a readable release index ({exc})") from None
+        data = load_json(path, "release index")
+    except UserError as exc:
+        raise UserError(f"{path}: not a readable release index ({exc.message})") from None
     if not isinstance(data, dict) or not isinstance(data.get("releases"), list):
         raise UserError(f"{path}: expected an object with a 'releases' list")
     return data
@@ -90,7 +90,7 @@ def append_release(gold_root: Path, domain: str, release: Path) -> str:
     """Record a just-published release in the index (written atomically); its digest."""
     from kgbench.io import atomic_write_json
 
-    manifest = json.loads((release / MANIFEST).read_text(encoding="utf-8"))
+    manifest = load_json_object(release / MANIFEST, "release manifest")
     index = read_index(gold_root / INDEX) or {
         "index_format": INDEX_FORMAT,
         "domain": domain,

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from kgbench.errors import UserError
 from kgbench.io import sha256_text
+from kgbench.untrusted import shown
 
 RELEASE_FORMAT = "1.0.0"
 MANIFEST = "manifest.json"
@@ -32,8 +33,10 @@ GOLD_SCHEMA = "schemas/gold.schema.json"
 DATA_FILES = (SCENARIOS, GOLD, SCENARIO_SCHEMA, GOLD_SCHEMA)
 
 # \Z, not $ (which also matches before a final newline: "1.0.2\n" was taken as 1.0.2), and
-# [0-9], not \d (which matches any script's digits).
-SEMVER = re.compile(r"^(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\.(0|[1-9][0-9]*)\Z")
+# [0-9], not \d (which matches any script's digits); at most 9 digits a part (a 5,000-digit
+# part made int() raise past Python's conversion limit).
+_PART = r"(0|[1-9][0-9]{0,8})"
+SEMVER = re.compile(rf"^{_PART}\.{_PART}\.{_PART}\Z")
 BUMPS = ("none", "patch", "minor", "major")
 
 
@@ -49,7 +52,8 @@ class Version:
         m = SEMVER.match(text)
         if not m:
             raise UserError(
-                f"release version '{text}' is not semantic; expected MAJOR.MINOR.PATCH (e.g. 1.0.0)"
+                f"release version {shown(text)} is not semantic; expected MAJOR.MINOR.PATCH "
+                "(e.g. 1.0.0, each part at most 9 digits)"
             )
         return cls(*(int(g) for g in m.groups()))
 

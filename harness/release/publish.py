@@ -12,7 +12,9 @@ schemas they validate against, under generated/<domain>/gold/<version>/. Rules:
 
 from __future__ import annotations
 
-import json
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -24,6 +26,7 @@ from harness.scenarios.validation import check_file
 from kgbench.contract import ScenarioRules
 from kgbench.errors import UserError
 from kgbench.io import json_bytes, jsonl_bytes, replace_folder, sha256_bytes
+from kgbench.untrusted import load_json_object
 
 from .compat import assess
 from .index import INDEX, append_release, read_index, release_digest
@@ -36,12 +39,15 @@ from .layout import (
     RELEASE_FORMAT,
     SCENARIO_SCHEMA,
     SCENARIOS,
+    SEMVER,
     Version,
     content_hash,
     releases,
 )
+from .verify import verify_or_raise
 
 CHANGELOG = "CHANGELOG.md"
+LOCK = ".publish.lock"  # in gold/, beside the releases (ignored by git and by releases())
 
 
 @dataclass(frozen=True)
@@ -216,12 +222,33 @@ def publish_release(
         files[CHANGELOG] = (
             changelog.read_text(encoding="utf-8").rstrip("\n") + "\n\n" + review_statement(review)
         ).encode("utf-8")
-    published = releases(gold_root)
+    with publish_lock(gold_root):
+        return _publish_locked(domain, gold_root, new, records, schema_version, files, review)
+
+
+def _publish_locked(
+    domain: CompiledDomain,
+    gold_root: Path,
+    new: Version,
+    records: list[dict[str, Any]],
+    schema_version: str,
+    files: dict[str, bytes],
+    review: dict[str, Any] | None,
+) -> PublishResult:
+    """The part of publishing that reads and changes gold/: one publish at a time (a lock),
+    so two racing publishes cannot both pass the checks and leave a folder the index refuses."""
     target = gold_root / str(new)
+    _recover_unindexed(gold_root, new, target, files)
+    published = releases(gold_root)
 
     _require_indexed(gold_root, published)
     if new in published or target.exists():
-        existing = json.loads((target / MANIFEST).read_text(encoding="utf-8"))
+        if not (target / MANIFEST).is_file():
+            raise UserError(
+                f"{target} exists but holds no release (no {MANIFEST}; a folder made by hand or "
+                "left by an interrupted copy): remove it and publish again"
+            )
+        existing = load_json_object(target / MANIFEST, "release manifest")
         if existing.get("content_sha256") == content_hash(_entries(files)):
             return PublishResult(
                 target, str(new), len(records), unchanged=True, digest=release_digest(target)
@@ -271,6 +298,57 @@ def publish_release(
         review=review,
         digest=digest,
     )
+
+
+@contextmanager
+def publish_lock(gold_root: Path) -> Iterator[None]:
+    """One publish or pin of a domain's releases at a time: an flock on gold/.publish.lock
+    (dropped by the kernel if the holder dies, even by SIGKILL). A second one is refused at
+    once rather than left to wait behind a publish that may be paused for review."""
+    import fcntl
+
+    gold_root.mkdir(parents=True, exist_ok=True)
+    path = gold_root / LOCK
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UserError(
+                f"another `kgbench publish` or `pin-releases` is changing {gold_root} "
+                f"(it holds {path}); wait for it to finish and run again"
+            ) from None
+        yield
+    finally:
+        os.close(fd)
+
+
+def _recover_unindexed(
+    gold_root: Path, new: Version, target: Path, files: dict[str, bytes]
+) -> None:
+    """Finish a publish that was interrupted between writing its folder and recording it in
+    the index: the same version, newer than every indexed release, with exactly the content
+    being published now, is verified and recorded. Anything else is left to the checks."""
+    index = read_index(gold_root / INDEX)
+    if index is None or not (target / MANIFEST).is_file():
+        return
+    indexed = [e.get("version") for e in index["releases"]]
+    if str(new) in indexed:
+        return
+    last = max(
+        (Version.parse(v) for v in indexed if isinstance(v, str) and SEMVER.match(v)), default=None
+    )
+    if last is not None and not last < new:
+        return
+    existing = load_json_object(target / MANIFEST, "release manifest")
+    if existing.get("content_sha256") != content_hash(_entries(files)):
+        raise UserError(
+            f"{target} is not in the release index and holds other content than this publish: "
+            "it was never published (an interrupted publish of other content, or a folder "
+            "made by hand); remove it and publish again"
+        )
+    verify_or_raise(target, index=None)
+    append_release(gold_root, gold_root.parent.name, target)
 
 
 def _require_indexed(gold_root: Path, published: dict[Version, Path]) -> None:

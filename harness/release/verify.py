@@ -9,12 +9,12 @@ compiled graph, nor Neo4j.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kgbench.errors import UserErrors
+from kgbench import untrusted
+from kgbench.errors import UserError, UserErrors
 from kgbench.io import sha256_bytes
 
 from .index import (
@@ -33,6 +33,7 @@ from .layout import (
     MANIFEST,
     SCENARIO_SCHEMA,
     SCENARIOS,
+    SEMVER,
     Version,
     content_hash,
 )
@@ -64,14 +65,25 @@ def _field(path: Any) -> str:
 
 
 def _lines(path: Path) -> list[tuple[int, Any]]:
-    out = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    """(line, value) of a JSON Lines file, split on `\\n` only (a name may hold U+2028,
+    which `str.splitlines` splits on); a line that is not JSON gives its ParseError."""
+    try:
+        text = untrusted.decode(path.read_bytes(), path)
+    except UserError as exc:
+        return [(exc.location.line if exc.location else 1, untrusted.ParseError(exc.message))]
+    out: list[tuple[int, Any]] = []
+    for n, line in untrusted.lines(text):
         if line.strip():
             try:
-                out.append((n, json.loads(line)))
-            except json.JSONDecodeError as exc:
+                out.append((n, untrusted.parse_json(line)))
+            except untrusted.ParseError as exc:
                 out.append((n, exc))
     return out
+
+
+def _manifest(root: Path) -> dict[str, Any]:
+    """The manifest (already checked by `_verify_folder` where it matters)."""
+    return untrusted.load_json_object(root / MANIFEST, "release manifest")
 
 
 def _check_files(root: Path, manifest: dict[str, Any], problems: list[str]) -> None:
@@ -109,9 +121,9 @@ def _check_records(root: Path, manifest: dict[str, Any], problems: list[str]) ->
     import jsonschema
 
     try:
-        scenario_schema = json.loads((root / SCENARIO_SCHEMA).read_text(encoding="utf-8"))
-        gold_schema = json.loads((root / GOLD_SCHEMA).read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as exc:
+        scenario_schema = untrusted.load_json_object(root / SCENARIO_SCHEMA, "JSON Schema")
+        gold_schema = untrusted.load_json_object(root / GOLD_SCHEMA, "JSON Schema")
+    except UserError as exc:
         problems.append(f"schemas: cannot be read ({exc})")
         return [], {}
     scenario_v = jsonschema.Draft202012Validator(scenario_schema)
@@ -121,6 +133,9 @@ def _check_records(root: Path, manifest: dict[str, Any], problems: list[str]) ->
     by_id: dict[str, dict[str, Any]] = {}
     for n, rec in _lines(root / SCENARIOS):
         where = f"{SCENARIOS}, line {n}"
+        if isinstance(rec, untrusted.ParseError):
+            problems.append(f"{where}: {rec.message}")
+            continue
         if not isinstance(rec, dict):
             problems.append(f"{where}: not a JSON object")
             continue
@@ -138,6 +153,9 @@ def _check_records(root: Path, manifest: dict[str, Any], problems: list[str]) ->
     gold: dict[str, dict[str, Any]] = {}
     for n, rec in _lines(root / GOLD):
         where = f"{GOLD}, line {n}"
+        if isinstance(rec, untrusted.ParseError):
+            problems.append(f"{where}: {rec.message}")
+            continue
         if not isinstance(rec, dict):
             problems.append(f"{where}: not a JSON object")
             continue
@@ -212,7 +230,7 @@ def _verify_pins(root: Path, digest: str | None, index: Path | str | None) -> li
     data = read_index(index_file)
     if data is None:
         return [*problems, f"{index_file}: no release index there"]
-    manifest = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
+    manifest = _manifest(root)
     problems += chain_problems(data)
     if data.get("domain") != manifest.get("domain"):
         problems.append(
@@ -239,9 +257,10 @@ def _verify_folder(root: Path) -> list[str]:
     if not (root / MANIFEST).is_file():
         return [f"{root}: not a release folder (no {MANIFEST})"]
     try:
-        manifest = json.loads((root / MANIFEST).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        return [f"{MANIFEST}: not valid JSON ({exc.msg}, line {exc.lineno})"]
+        manifest = _manifest(root)
+    except UserError as exc:
+        where = f" (line {exc.location.line})" if exc.location and exc.location.line else ""
+        return [f"{MANIFEST}: {exc.message}{where}"]
     problems: list[str] = []
     for key in (
         "release_version",
@@ -267,13 +286,13 @@ def verify_or_raise(
     problems = verify_release(path, digest, index)
     if problems:
         raise _failed(path, problems)
-    return json.loads((Path(path) / MANIFEST).read_text(encoding="utf-8"))
+    return _manifest(Path(path))
 
 
 def read_release(path: Path | str, verify: bool = True) -> Release:
     """A verified release, read from its folder alone."""
     root = Path(path)
-    manifest = verify_or_raise(root) if verify else json.loads((root / MANIFEST).read_text("utf-8"))
+    manifest = verify_or_raise(root) if verify else _manifest(root)
     problems: list[str] = []
     scenarios, gold = _check_records(root, manifest, problems)
     if problems and verify:  # pragma: no cover - verify_or_raise already ran the same checks
@@ -286,6 +305,21 @@ def pin_existing(gold_root: Path, domain: str, releases: dict[Version, Path]) ->
     returns the versions recorded. What is recorded is what the folders hold now."""
     index = read_index(gold_root / INDEX)
     known = {e.get("version") for e in index["releases"]} if index else set()
+    last = max(
+        (Version.parse(v) for v in known if isinstance(v, str) and SEMVER.match(v)), default=None
+    )
+    newer = sorted(v for v in releases if str(v) not in known and last is not None and last < v)
+    if newer:
+        # Pinning records releases published before the index existed. A folder newer than
+        # the last indexed release was made after it, outside `publish` (no review coverage,
+        # no bump check): recording it would let a forged release join the hash chain.
+        raise UserError(
+            f"release(s) {', '.join(map(str, newer))} under {gold_root} are newer than the last "
+            f"indexed release {last}, so they were not published before the index existed; "
+            "nothing was pinned. Finish an interrupted publish with `kgbench publish --release "
+            f"{newer[0]}` (it records the folder only if it holds exactly what it publishes), "
+            "or remove the folder"
+        )
     recorded = []
     for version in sorted(releases):
         if str(version) in known:

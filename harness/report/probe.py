@@ -8,12 +8,12 @@ the probe's headline numbers.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from kgbench.errors import Location, UserError
 from kgbench.io import read_json_object
+from kgbench.untrusted import load_json_object
 
 from ..runfolder import RunFolder
 from .tables import NA, Table, fmt
@@ -29,9 +29,7 @@ def load_probes(run_dir: Path, model: str | None = None) -> list[dict[str, Any]]
             raise UserError("not probe scores written by `kgbench probe`", Location(str(path)))
         scores["slug"] = path.parent.name
         ratings = path.parent / "ratings.json"
-        scores["ratings"] = (
-            json.loads(ratings.read_text(encoding="utf-8")) if ratings.exists() else None
-        )
+        scores["ratings"] = load_json_object(ratings, "probe ratings") if ratings.exists() else None
         out.append(scores)
     return out
 

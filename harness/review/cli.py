@@ -45,6 +45,7 @@ def explain_command(
     from harness.review.explain import as_text, explain, find
     from harness.scenarios.files import generated_set, read_scenarios
     from harness.scenarios.kg import KnowledgeGraph
+    from kgbench.untrusted import for_terminal
 
     compiled = CompiledDomain.open(domain)
     path = scenarios or generated_set(compiled)
@@ -52,7 +53,7 @@ def explain_command(
         path = path / "scenarios.jsonl"
     records = read_scenarios(path)
     kg = KnowledgeGraph(compiled)
-    print(as_text(kg, explain(kg, find(records, scenario_id))))
+    print(for_terminal(as_text(kg, explain(kg, find(records, scenario_id)))))
 
 
 @review_app.command("review")
@@ -70,7 +71,9 @@ def review_command(
         bool,
         typer.Option(
             "--drop-stale/--keep-stale",
-            help="Remove verdicts whose item has changed since (they need review again).",
+            help="Remove verdicts whose item has changed since (they need review again); "
+            "lists them, keeps reviews.csv.bak, refuses to remove verdicts still current in "
+            "the domain's own set without --yes.",
         ),
     ] = False,
     agreement: Annotated[
@@ -81,9 +84,18 @@ def review_command(
             "(Cohen's kappa, raw agreement, n) instead of writing the sheet.",
         ),
     ] = False,
+    yes: Annotated[
+        bool, typer.Option("--yes/--no-yes", help="Confirm --drop-stale removing current verdicts.")
+    ] = False,
 ) -> None:
     """Write the clinical review sheet (HTML and CSV) with every item's hash and verdict."""
     from harness.compiled import CompiledDomain
+    from harness.review.prune import (
+        check_drop,
+        own_records_or_none,
+        rewrite_with_backup,
+        rows_to_drop,
+    )
     from harness.review.sheet import write_sheet
     from harness.review.verdicts import (
         coverage,
@@ -95,26 +107,38 @@ def review_command(
     from harness.scenarios.files import generated_set, read_scenarios
     from harness.scenarios.kg import KnowledgeGraph
     from kgbench.cliutil import stderr_console
-    from kgbench.io import atomic_write_text
+    from kgbench.errors import UserError
     from kgbench.locations import RUNS_DIR
 
     compiled = CompiledDomain.open(domain)
-    records = read_scenarios(scenarios or generated_set(compiled))
+    given = scenarios or generated_set(compiled)
+    records = read_scenarios(given)
     path = reviews or default_reviews(domain)
+    if reviews is not None and not reviews.exists():  # a named file must exist (a typo
+        raise UserError(f"verdicts file not found: {reviews}")  # read as "none reviewed")
     history = released_items(compiled.root / "gold")
     if agreement:
         print_agreement(domain, records, read_reviews(path, records, history=history))
         return
     rows = read_reviews(path, records, allow_stale=drop_stale, history=history)
     verdicts = read_verdicts(path, records, allow_stale=drop_stale, history=history)
+    console = stderr_console()
+    dropped = []
     if drop_stale and path.exists():
-        atomic_write_text(path, verdict_rows(rows))
+        own = own_records_or_none(generated_set(compiled), given)
+        dropped = rows_to_drop(path, rows, own)  # every kept row, of every reviewer and role
+        check_drop(dropped, yes, path)
     target = out or RUNS_DIR / f"review-{domain}"
     html_path, csv_path = write_sheet(
         KnowledgeGraph(compiled), records, verdicts, target, f"Clinical review: {domain}"
     )
+    if dropped:  # only once the sheet is written: a failure above leaves the file as it was
+        backup = rewrite_with_backup(path, verdict_rows(rows))
+        console.print(f"removed {len(dropped)} stale verdict(s) from {path}:", markup=False)
+        for d in dropped:
+            console.print(f"  {d}", markup=False)
+        console.print(f"previous file kept as {backup}", markup=False)
     cov = coverage(records, verdicts)
-    console = stderr_console()
     console.print(
         f"{len(records)} items: {len(cov.accepted)} accepted, {len(cov.disputed)} disputed, "
         f"{len(cov.unreviewed)} not reviewed",

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from kgbench.io import atomic_write_text
+from kgbench.untrusted import csv_cell
 
 from ..scenarios.kg import KnowledgeGraph
 from .explain import explain, population_name
@@ -126,21 +127,20 @@ def render_csv(records: list[dict[str, Any]], verdicts: dict[str, Verdict]) -> s
     )
     for r in records:
         v = verdicts.get(r["scenario_id"])
-        writer.writerow(
-            [
-                r["scenario_id"],
-                content_sha256(r),
-                v.verdict if v else "",
-                v.reviewer if v else "",
-                v.role if v else "author",
-                v.date if v else "",
-                v.note if v else "",
-                r["category"],
-                r["title"],
-                r["gold"].get("preferred_intervention") or "",
-                str(r["gold"].get("expects_uncertainty")).lower(),
-            ]
-        )
+        cells = [
+            r["scenario_id"],
+            content_sha256(r),
+            v.verdict if v else "",
+            v.reviewer if v else "",
+            v.role if v else "author",
+            v.date if v else "",
+            v.note if v else "",
+            r["category"],
+            r["title"],
+            r["gold"].get("preferred_intervention") or "",
+            str(r["gold"].get("expects_uncertainty")).lower(),
+        ]
+        writer.writerow([csv_cell(c) for c in cells])  # a spreadsheet shows formulas as text
     return buf.getvalue()
 
 

@@ -25,12 +25,13 @@ import io
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import date
+from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
 
 from kgbench.errors import Location, UserError
 from kgbench.io import record_line, sha256_text
+from kgbench.untrusted import csv_reader
 
 COLUMNS = ("scenario_id", "content_sha256", "verdict", "reviewer", "role", "date", "note")
 LEGACY_COLUMNS = ("scenario_id", "content_sha256", "verdict", "reviewer", "date", "note")
@@ -131,7 +132,7 @@ def read_reviews(
         text = path.read_text(encoding="utf-8")
     except UnicodeDecodeError as exc:
         raise UserError(f"{path}: not valid UTF-8 ({exc.reason})") from None
-    reader = csv.reader(io.StringIO(text, newline=""))
+    reader = csv_reader(text, str(path))  # no field-size limit; NUL refused
     problems: list[str] = []
     header = next(reader, None)
     if header is None:
@@ -187,10 +188,8 @@ def read_reviews(
         if v["role"] not in ROLES:
             bad("role", f"expected one of {', '.join(ROLES)}; got {v['role']!r}")
             continue
-        try:
-            date.fromisoformat(v["date"])
-        except ValueError:
-            bad("date", f"expected a date YYYY-MM-DD; got {v['date']!r}")
+        if not _is_review_date(v["date"]):
+            bad("date", f"expected a date YYYY-MM-DD, not in the future; got {v['date']!r}")
             continue
         if v["verdict"] == "dispute" and not v["note"]:
             bad("note", "a dispute needs a note saying what is wrong")
@@ -208,6 +207,18 @@ def read_reviews(
     if problems:
         raise ReviewErrors(problems)
     return out
+
+
+def _is_review_date(text: str) -> bool:
+    """YYYY-MM-DD exactly (`date.fromisoformat` also takes 20261201 and 2026-W49-1), a real
+    day, and not after tomorrow (a verdict from the future is not a review that happened)."""
+    if not re.fullmatch(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", text):
+        return False
+    try:
+        day = date.fromisoformat(text)
+    except ValueError:
+        return False
+    return day <= date.today() + timedelta(days=1)
 
 
 def verdict_rows(verdicts: Iterable[Verdict]) -> str:

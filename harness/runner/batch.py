@@ -26,6 +26,8 @@ from rich.console import Console
 
 from kgbench.errors import ServiceError, UserError
 from kgbench.io import atomic_write_bytes, atomic_write_json, utf8_bytes
+from kgbench.untrusted import ParseError, load_json_object, parse_json
+from kgbench.untrusted import lines as untrusted_lines
 
 from .client import Completion, MalformedCompletion, build_body, scrub
 from .engine import RetryPolicy
@@ -68,8 +70,8 @@ class BatchState:
         self.data: dict[str, Any] = {"version": 1, "uploads": {}, "batches": {}}
         if path.exists():
             try:
-                self.data = json.loads(path.read_text(encoding="utf-8"))
-            except ValueError:
+                self.data = load_json_object(path, "batch state")
+            except UserError:
                 raise UserError(
                     f"{path} is not valid JSON; it tracks batches you may be paying for, so it "
                     "is not overwritten: fix or remove it"
@@ -345,12 +347,12 @@ class BatchRunner:
         data = content.content
         atomic_write_bytes(self.dir / "results" / f"{bid}-{kind}.jsonl", data)
         rows = []
-        for line in data.decode("utf-8", errors="replace").splitlines():
+        for _, line in untrusted_lines(data.decode("utf-8", errors="replace")):
             if not line.strip():
                 continue
             try:
-                row = json.loads(line)
-            except (ValueError, RecursionError):
+                row = parse_json(line, max_depth=None, allow_nan=True)
+            except ParseError:
                 continue  # a damaged line: its request has no result and is sent again
             if isinstance(row, dict):
                 rows.append(row)

@@ -125,11 +125,28 @@ def run_command(
     batch_max_bytes: Annotated[int, typer.Option(hidden=True)] = 200 * 1024 * 1024,
 ) -> None:
     """Send every prompt of a run folder to a model; resumable, cached, exactly one record each."""
+    from kgbench.ranges import check
+
     from .api import RunConfig, run_model
     from .batch import BatchLimits, BatchOptions
     from .engine import RetryPolicy
     from .plan import Settings
 
+    for name, value, kind in (  # every number checked where it enters (kgbench.ranges)
+        ("--replicates", replicates, "replicates"),
+        ("--temperature", temperature, "temperature"),
+        ("--max-tokens", max_tokens, "max_tokens"),
+        ("--concurrency", concurrency, "concurrency"),
+        ("--price-in", price_in, "price"),
+        ("--price-out", price_out, "price"),
+        ("--timeout", timeout, "timeout"),
+        ("--max-attempts", max_attempts, "max_attempts"),
+        ("--backoff-base", backoff_base, "backoff"),
+        ("--backoff-cap", backoff_cap, "backoff"),
+        ("--poll-interval", poll_interval, "poll"),
+        ("--poll-max", poll_max, "poll"),
+    ):
+        check(name, value, kind)
     config = RunConfig(
         run_dir=run_dir,
         model=model,

@@ -22,6 +22,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
+from kgbench.untrusted import ParseError, for_prompt, parse_json
+
 from .plan import RequestItem
 from .spec import ModelSpec
 
@@ -115,6 +117,19 @@ class RequestFailure(Exception):
         self.retry_after = retry_after
 
 
+def _sendable(value: Any) -> Any:
+    """Messages as they can be sent: every string through the prompt encoder, since text a
+    model wrote earlier (a concept name with a lone surrogate) reaches later prompts, and no
+    HTTP client can encode a lone surrogate as UTF-8 (the probe crash-looped on one)."""
+    if isinstance(value, str):
+        return for_prompt(value)
+    if isinstance(value, list):
+        return [_sendable(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _sendable(v) for k, v in value.items()}
+    return value
+
+
 def build_body(
     spec: ModelSpec,
     messages: list[dict[str, Any]],
@@ -127,7 +142,7 @@ def build_body(
     api.openai.com gets `max_completion_tokens` (its reasoning models reject `max_tokens`);
     other OpenAI-compatible servers get the widely supported `max_tokens`.
     """
-    body: dict[str, Any] = {"model": spec.name, "messages": messages}
+    body: dict[str, Any] = {"model": spec.name, "messages": _sendable(messages)}
     if params.get("temperature") is not None:
         body["temperature"] = params["temperature"]
     if params.get("seed") is not None:
@@ -222,8 +237,8 @@ class OpenAITransport:
         except openai.APIError as exc:
             raise self._classify(exc) from None
         try:
-            data = json.loads(response.content)
-        except ValueError:
+            data = parse_json(response.content.decode("utf-8", errors="replace"), allow_nan=True)
+        except ParseError:
             text = self.scrub(response.text[:200])
             raise RequestFailure("retryable", f"the endpoint answered non-JSON: {text!r}") from None
         if not isinstance(data, dict):

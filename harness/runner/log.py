@@ -21,6 +21,7 @@ from typing import Any
 
 from kgbench.errors import Location, UserError
 from kgbench.io import atomic_write_bytes, utf8_bytes
+from kgbench.untrusted import ParseError, parse_json
 
 try:
     import fcntl
@@ -58,9 +59,11 @@ class JsonlLog:
                 if not raw.strip():
                     continue
                 try:
-                    record = json.loads(raw)
+                    record = parse_json(  # a model may answer 1e999: logged as Infinity
+                        raw.decode("utf-8", errors="replace"), max_depth=None, allow_nan=True
+                    )
                     key = record["key"]
-                except (ValueError, KeyError, TypeError):
+                except (ParseError, KeyError, TypeError):
                     if self.shared:
                         continue
                     raise UserError(

@@ -14,6 +14,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
+from kgbench.untrusted import ParseError, parse_json
+
 # The response contract nests three levels deep; an answer nested far deeper than any schema
 # needs is not stored as parsed JSON, because writing it back into a log record (one level
 # deeper still) could exceed the interpreter's recursion limit and stop the run.
@@ -67,8 +69,8 @@ class ResponseJudge:
         if raw is None:
             return Judgement(None, False, False, [])
         try:
-            parsed = json.loads(raw)
-        except (ValueError, RecursionError):  # RecursionError: JSON nested ~1,000 deep
+            parsed = parse_json(raw, max_depth=None, allow_nan=True)
+        except ParseError:  # not JSON, nested ~1,000 deep, an integer Python will not convert
             return Judgement(None, False, False, [])
         if json_depth(parsed) > MAX_DEPTH:
             return Judgement(None, False, False, [f"(root): nested deeper than {MAX_DEPTH} levels"])

@@ -74,6 +74,11 @@ def parse_model_spec(
 PROVIDERS = ("openai", "ref")
 
 
+# What `kgbench run --log-name` accepts (harness.runner.api.LOG_NAME): a reading command
+# takes no other, so `../responses/x` cannot reach outside the run's folders.
+PLAIN_LOG_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
+
+
 def log_name_for(model: str | None, log_name: str | None = None) -> str | None:
     """The responses log (or probe folder) a reading command means: `--log-name` as given,
     else the slug of `--model`, which names the model exactly as `kgbench run` does
@@ -85,6 +90,11 @@ def log_name_for(model: str | None, log_name: str | None = None) -> str | None:
     if model is not None and log_name is not None:
         raise UserError("give --model or --log-name, not both")
     if model is None:
+        if log_name is not None and not PLAIN_LOG_NAME.fullmatch(log_name):
+            raise UserError(
+                f"--log-name {log_name!r} is not a plain file name; expected letters, digits, "
+                "'.', '_' and '-' (up to 100 characters), as `kgbench run --log-name` takes it"
+            )
         return log_name
     provider, sep, name = model.partition(":")
     if not sep or provider not in PROVIDERS or not name.strip():

@@ -275,9 +275,11 @@ def pin_releases(domain: DomainOption) -> None:
     """Record releases published before the release index existed (each must verify)."""
     from harness.compiled import CompiledDomain
     from harness.release.layout import releases
+    from harness.release.publish import publish_lock
     from harness.release.verify import pin_existing
 
     gold = CompiledDomain.open(domain).root / "gold"
-    recorded = pin_existing(gold, domain, releases(gold))
+    with publish_lock(gold):
+        recorded = pin_existing(gold, domain, releases(gold))
     what = ", ".join(recorded) if recorded else "nothing new"
     _console().print(f"[green]pinned[/] {escape(what)} in {_display(gold / 'index.json')}")

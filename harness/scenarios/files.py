@@ -27,7 +27,7 @@ def read_scenarios(path: Path) -> list[dict[str, Any]]:
             f"scenario file not found: {path} (run `kgbench generate` or pass --scenarios)"
         )
     out = []
-    for n, item in iter_jsonl(path, "scenario"):
+    for n, item in iter_jsonl(path, "scenario", printable=True):
         if "scenario_id" not in item:
             raise UserError("expected a scenario object with a scenario_id", Location(str(path), n))
         out.append(item)

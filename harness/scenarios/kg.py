@@ -16,6 +16,7 @@ from typing import Any
 
 from harness.compiled import CompiledDomain
 from kgbench.contract import Section
+from kgbench.errors import UserError
 from kgbench.scope import study_covers
 
 
@@ -175,7 +176,13 @@ class KnowledgeGraph:
     def name_of(self, entity_id: str) -> str:
         if entity_id in self.entities:
             return self.entities[entity_id]["name"]
-        return self.classes[entity_id]["class_name"]
+        if entity_id in self.classes:
+            return self.classes[entity_id]["class_name"]
+        raise UserError(
+            f"{entity_id!r} is neither an entity nor a class of the compiled domain "
+            f"{self.domain.name}: the item names what this domain no longer holds (an item of "
+            "an older release, or of another domain)"
+        )
 
     def condition_section(self, condition_id: str) -> Section | None:
         """The causal_chain section of a condition (its roles, bounds, order, validated_only)."""

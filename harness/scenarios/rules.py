@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from harness.compiled import CompiledDomain
-from kgbench.contract import ScenarioRules
-from kgbench.errors import UserError
+from kgbench.contract import IncompatibleArtifact, ScenarioRules
+from kgbench.errors import Location, UserError
 
 
 @dataclass(frozen=True)
@@ -191,6 +191,18 @@ def load_rules(domain: CompiledDomain) -> Rules:
             f"to domains/{domain.name}/domain.yaml and run `kgbench compile -d {domain.name}`"
         )
     doc = domain.document(ScenarioRules).model_dump()
+    try:
+        return _rules_from(doc)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:  # a hand-edited file
+        raise IncompatibleArtifact(
+            f"does not hold the scenario rules this kgbench reads ({type(exc).__name__}: "
+            f"{str(exc)[:120]}); the file was edited or damaged: run `make compile "
+            f"DOMAIN={domain.name}` (or `kgbench compile --domain {domain.name}`)",
+            Location(str(domain.root / ScenarioRules.PATH)),
+        ) from None
+
+
+def _rules_from(doc: dict[str, Any]) -> Rules:
     r = doc["rules"]
     weak = r["weak_evidence"]
     return Rules(

@@ -48,11 +48,11 @@ class Problem:
 
 @cache
 def _validator(schema_path: Path):
-    import json
-
     import jsonschema
 
-    schema = json.loads(schema_path.read_text(encoding="utf-8"))
+    from kgbench.untrusted import load_json_object
+
+    schema = load_json_object(schema_path, "JSON Schema", max_depth=None)
     return jsonschema.Draft202012Validator(schema)
 
 
@@ -394,7 +394,7 @@ def validate_records(
 
 def check_file(domain: CompiledDomain, path: Path) -> list[dict[str, Any]]:
     """Read and validate a scenario file; raises UserErrors listing every problem."""
-    records = list(read_jsonl(path))
+    records = list(read_jsonl(path, "scenario", printable=True))
     if not records:
         raise UserError(f"{path}: no scenarios in the file")
     problems = validate_records(domain, records, str(path))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import re
 import socket
 import threading
 import time
@@ -25,10 +26,16 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from kgbench.untrusted import ParseError, parse_json
+
 from ..responders import RESPONDERS, is_responder, responder_names
 from .completions import Answerer, load_gold
 from .faults import FaultPlan
 from .store import Store
+
+# The largest request body read: a Batch API input file (harness.runner.batch caps one at
+# 200 MB) with room to spare. A larger declared length is refused before anything is read.
+MAX_BODY_BYTES = 256 * 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -124,8 +131,15 @@ class _Handler(BaseHTTPRequestHandler):
         self._dispatch("POST")
 
     def _dispatch(self, method: str) -> None:
+        declared = (self.headers.get("Content-Length") or "0").strip()
+        if not re.fullmatch(r"[0-9]{1,18}", declared):
+            self.close_connection = True
+            return self.send_error_json(400, "Content-Length is not a byte count")
+        length = int(declared)
+        if length > MAX_BODY_BYTES:  # refused before reading (or allocating) any of it
+            self.close_connection = True
+            return self.send_error_json(413, f"request body over {MAX_BODY_BYTES} bytes")
         try:
-            length = int(self.headers.get("Content-Length") or 0)
             body = self.rfile.read(length) if length else b""
             self.server.app.handle(self, method, self.path.split("?", 1)[0], body)
         except (BrokenPipeError, ConnectionResetError, TimeoutError):
@@ -259,8 +273,8 @@ class ReferenceServer:
             # from those a killed one had already put on the wire, without waiting for them.
             self.stats.bump(f"chat_requests_org:{organization[:64]}")
         try:
-            body = json.loads(raw)
-        except ValueError:
+            body = parse_json(raw.decode("utf-8", errors="replace"), allow_nan=True)
+        except ParseError:
             return h.send_error_json(400, "request body is not JSON")
         if not isinstance(body, dict) or not isinstance(body.get("messages"), list):
             return h.send_error_json(400, "'messages' is required", "messages")
@@ -340,7 +354,12 @@ class ReferenceServer:
 
     def _batches(self, h: _Handler, method: str, parts: list[str], body: bytes) -> None:
         if method == "POST" and len(parts) == 1:
-            request = json.loads(body or b"{}")
+            try:
+                request = parse_json((body or b"{}").decode("utf-8", errors="replace"))
+            except ParseError as exc:
+                return h.send_error_json(400, f"request body is not JSON: {exc.message}")
+            if not isinstance(request, dict):
+                return h.send_error_json(400, "request body is not a JSON object")
             if request.get("input_file_id") not in self.store.files:
                 return h.send_error_json(400, "input_file_id not found", "input_file_id")
             self.stats.bump("batches_created")

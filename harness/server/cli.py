@@ -92,6 +92,7 @@ def serve_reference_command(
 ) -> None:
     """Serve a local OpenAI-compatible endpoint answered by a reference responder."""
     from kgbench.errors import UserError
+    from kgbench.ranges import check
 
     from . import FaultPlan, ReferenceServer, ServerConfig, parse_fault_kinds
 
@@ -101,6 +102,8 @@ def serve_reference_command(
         )
     if not 0.0 <= fault_rate <= 1.0:
         raise UserError("--fault-rate must be between 0 and 1")
+    check("--port", port, "port")
+    check("--latency-ms", latency_ms, "latency_ms")
     if domain is not None:
         from harness.probe.responders import check_responder
 

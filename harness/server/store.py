@@ -15,6 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgbench.untrusted import lines as untrusted_lines
+from kgbench.untrusted import parse_json_or_none
+
 TERMINAL = frozenset({"completed", "expired", "cancelled", "failed"})
 
 Answer = Callable[[dict[str, Any]], dict[str, Any]]
@@ -137,8 +140,13 @@ class Store:
         source = self.files.get(job.input_file_id)
         lines = []
         if source is not None:
-            lines = [json.loads(ln) for ln in source.data.decode().splitlines() if ln.strip()]
-        bad = [ln for ln in lines if not ln.get("custom_id") or ln.get("method") != "POST"]
+            text = source.data.decode("utf-8", errors="replace")
+            lines = [parse_json_or_none(ln) for _, ln in untrusted_lines(text) if ln.strip()]
+        bad = [
+            ln
+            for ln in lines
+            if not isinstance(ln, dict) or not ln.get("custom_id") or ln.get("method") != "POST"
+        ]
         if source is None or not lines or bad:
             job.errors.append({"code": "invalid_file", "message": "input file missing or invalid"})
             self._set(job, "failed")

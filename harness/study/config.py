@@ -17,6 +17,7 @@ from typing import Any
 from harness.runner.plan import Settings
 from kgbench.errors import SpecError, UserErrors
 from kgbench.io import sha256_file
+from kgbench.ranges import check
 
 DEFAULT_BOOTSTRAP = 10_000
 DEFAULT_PERMUTATIONS = 10_000
@@ -161,8 +162,24 @@ def study_from(doc: Any, path: Path, domain: str) -> StudyConfig:
             doc.location(["statistics", "interaction_baseline"], "interaction_baseline"),
         )
 
+    # numbers checked where they enter (kgbench.ranges): NaN passed the schema's [0, 1]
+    check(
+        "replicates",
+        data.get("replicates"),
+        "replicates",
+        doc.location(["replicates"], "replicates"),
+    )
+    for key, kind in (("bootstrap", "bootstrap"), ("permutations", "bootstrap")):
+        where_stat = doc.location(["statistics", key], key)
+        check(f"statistics.{key}", stats.get(key), kind, where_stat)
     replicates = int(data.get("replicates") or 1)
     sampling = data.get("sampling") or {}
+    check(
+        "sampling.temperature",
+        sampling.get("temperature"),
+        "temperature",
+        doc.location(["sampling", "temperature"], "temperature"),
+    )
     models = _models(doc, data, sampling, replicates)
     release_path, manifest = _release(doc, data, domain, Path(path), compiled)
     sha = sha256_file(Path(path))
@@ -226,6 +243,7 @@ def _models(
         if kind == "reference":
             responder = m["responder"]
             transport = m.get("transport") or "server"
+            check("error_rate", m.get("error_rate"), "rate", where("error_rate"))
             if responder == "noisy-oracle":
                 if m.get("error_rate") is None:
                     raise SpecError(
@@ -251,6 +269,7 @@ def _models(
             spec = f"openai:{str(m['model']).strip()}"
             base_url = str(base_url).rstrip("/") if base_url else None
         price = m.get("price") or {}
+        check("temperature", m.get("temperature"), "temperature", where("temperature"))
         settings = Settings(
             temperature=_pick(m, sampling, "temperature"),
             seed=_pick(m, sampling, "seed"),

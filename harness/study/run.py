@@ -20,7 +20,6 @@ log holds, and the study's own reference server comes back on the port the kille
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from kgbench.cliutil import escape
 from kgbench.errors import UserError
 from kgbench.io import atomic_write_bytes, atomic_write_json, atomic_write_text, read_jsonl
 from kgbench.locations import RUNS_DIR
+from kgbench.untrusted import decode, iter_jsonl_text, load_json_object, load_json_or_none
 
 from ..compiled import CompiledDomain
 from ..runfolder import RunFolder
@@ -123,8 +123,8 @@ def claim(config: StudyConfig, paths: StudyPaths) -> None:
     ours = identity(config)
     if paths.study_json.is_file():
         try:
-            previous = json.loads(paths.study_json.read_text(encoding="utf-8"))["identity"]
-        except (ValueError, KeyError, TypeError):
+            previous = load_json_object(paths.study_json, "study description")["identity"]
+        except (UserError, KeyError, TypeError):
             raise UserError(f"{paths.study_json} is not a study description") from None
         if previous != ours:
             what = next(k for k in ours if previous.get(k) != ours[k])
@@ -179,12 +179,19 @@ def prepare(
     target = folder.scenarios_file
     if not target.is_file() or target.read_bytes() != release_scenarios:
         atomic_write_bytes(target, release_scenarios)
-    scenarios = [json.loads(line) for line in release_scenarios.decode().splitlines() if line]
+    scenarios = [
+        item
+        for _, item in iter_jsonl_text(
+            decode(release_scenarios, config.release_path / "scenarios.jsonl"),
+            str(config.release_path / "scenarios.jsonl"),
+            "scenario",
+        )
+    ]
     grounded = grounded_conditions(config, compiled)
     fingerprint = contexts_fingerprint(config, compiled)
     done = (
         paths.prepared.is_file()
-        and json.loads(paths.prepared.read_text(encoding="utf-8")) == fingerprint
+        and load_json_or_none(paths.prepared, max_depth=None) == fingerprint
         and all(
             folder.context_path(s["scenario_id"], c).is_file() for s in scenarios for c in grounded
         )
@@ -209,6 +216,15 @@ def prepare(
         console.print(
             f"not in this study: {', '.join(config.excluded)} (verify-and-revise, a multi-step "
             "agent): run `kgbench verify` on this run folder for it"
+        )
+    release = config.raw.get("release") or {}
+    unpinned = release.get("path") and not config.release_digest
+    if unpinned and not (config.release_path.parent / "index.json").is_file():
+        console.print(
+            f"warning: release {escape(config.release_path)} is given by path, with no digest "
+            "and no release index beside it: it was checked against its own manifest only, "
+            "which cannot reveal an edit whose hashes were recomputed; pin `release.digest` "
+            "(printed by `kgbench publish`)"
         )
 
 
@@ -329,8 +345,8 @@ def _study_server(config: StudyConfig, paths: StudyPaths) -> Iterator[str | None
 
     port = 0
     if paths.server.is_file():
-        with contextlib.suppress(ValueError, KeyError, TypeError):
-            port = int(json.loads(paths.server.read_text(encoding="utf-8"))["port"])
+        with contextlib.suppress(ValueError, KeyError, TypeError, UserError):
+            port = int(load_json_object(paths.server, "server record")["port"])
     try:
         url, stop = start_server_in_thread(
             host="127.0.0.1", port=port, run_dir=paths.run_dir, batch_step_ms=20.0
@@ -461,10 +477,7 @@ def _model_provenance(m: StudyModel, paths: StudyPaths) -> dict[str, Any]:
 
 
 def _json(path: Path) -> dict[str, Any]:
-    try:
-        value = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
+    value = load_json_or_none(path, max_depth=None)
     return value if isinstance(value, dict) else {}
 
 

@@ -63,9 +63,11 @@ def verify_command(
     from harness.runfolder import RunFolder
     from harness.runner.stage import StageConfig
     from kgbench.io import json_text
+    from kgbench.ranges import check
 
     from .agent import VerifyConfig, run_verify
 
+    check("--concurrency", concurrency, "concurrency")  # before any lock file is made
     RunFolder.open(run_dir).scenarios()  # a missing run folder is named before Neo4j is
     settings = connection_settings()
     stage = StageConfig(
@@ -99,7 +101,9 @@ def explain_run_command(
 ) -> None:
     """Print one item's verify-and-revise chain: proposals, links, verdicts, revisions."""
     from harness.runner.spec import log_name_for
+    from kgbench.untrusted import for_terminal
 
     from .agent import explain_chain
 
-    typer.echo(explain_chain(run_dir, scenario_id, log_name_for(model, log_name)), nl=False)
+    chain = explain_chain(run_dir, scenario_id, log_name_for(model, log_name))
+    typer.echo(for_terminal(chain), nl=False)  # a model's names: escapes and surrogates shown

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from pydantic import ValidationError
 
+from kgbench import untrusted
 from kgbench.errors import Location, UserError
 
 from .models import (
@@ -102,15 +103,28 @@ def parse(
 
 def read(model: type[D], path: Path, domain: str | None = None) -> D:
     """Read and check one document (see `parse`); a missing or non-JSON file is one message."""
+    return parse(model, read_json(path, domain), path, domain)
+
+
+def read_json(path: Path, domain: str | None = None) -> Any:
+    """The JSON value of a compiled document, read by the kernel's reader of untrusted text
+    (anyone can edit generated/); missing, unreadable or not JSON is one message naming the
+    file and the remedy. No depth walk: compiled documents can be large, and their shape is
+    checked by their model (text nested past the interpreter's limit is still refused)."""
+    if not path.exists() and not path.is_symlink():
+        raise IncompatibleArtifact(f"missing; {_remedy(domain)}", Location(_shown(path)))
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise IncompatibleArtifact(f"missing; {_remedy(domain)}", Location(_shown(path))) from None
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError) as exc:
+        text = untrusted.read_text(path, "compiled document")
+        return untrusted.parse_json(text, max_depth=None)
+    except untrusted.ParseError as exc:
         raise IncompatibleArtifact(
-            f"not readable JSON ({type(exc).__name__}); {_remedy(domain)}", Location(_shown(path))
+            f"not readable JSON ({exc.message}); {_remedy(domain)}",
+            Location(_shown(path), exc.line),
         ) from None
-    return parse(model, data, path, domain)
+    except UserError as exc:
+        raise IncompatibleArtifact(
+            f"{exc.message}; {_remedy(domain)}", Location(_shown(path))
+        ) from None
 
 
 def check_formats(manifest: Manifest, root: Path) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from harness.runfolder import RUN_FORMAT
@@ -33,6 +33,8 @@ SCHEMA = {
 
 @FUZZ
 @given(raw=st.one_of(model_answer(), near_text, st.none()))
+@example(raw="1e999")  # found by `make fuzz` (issue 28): parsed to inf, logged as Infinity
+@example(raw="NaN")
 def test_judging_and_logging_any_answer(raw) -> None:
     verdict = ResponseJudge(SCHEMA).judge(raw)
     with tempfile.TemporaryDirectory() as tmp:

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from compiler.api import compile_domain
@@ -70,6 +70,9 @@ def test_any_answer_is_scored(mini, scenarios, answer, which, cond) -> None:
 
 @settings(FUZZ, max_examples=max(4, EXAMPLES // 8))
 @given(pool=st.lists(model_answer(), min_size=1, max_size=5), offset=st.integers(0, 4))
+@example(
+    pool=['{"recommended_intervention": null, "causal_path_assertion_ids": ["\x85"]}'], offset=0
+)
 def test_score_response_agrees_with_kgbench_score(mini, pool, offset) -> None:
     """Random raw answers to the 32 prompts (cycling through a drawn pool) through the
     runner's judge and log, then `kgbench score`, and through `score_response`: equal scores
@@ -104,7 +107,9 @@ def test_score_response_agrees_with_kgbench_score(mini, pool, offset) -> None:
         log.close()
         score_run(run_dir, "fuzz", bootstrap=100, domain=str(mini.root))
         items = [
-            json.loads(x) for x in (run_dir / "scores/fuzz/items.jsonl").read_text().splitlines()
+            json.loads(x)  # split on \n only: an answer may hold U+0085 or U+2028 (make fuzz)
+            for x in (run_dir / "scores/fuzz/items.jsonl").read_text().split("\n")
+            if x
         ]
         scenarios = {
             json.loads(x)["scenario_id"]: json.loads(x)

@@ -67,3 +67,45 @@ def test_another_endpoint_never_appends_to_the_same_log(run_folder, server, tmp_
     assert (run_folder / "responses" / "endpoint-b.run.json").exists()
     with pytest.raises(UserError, match="is not a plain file name"):
         run(run_folder, "openai:context-reader", tmp_path / "cache", log_name="../x")
+
+
+def test_pr_surrogate_name_a_prompt_carrying_a_lone_surrogate_is_sent(run_folder, server, tmp_path):
+    """Reliability review 2026-12, pr.surrogate-name: a concept name a model wrote with a lone
+    surrogate flows into the next stage's prompt, and the openai client could not encode the
+    request (UnicodeEncodeError, on every resume). The request body now passes the prompt
+    encoder (`kgbench.untrusted.for_prompt`): the surrogate is sent as its visible escape."""
+    prompts = run_folder / "prompts" / "prompts.jsonl"
+    records = [json.loads(line) for line in prompts.read_text().splitlines()]
+    for rec in records[:4]:
+        rec["messages"][0]["content"] += f"\nConcept named by the model: {SURROGATE}x\n"
+    prompts.write_text("".join(json.dumps(r) + "\n" for r in records))
+    url, _ = server()
+    first = run(run_folder, "openai:context-reader", tmp_path / "cache", base_url=url, limit=4)
+    assert [r["status"] for r in read_log(first.log_path)] == ["ok"] * 4
+    again = run(run_folder, "openai:context-reader", tmp_path / "cache", base_url=url, limit=4)
+    assert again.tally.previous_ok == 4 and again.tally.sent_ok == 0
+
+
+def test_the_request_body_escapes_only_lone_surrogates() -> None:
+    from harness.runner.client import build_body
+    from harness.runner.spec import parse_model_spec
+
+    messages = [{"role": "user", "content": f"a {SURROGATE} b \u00e9\u2028"}]
+    body = build_body(parse_model_spec("openai:m"), messages, {}, None)
+    assert body["messages"][0]["content"] == "a \\ud83d b \u00e9\u2028"
+    json.dumps(body, ensure_ascii=False).encode("utf-8")  # encodable: no exception
+    assert messages[0]["content"].startswith(f"a {SURROGATE}")  # the caller's copy untouched
+
+
+def test_c5_surrogate_triplet_explain_run_prints_escapes(monkeypatch, tmp_path, capsys):
+    """c5.surrogate-triplet: explain-run died with UnicodeEncodeError printing a chain that
+    holds a model's lone surrogates; the chain passes the terminal encoder."""
+    import harness.verify.agent
+    from harness.verify.cli import explain_run_command
+
+    chain = f"proposed: Lisinopril{SURROGATE} -> \udfffACE \x1b[2J\n"
+    monkeypatch.setattr(harness.verify.agent, "explain_chain", lambda *a: chain)
+    explain_run_command("SCN_0001", tmp_path, model="ref:oracle")
+    out = capsys.readouterr().out
+    assert out == "proposed: Lisinopril\\ud83d -> \\udfffACE \\x1b[2J\n"
+    out.encode("utf-8")

@@ -66,9 +66,11 @@ def test_publish_writes_a_self_describing_release(staged) -> None:
         staged.root / "schemas/gold.schema.json"
     ).read_bytes()
     assert verify_release(root) == []
-    assert sorted(p.name for p in root.parent.iterdir()) == ["1.0.0", "index.json"], (
-        "no temporary folder left"
-    )
+    assert sorted(p.name for p in root.parent.iterdir()) == [
+        ".publish.lock",  # the publish lock (an flock; never a temporary file)
+        "1.0.0",
+        "index.json",
+    ], "no temporary folder left"
 
 
 def test_a_published_version_is_immutable(staged) -> None:
