@@ -441,14 +441,14 @@ def data_license(release: Release, compiled_root: Path | None) -> str:
     """The release manifest's data licence; for a release published before manifests carried
     one, the licence its domain declares (compiled manifest of the same domain), else
     "unknown"."""
-    import json
+    from kgbench.untrusted import load_json_object
 
     declared = release.manifest.get("data_license")
     if declared and declared != "unknown":
         return str(declared)
     manifest = compiled_root / "manifest.json" if compiled_root is not None else None
     if manifest is not None and manifest.is_file():
-        compiled = json.loads(manifest.read_text(encoding="utf-8"))
+        compiled = load_json_object(manifest, "compiled manifest", max_depth=None)
         if compiled.get("domain") == release.manifest.get("domain") and compiled.get(
             "data_license"
         ):
@@ -458,11 +458,11 @@ def data_license(release: Release, compiled_root: Path | None) -> str:
 
 def _graph(release: Release, compiled_root: Path | None) -> tuple[dict[str, list], str]:
     """The compiled graph's tables when the compile is the release's domain version."""
-    import json
+    from kgbench.untrusted import load_json_object
 
     if compiled_root is None or not (compiled_root / "kg.json").is_file():
         return {}, "The graph's tables are not included: no compiled domain was given."
-    kg = json.loads((compiled_root / "kg.json").read_text(encoding="utf-8"))
+    kg = load_json_object(compiled_root / "kg.json", "compiled graph", max_depth=None)
     wanted = release.manifest.get("domain_version")
     if kg.get("domain") != release.manifest.get("domain") or kg.get("domain_version") != wanted:
         return {}, (

@@ -31,7 +31,7 @@ from typing import Any
 
 from kgbench.errors import Location, UserError
 from kgbench.io import record_line, sha256_text
-from kgbench.untrusted import csv_reader
+from kgbench.untrusted import csv_reader, iter_jsonl_text, read_text
 
 COLUMNS = ("scenario_id", "content_sha256", "verdict", "reviewer", "role", "date", "note")
 LEGACY_COLUMNS = ("scenario_id", "content_sha256", "verdict", "reviewer", "date", "note")
@@ -75,7 +75,6 @@ class ReviewErrors(UserError):
 def released_items(gold_root: Path) -> frozenset[tuple[str, str]]:
     """(scenario id, content hash) of every item of every release published under gold_root:
     the item versions a review row may still speak about after the items have changed."""
-    import json
 
     from harness.release.layout import SCENARIOS, releases
 
@@ -84,10 +83,8 @@ def released_items(gold_root: Path) -> frozenset[tuple[str, str]]:
         path = folder / SCENARIOS
         if not path.is_file():
             continue
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                rec = json.loads(line)
-                out.add((str(rec.get("scenario_id")), content_sha256(rec)))
+        for _, rec in iter_jsonl_text(read_text(path, "release scenarios"), str(path)):
+            out.add((str(rec.get("scenario_id")), content_sha256(rec)))
     return frozenset(out)
 
 

