@@ -282,6 +282,14 @@ def argv(command: str, data: st.DataObject, world: dict[str, Any]) -> list[str]:
         name = d(st.sampled_from(["scenarios.jsonl", "gold.jsonl", "manifest.json"]))
         (copy / name).write_bytes(d(mutated((copy / name).read_bytes())))
         return ["verify-release", str(copy), *opt("--digest", hostile)]
+    if command == "dataset":
+        copy = world["inputs"] / "release"
+        if copy.exists():
+            shutil.rmtree(copy)
+        shutil.copytree(world["release"], copy)
+        name = d(st.sampled_from(["scenarios.jsonl", "gold.jsonl", "manifest.json"]))
+        (copy / name).write_bytes(d(mutated((copy / name).read_bytes())))
+        return ["dataset", str(copy), "--out", f"{out}/dataset", *opt("--reviews", hostile)]
     if command == "pin-releases":
         return ["pin-releases", "--domain", d(not_a_domain)]
     if command == "probe":
@@ -329,7 +337,7 @@ def argv(command: str, data: st.DataObject, world: dict[str, Any]) -> list[str]:
 COMMANDS = [
     "compile", "validate", "pilot", "export", "study", "prompts", "run", "score", "report",
     "extract", "load", "generate", "check-scenarios", "audit", "explain", "review", "publish",
-    "verify-release", "pin-releases", "probe", "probe-review", "verify", "explain-run",
+    "verify-release", "dataset", "pin-releases", "probe", "probe-review", "verify", "explain-run",
     "serve-reference", "neo4j status", "neo4j stop",
 ]  # fmt: skip
 LEFT_OUT = {"neo4j start", "neo4j build"}  # they start a JVM or a Maven build
