@@ -14,28 +14,11 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from kgbench.untrusted import ParseError, parse_json
+from kgbench.untrusted import MAX_DEPTH, ParseError, depth_of, parse_json
 
 # The response contract nests three levels deep; an answer nested far deeper than any schema
-# needs is not stored as parsed JSON, because writing it back into a log record (one level
-# deeper still) could exceed the interpreter's recursion limit and stop the run.
-MAX_DEPTH = 64
-
-
-def json_depth(value: Any, limit: int = MAX_DEPTH) -> int:
-    """Nesting depth of a parsed JSON value, counted without recursion; stops past `limit`."""
-    deepest = 0
-    stack: list[tuple[Any, int]] = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > limit:
-            return depth
-        deepest = max(deepest, depth)
-        if isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item)
-    return deepest
+# needs (the kernel reader's MAX_DEPTH) is not stored as parsed JSON, because writing it back
+# into a log record (one level deeper still) could exceed the interpreter's recursion limit.
 
 
 @dataclass(frozen=True)
@@ -72,7 +55,7 @@ class ResponseJudge:
             parsed = parse_json(raw, max_depth=None, allow_nan=True)
         except ParseError:  # not JSON, nested ~1,000 deep, an integer Python will not convert
             return Judgement(None, False, False, [])
-        if json_depth(parsed) > MAX_DEPTH:
+        if depth_of(parsed) > MAX_DEPTH:
             return Judgement(None, False, False, [f"(root): nested deeper than {MAX_DEPTH} levels"])
         errors = sorted(self.validator.iter_errors(parsed), key=lambda e: list(e.path))
         messages = [
