@@ -344,6 +344,11 @@ def _remove_strays(target: Path) -> None:
         pid = rest.split("-", 1)[0]
         if kind not in ("tmp", "old") or not pid.isdigit() or _alive(int(pid)):
             continue
+        if kind == "old" and not target.exists() and not target.is_symlink():
+            # killed between swapping the old folder out and the new one in: the old folder
+            # is the only copy of the data, so it is put back, never removed
+            os.replace(stray, target)
+            continue
         if stray.is_symlink() or not stray.is_dir():
             stray.unlink(missing_ok=True)
         else:

@@ -251,3 +251,27 @@ def test_ro_generated_compile_and_generate_on_a_read_only_folder(tmp_path, monke
         assert code == 2 and "Traceback" not in out, (args, out)
         assert "Read-only file system (EROFS)" in out, (args, out)
     assert [p for p in tmp_path.rglob("*") if not p.is_dir()] == []  # nothing half-written
+
+
+def test_a_folder_swapped_out_by_a_killed_replace_is_put_back_not_removed(tmp_path) -> None:
+    """Killed after the old folder was renamed aside and before the new one moved in: the
+    stray `.old-<pid>` is the only copy of the data, so the next replace restores it first."""
+    from kgbench.io import replace_folder
+
+    target = tmp_path / "release"
+    gone = 2**22 + 7  # a pid that is not running
+    while True:
+        try:
+            os.kill(gone, 0)
+            gone += 1
+        except ProcessLookupError:
+            break
+        except PermissionError:
+            gone += 1
+    old = tmp_path / f".release.old-{gone}"
+    (old / "gold").mkdir(parents=True)
+    (old / "gold" / "gold.jsonl").write_text("kept\n", encoding="utf-8")
+    replace_folder(target, {"new.txt": b"new"}, keep=["gold"])
+    assert not old.exists()
+    assert (target / "new.txt").read_bytes() == b"new"
+    assert (target / "gold" / "gold.jsonl").read_text(encoding="utf-8") == "kept\n"
