@@ -190,6 +190,7 @@ def test_publish_refuses_disputed_items_and_records_coverage(toy_env) -> None:
 
 def test_the_review_page_renders_in_headless_chromium(toy_env, chromium) -> None:
     tmp, records = toy_env["tmp"], toy_env["records"]
+    write_reviews(tmp / "none.csv", [])  # a named verdicts file must exist; this one is empty
     code, out = run(
         "review", "-d", "toy", "--out", str(tmp / "sheet"), "--reviews", str(tmp / "none.csv")
     )
