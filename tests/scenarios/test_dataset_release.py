@@ -183,3 +183,43 @@ def test_publish_writes_the_dataset_beside_the_release_and_compiles_keep_it(
     rebuilt = tmp_path / "again" / "data" / "scenarios" / "test.parquet"
     assert rebuilt.read_bytes() == parquet.read_bytes()  # deterministic bytes
     assert "datasets" in PRESERVED  # a compile keeps generated/<domain>/datasets/
+
+
+def _committed_releases() -> list[tuple[str, Path]]:
+    """(domain, newest release folder) for every domain with published gold in generated/."""
+    from harness.release.layout import releases
+
+    repo = Path(__file__).resolve().parents[2]
+    found = []
+    for gold in sorted((repo / "generated").glob("*/gold")):
+        published = releases(gold)
+        if published:
+            found.append((gold.parent.name, published[max(published)]))
+    return found
+
+
+@pytest.mark.parametrize(
+    ("domain", "release"), _committed_releases(), ids=[d for d, _ in _committed_releases()]
+)
+def test_every_domains_newest_release_ships_its_dataset_record_for_record(domain, release):
+    """The committed dataset of the newest release is that release: same digest on the card,
+    the same scenarios and gold row for row, and the release still verifies. A release
+    published without its dataset (or a dataset left behind by a new release) fails here,
+    naming the command that writes it."""
+    import pyarrow.parquet as pq
+    from huggingface_hub import DatasetCard
+
+    from harness.release.dataset import default_out_dir
+
+    out = default_out_dir(release)
+    assert out.is_dir(), f"no dataset for {release}: run `kgbench dataset {release}`"
+    card = DatasetCard.load(out / "README.md").data.to_dict()
+    assert card["kgbench"]["release_digest"] == release_digest(release)
+    rows = pq.read_table(out / "data" / "scenarios" / "test.parquet").to_pylist()
+    scenarios = jsonl(release / "scenarios.jsonl")
+    gold = {g["scenario_id"]: g for g in jsonl(release / "gold.jsonl")}
+    assert [r["scenario_id"] for r in rows] == [s["scenario_id"] for s in scenarios]
+    for row, record in zip(rows, scenarios, strict=True):
+        assert json.loads(row["scenario"]) == record
+        assert json.loads(row["gold"]) == gold[record["scenario_id"]]
+    assert verify_release(release) == []
