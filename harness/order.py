@@ -30,7 +30,6 @@ Both count as choices in the flip rate; position bias is over answers that chose
 from __future__ import annotations
 
 import math
-import random
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -205,7 +204,7 @@ def interval(values: Sequence[float], resamples: int, seed: str) -> dict[str, An
 
     if not values:
         return {"mean": None, "n": 0, "ci_low": None, "ci_high": None}
-    ci = bootstrap_ci(values, resamples, random.Random(seed))
+    ci = bootstrap_ci(values, resamples, seed, "order")
     assert ci is not None
     return {
         "mean": math.fsum(values) / len(values),

@@ -2,8 +2,10 @@
 
 The unit of analysis is the scenario (paper section 3.5): replicates of one (scenario,
 condition) are averaged first, so a scenario answered five times weighs as much as one
-answered once. Everything is deterministic: resampling uses `random.Random` seeded from the
-run seed and the metric name, so adding a metric never moves another metric's interval.
+answered once. Everything is deterministic: resampling uses the one resampling core below
+(numpy, seeded from the run seed and drawn once over the panel's scenario list), so adding a
+metric never moves another metric's interval, and the study (`harness.study.stats`) computes
+the same interval and p-value for the same paired values.
 
 Missing and failed responses are counted beside the scores and never enter a mean as zeros.
 An unparseable answer (no JSON object) enters the means as the declared policy says
@@ -14,18 +16,21 @@ was unparseable, the overall table under the other policy is carried beside it.
 
 from __future__ import annotations
 
+import hashlib
 import math
-import random
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from itertools import product
 from typing import Any
+
+import numpy as np
 
 from harness.metrics import DEFAULT_UNPARSEABLE_POLICY, UNPARSEABLE_POLICIES
 from kgbench.contract import Metric, ScoredPanel
 
 PANEL_SCHEMA_VERSION = ScoredPanel.FORMAT  # 1.2: Wilson intervals, favourable after Holm
 EXACT_SIGN_FLIP_MAX_N = 12  # 2**12 sign patterns; above that, seeded Monte Carlo
+CI_LEVEL = 0.95
 
 
 # --- primitives ---------------------------------------------------------------------------
@@ -73,26 +78,105 @@ def wilson_interval(successes: int, n: int) -> tuple[float, float] | None:
     return low, high
 
 
-def quantile(sorted_values: Sequence[float], q: float) -> float:
-    """Linear-interpolation quantile (numpy's default) of already sorted values."""
-    pos = (len(sorted_values) - 1) * q
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(sorted_values) - 1)
-    return sorted_values[lo] + (sorted_values[hi] - sorted_values[lo]) * (pos - lo)
+# --- the resampling core -------------------------------------------------------------------
+# One implementation of the bootstrap and the sign-flip test (numpy, seeded), used by the
+# panel (`paired_contrast`), the report, the probe, the order analysis and the study
+# (`harness.study.stats`): the same values, seed and scenario list give the same interval and
+# the same p-value whichever command computes them (tests/evaluation/test_stat_core.py).
+
+
+def rng_for(seed: int | str, purpose: str) -> np.random.Generator:
+    """A generator fixed by the seed and what it is for (independent streams per purpose).
+
+    The "kgbench-study" prefix is kept from the study, where the core began, so that its
+    published figures do not move."""
+    digest = hashlib.sha256(f"kgbench-study|{seed}|{purpose}".encode()).digest()
+    return np.random.default_rng(int.from_bytes(digest[:16], "big"))
+
+
+def bootstrap_counts(n: int, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """B x n resampling counts: row b says how often each unit is drawn in resample b."""
+    if n == 0:
+        return np.zeros((resamples, 0))
+    return rng.multinomial(n, np.full(n, 1.0 / n), size=resamples).astype(np.float64)
+
+
+def random_signs(n: int, resamples: int, rng: np.random.Generator) -> np.ndarray:
+    """R x n matrix of +1/-1 (the sign-flip permutations)."""
+    return rng.integers(0, 2, size=(resamples, n)).astype(np.float64) * 2.0 - 1.0
+
+
+def draws(n: int, bootstrap: int, permutations: int, seed: int | str) -> tuple[Any, Any]:
+    """The bootstrap counts and the sign matrix for n units: drawn once per seed and unit list
+    and shared by every metric and comparison (adding a metric moves no other's numbers)."""
+    counts = bootstrap_counts(n, bootstrap, rng_for(seed, "bootstrap"))
+    signs = random_signs(n, permutations, rng_for(seed, "signs"))
+    return counts, signs
+
+
+def resampled_means(counts: np.ndarray, x: np.ndarray) -> np.ndarray:
+    """Bootstrap means of each row of x (rows x n, NaN where undefined): B x rows.
+
+    A resample's mean is over the drawn units where the value is defined; a resample that
+    drew none of them gives NaN (left out of the interval)."""
+    defined = ~np.isnan(x)
+    num = counts @ np.where(defined, x, 0.0).T
+    den = counts @ defined.T.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
+
+
+def percentile_interval(samples: np.ndarray, level: float = CI_LEVEL) -> tuple[float, float] | None:
+    """Percentile interval (linear interpolation, numpy's default) of a vector, NaN left out."""
+    kept = samples[~np.isnan(samples)]
+    if kept.size == 0:
+        return None
+    alpha = (1 - level) / 2
+    lo, hi = np.quantile(kept, [alpha, 1 - alpha])
+    return float(lo), float(hi)
+
+
+def column_intervals(
+    boot: np.ndarray, defined: np.ndarray, x: np.ndarray
+) -> list[tuple[float, float] | None]:
+    """Percentile interval of each column of `boot` (B x series); a series with one defined
+    value has the degenerate interval at that value, one with none has no interval."""
+    out: list[tuple[float, float] | None] = []
+    ok = ~np.isnan(boot)
+    alpha = (1 - CI_LEVEL) / 2
+    full = ok.all(axis=0)
+    q = (
+        np.quantile(np.where(ok, boot, 0.0)[:, full], [alpha, 1 - alpha], axis=0)
+        if full.any()
+        else None
+    )
+    col = 0
+    for s in range(boot.shape[1]):
+        count = int(defined[s].sum())
+        if count == 0:
+            out.append(None)
+        elif count == 1:
+            v = float(x[s][defined[s]][0])
+            out.append((v, v))
+        elif full[s] and q is not None:
+            out.append((float(q[0, col]), float(q[1, col])))
+        else:
+            out.append(percentile_interval(boot[:, s]))
+        if full[s]:
+            col += 1
+    return out
 
 
 def bootstrap_ci(
-    deltas: Sequence[float], resamples: int, rng: random.Random, level: float = 0.95
+    values: Sequence[float], resamples: int, seed: int | str, purpose: str
 ) -> tuple[float, float] | None:
-    """Percentile bootstrap interval of the mean, resampling the given units with replacement."""
-    n = len(deltas)
-    if n == 0:
+    """Percentile bootstrap interval of the mean of `values` (the units, resampled with
+    replacement), with the core's draws for (seed, purpose)."""
+    if not values:
         return None
-    if n == 1:
-        return deltas[0], deltas[0]
-    means = sorted(math.fsum(rng.choices(deltas, k=n)) / n for _ in range(resamples))
-    alpha = (1 - level) / 2
-    return quantile(means, alpha), quantile(means, 1 - alpha)
+    x = np.asarray(values, dtype=np.float64)[None, :]
+    counts = bootstrap_counts(x.shape[1], resamples, rng_for(seed, purpose))
+    return column_intervals(resampled_means(counts, x), ~np.isnan(x), x)[0]
 
 
 def mcnemar_exact(pairs: Iterable[tuple[float, float]]) -> tuple[float, int, int]:
@@ -115,29 +199,96 @@ def mcnemar_exact(pairs: Iterable[tuple[float, float]]) -> tuple[float, int, int
     return min(1.0, 2 * tail), b, c
 
 
-def sign_flip_test(deltas: Sequence[float], resamples: int, rng: random.Random) -> float:
-    """Paired permutation test of a zero mean difference (two-sided), by flipping signs.
+def sign_flip_p(deltas: np.ndarray, signs: np.ndarray | None) -> float:
+    """Two-sided paired permutation test of a zero mean difference, flipping signs.
 
-    Exact over all 2**n sign patterns for small n; otherwise Monte Carlo with the add-one
-    estimate (1 + hits) / (1 + resamples), which never reports p = 0.
+    Exact over all 2**n sign patterns up to `EXACT_SIGN_FLIP_MAX_N` deltas; beyond that Monte
+    Carlo over the rows of `signs` (R x n for these deltas) with the add-one estimate
+    (1 + hits) / (1 + R), which never reports 0, or Hoeffding's bound where that is smaller.
     """
-    n = len(deltas)
+    deltas = np.asarray(deltas, dtype=np.float64)
+    n = deltas.size
     if n == 0:
         return 1.0
-    observed = abs(math.fsum(deltas)) - 1e-12
-    if n <= EXACT_SIGN_FLIP_MAX_N:
-        hits = sum(
-            1
-            for signs in product((1, -1), repeat=n)
-            if abs(math.fsum(s * d for s, d in zip(signs, deltas, strict=True))) >= observed
-        )
-        return hits / 2**n
-    hits = 0
-    for _ in range(resamples):
-        bits = rng.getrandbits(n)
-        total = math.fsum(-d if (bits >> i) & 1 else d for i, d in enumerate(deltas))
-        hits += abs(total) >= observed
-    return (1 + hits) / (1 + resamples)
+    observed = abs(float(math.fsum(deltas.tolist()))) - 1e-12
+    if n <= EXACT_SIGN_FLIP_MAX_N or signs is None:
+        patterns = np.array(list(product((1.0, -1.0), repeat=n)))
+        return float(np.mean(np.abs(patterns @ deltas) >= observed))
+    hits = int(np.count_nonzero(np.abs(signs @ deltas) >= observed))
+    return min((1 + hits) / (1 + signs.shape[0]), hoeffding_bound(deltas))
+
+
+def hoeffding_bound(deltas: np.ndarray) -> float:
+    """Hoeffding's bound on the exact two-sided sign-flip p-value: under the null,
+    P(|sum s_i d_i| >= |sum d_i|) <= 2 exp(-(sum d_i)^2 / (2 sum d_i^2)).
+
+    Why: a Monte Carlo p-value cannot go below 1 / (R + 1) (1e-4 at 10,000 permutations), and
+    Holm across a study's hundreds of tests multiplies that floor past 0.05, so a large,
+    obvious difference on a continuous metric could never be called significant. The bound
+    is never below the exact p-value, so taking it where it is smaller than the Monte Carlo
+    estimate replaces an estimate stuck at its floor with a valid, smaller upper bound; it
+    changes nothing elsewhere (for moderate effects it is far above the estimate)."""
+    total = float(math.fsum(deltas.tolist()))
+    squares = float(math.fsum((deltas * deltas).tolist()))
+    if squares <= 0:
+        return 1.0
+    return min(1.0, 2.0 * math.exp(-(total * total) / (2.0 * squares)))
+
+
+def paired_rows(
+    xa_rows: np.ndarray,
+    xb_rows: np.ndarray,
+    counts: np.ndarray,
+    signs: np.ndarray,
+    binary: bool,
+    allow_mcnemar: bool = True,
+) -> list[dict[str, Any]]:
+    """Paired deltas a - b for several pairs at once (row p of xa_rows against row p of
+    xb_rows, NaN where undefined), each over the units defined for both: estimate, percentile
+    bootstrap interval, and a test: exact McNemar for a binary metric whose paired values are
+    all 0/1 (where allowed), otherwise the sign-flip permutation test.
+
+    Batched so one bootstrap product and one sign-flip product serve every pair."""
+    d = xa_rows - xb_rows  # NaN where either side is undefined
+    shared = ~np.isnan(d)
+    boot = resampled_means(counts, d)
+    intervals = column_intervals(boot, shared, d)
+    flipped = signs @ np.where(shared, d, 0.0).T  # R x pairs; an undefined pair adds 0
+    rows = []
+    for p in range(d.shape[0]):
+        mask = shared[p]
+        n = int(mask.sum())
+        a, b, dp = xa_rows[p][mask], xb_rows[p][mask], d[p][mask]
+        row: dict[str, Any] = {
+            "n": n,
+            "mean_a": float(math.fsum(a.tolist()) / n) if n else None,
+            "mean_b": float(math.fsum(b.tolist()) / n) if n else None,
+            "delta": float(math.fsum(dp.tolist()) / n) if n else None,
+            "ci_low": intervals[p][0] if intervals[p] else None,
+            "ci_high": intervals[p][1] if intervals[p] else None,
+            "test": None,
+            "p": None,
+            "discordant": None,
+        }
+        if (
+            n
+            and allow_mcnemar
+            and binary
+            and np.isin(a, (0.0, 1.0)).all()
+            and np.isin(b, (0.0, 1.0)).all()
+        ):
+            pv, n10, n01 = mcnemar_exact(zip(a.tolist(), b.tolist(), strict=True))
+            row.update(test="mcnemar_exact", p=pv, discordant={"a_only": n10, "b_only": n01})
+        elif n:
+            if n <= EXACT_SIGN_FLIP_MAX_N:
+                pv = sign_flip_p(dp, None)
+            else:
+                observed = abs(float(math.fsum(dp.tolist()))) - 1e-12
+                hits = int(np.count_nonzero(np.abs(flipped[:, p]) >= observed))
+                pv = min((1 + hits) / (1 + signs.shape[0]), hoeffding_bound(dp))
+            row.update(test="sign_flip_permutation", p=pv)
+        rows.append(row)
+    return rows
 
 
 def holm(pvalues: dict[str, float | None]) -> dict[str, float | None]:
@@ -271,43 +422,37 @@ def paired_contrast(
     metrics: Sequence[Metric],
     resamples: int,
     seed: int,
+    scenarios: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Within-scenario deltas a - b per metric (Table 3), over scenarios defined under both.
 
-    Interval: percentile bootstrap over scenarios. Test: exact McNemar for a binary metric
-    whose paired values are all 0/1; otherwise (continuous metrics, or binary ones averaged
-    over replicates) a paired sign-flip permutation test. Holm adjusts across the panel.
+    Interval: percentile bootstrap over `scenarios` (default: every scenario in `values`,
+    sorted), a resample's mean taken over its drawn scenarios defined under both. Test: exact
+    McNemar for a binary metric whose paired values are all 0/1; otherwise (continuous
+    metrics, or binary ones averaged over replicates) a paired sign-flip permutation test.
+    Both come from the resampling core with the draws for (seed, scenario list), as in the
+    study. Holm adjusts across the panel.
     """
+    if scenarios is None:
+        scenarios = sorted({s for per in values.values() for m in per.values() for s in m})
+    index = {sid: j for j, sid in enumerate(scenarios)}
+    counts, signs = draws(len(index), resamples, resamples, seed)
     rows: dict[str, dict[str, Any]] = {}
     pvalues: dict[str, float | None] = {}
     for m in metrics:
         va = values.get(a, {}).get(m.name, {})
         vb = values.get(b, {}).get(m.name, {})
-        shared = sorted(set(va) & set(vb))
-        xa = [va[s] for s in shared]
-        xb = [vb[s] for s in shared]
-        deltas = [x - y for x, y in zip(xa, xb, strict=True)]
-        rng = random.Random(f"{seed}:{a}:{b}:{m.name}")
-        ci = bootstrap_ci(deltas, resamples, rng)
-        row: dict[str, Any] = {
-            "n": len(shared),
-            "mean_a": mean(xa),
-            "mean_b": mean(xb),
-            "delta": mean(deltas),
-            "ci_low": ci[0] if ci else None,
-            "ci_high": ci[1] if ci else None,
-            "correlation": pearson(xa, xb),
-            "test": None,
-            "p": None,
-            "discordant": None,
-        }
-        if shared:
-            binary_values = all(v in (0.0, 1.0) for v in (*xa, *xb))
-            if m.binary and binary_values:
-                p, n10, n01 = mcnemar_exact(zip(xa, xb, strict=True))
-                row.update(test="mcnemar_exact", p=p, discordant={"a_only": n10, "b_only": n01})
-            else:
-                row.update(test="sign_flip_permutation", p=sign_flip_test(deltas, resamples, rng))
+        xa = np.full((1, len(index)), np.nan)
+        xb = np.full((1, len(index)), np.nan)
+        for sid, v in va.items():
+            if sid in index:
+                xa[0, index[sid]] = v
+        for sid, v in vb.items():
+            if sid in index:
+                xb[0, index[sid]] = v
+        row = paired_rows(xa, xb, counts, signs, m.binary)[0]
+        shared = [sid for sid in scenarios if sid in va and sid in vb]
+        row["correlation"] = pearson([va[s] for s in shared], [vb[s] for s in shared])
         row["direction"] = direction(row["delta"], m.higher_is_better)
         rows[m.name] = row
         pvalues[m.name] = row["p"]
@@ -347,6 +492,7 @@ def build_panel(
         if unparseable
         else None,
     }
+    universe = sorted({i["scenario_id"] for i in items})  # the units every contrast resamples
     by_cat: dict[str, set[str]] = defaultdict(set)
     for item in items:
         by_cat[item.get("category") or "uncategorised"].add(item["scenario_id"])
@@ -362,14 +508,17 @@ def build_panel(
             }
             for m in metrics
         ],
-        "scenarios": len({i["scenario_id"] for i in items}),
+        "scenarios": len(universe),
         "counts": counts(items, conditions),
         "overall": panel_table(values, conditions, metrics),
         "by_category": {
             cat: panel_table(values, conditions, metrics, keep=sids)
             for cat, sids in sorted(by_cat.items())
         },
-        "paired": [paired_contrast(values, a, b, metrics, bootstrap, seed) for a, b in pairs],
+        "paired": [
+            paired_contrast(values, a, b, metrics, bootstrap, seed, scenarios=universe)
+            for a, b in pairs
+        ],
         "settings": {"bootstrap": bootstrap, "seed": seed, "ci_level": 0.95, "unit": "scenario"},
         "scoring_policy": scoring_policy,
     }

@@ -17,7 +17,6 @@ import hashlib
 import io
 import json
 import math
-import random
 import re
 from html import escape
 from pathlib import Path
@@ -256,7 +255,7 @@ def aggregate(rows: list[dict[str, Any]], bootstrap: int = 2000, seed: int = 0) 
             per_graph.setdefault(r["root_id"], []).append(r[dim])
         values = [mean(v) for _, v in sorted(per_graph.items())]
         values = [v for v in values if v is not None]
-        ci = bootstrap_ci(values, bootstrap, random.Random(f"{seed}:ratings:{dim}"))
+        ci = bootstrap_ci(values, bootstrap, seed, f"ratings:{dim}")
         out[dim] = {
             "mean": mean(values),
             "ci_low": ci[0] if ci else None,

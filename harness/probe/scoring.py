@@ -29,7 +29,6 @@ distance index, built once per reference graph.
 from __future__ import annotations
 
 import itertools
-import random
 from typing import Any
 
 from ..stats import bootstrap_ci, mean
@@ -190,8 +189,7 @@ def _overall(roots: list[dict[str, Any]], bootstrap: int, seed: int) -> dict[str
     }
     for metric in HEADLINE:
         values = [float(r[metric]) for r in roots]
-        rng = random.Random(f"{seed}:probe:{metric}")
-        ci = bootstrap_ci(values, bootstrap, rng) if bootstrap > 0 else None
+        ci = bootstrap_ci(values, bootstrap, seed, f"probe:{metric}") if bootstrap > 0 else None
         entry: dict[str, Any] = {
             "mean": mean(values),
             "ci_low": ci[0] if ci else None,

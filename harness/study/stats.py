@@ -24,42 +24,45 @@ and a scenario answered three times weighs as much as one answered once.
   recommendation is the same in every replicate, with a Wilson interval) and ICC(2,1) of each
   continuous metric (see `icc_2_1` for why that form).
 
-Why vectorised here rather than `harness.stats.paired_contrast` in a loop: the single-model
-contrast resamples in pure Python, about 3 s per pair of conditions at 10,000 resamples; a
-five-model study makes hundreds of comparisons. Here one matrix of bootstrap counts (B
-resamples x N scenarios, multinomial) is drawn once per study and shared by every model,
-condition and metric (a joint bootstrap over scenarios, which is also what makes the rank
-intervals coherent), and one matrix of random signs serves every permutation test. A
-resample's mean is (counts . values) / (counts . defined), so an undefined value is never a
-zero. Everything is a pure function of the data and `seed`: adding a model or a metric never
-moves another's numbers (beyond floating-point rounding in the batched products), since the
-draws depend only on the seed and the scenario list.
+The resampling is the one core in `harness.stats` (also used by the single-model panel, the
+report, the probe and the order analysis): one matrix of bootstrap counts (B resamples x N
+scenarios, multinomial) is drawn once per study and shared by every model, condition and
+metric (a joint bootstrap over scenarios, which is also what makes the rank intervals
+coherent), and one matrix of random signs serves every permutation test. A resample's mean is
+(counts . values) / (counts . defined), so an undefined value is never a zero. Everything is
+a pure function of the data and `seed`: adding a model or a metric never moves another's
+numbers (beyond floating-point rounding in the batched products), since the draws depend only
+on the seed and the scenario list; `harness.stats.paired_contrast` over the same scenario list
+and seed gives the same interval and p-value as a pairwise row here.
 """
 
 from __future__ import annotations
 
-import hashlib
-import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from itertools import combinations, product
+from itertools import combinations
 from typing import Any
 
 import numpy as np
 
 from harness.stats import (
+    CI_LEVEL,
     EXACT_SIGN_FLIP_MAX_N,
+    column_intervals,
     direction,
+    draws,
     favorable,
     holm,
-    mcnemar_exact,
+    paired_rows,
+    percentile_interval,
+    resampled_means,
+    rng_for,
     summary,
     wilson_interval,
 )
 from kgbench.contract import Metric
 
 STATISTICS_VERSION = "1.0.0"
-CI_LEVEL = 0.95
 ScenarioValues = dict[str, dict[str, dict[str, float]]]  # condition -> metric -> scenario -> v
 
 
@@ -94,85 +97,7 @@ class Settings:
     interaction_baseline: str | None = None
 
 
-# --- seeded draws -----------------------------------------------------------------------------
-
-
-def rng_for(seed: int, purpose: str) -> np.random.Generator:
-    """A generator fixed by the seed and what it is for (independent streams per purpose)."""
-    digest = hashlib.sha256(f"kgbench-study|{seed}|{purpose}".encode()).digest()
-    return np.random.default_rng(int.from_bytes(digest[:16], "big"))
-
-
-def bootstrap_counts(n: int, resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """B x n resampling counts: row b says how often each scenario is drawn in resample b."""
-    if n == 0:
-        return np.zeros((resamples, 0))
-    return rng.multinomial(n, np.full(n, 1.0 / n), size=resamples).astype(np.float64)
-
-
-def random_signs(n: int, resamples: int, rng: np.random.Generator) -> np.ndarray:
-    """R x n matrix of +1/-1 (the sign-flip permutations)."""
-    return rng.integers(0, 2, size=(resamples, n)).astype(np.float64) * 2.0 - 1.0
-
-
-# --- primitives --------------------------------------------------------------------------------
-
-
-def resampled_means(counts: np.ndarray, x: np.ndarray) -> np.ndarray:
-    """Bootstrap means of each row of x (rows x n, NaN where undefined): B x rows.
-
-    A resample's mean is over the drawn scenarios where the value is defined; a resample that
-    drew none of them gives NaN (left out of the interval)."""
-    defined = ~np.isnan(x)
-    num = counts @ np.where(defined, x, 0.0).T
-    den = counts @ defined.T.astype(np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(den > 0, num / np.where(den > 0, den, 1.0), np.nan)
-
-
-def percentile_interval(samples: np.ndarray, level: float = CI_LEVEL) -> tuple[float, float] | None:
-    """Percentile interval (linear interpolation, as `harness.stats.quantile`) of a vector."""
-    kept = samples[~np.isnan(samples)]
-    if kept.size == 0:
-        return None
-    alpha = (1 - level) / 2
-    lo, hi = np.quantile(kept, [alpha, 1 - alpha])
-    return float(lo), float(hi)
-
-
-def sign_flip_p(deltas: np.ndarray, signs: np.ndarray | None) -> float:
-    """Two-sided paired permutation test of a zero mean difference, flipping signs.
-
-    Exact over all 2**n sign patterns up to `EXACT_SIGN_FLIP_MAX_N` deltas (the same cut as
-    `harness.stats.sign_flip_test`); beyond that Monte Carlo over the rows of `signs` (R x n
-    for these deltas) with the add-one estimate (1 + hits) / (1 + R), which never reports 0.
-    """
-    n = deltas.size
-    if n == 0:
-        return 1.0
-    observed = abs(float(math.fsum(deltas.tolist()))) - 1e-12
-    if n <= EXACT_SIGN_FLIP_MAX_N or signs is None:
-        patterns = np.array(list(product((1.0, -1.0), repeat=n)))
-        return float(np.mean(np.abs(patterns @ deltas) >= observed))
-    hits = int(np.count_nonzero(np.abs(signs @ deltas) >= observed))
-    return min((1 + hits) / (1 + signs.shape[0]), hoeffding_bound(deltas))
-
-
-def hoeffding_bound(deltas: np.ndarray) -> float:
-    """Hoeffding's bound on the exact two-sided sign-flip p-value: under the null,
-    P(|sum s_i d_i| >= |sum d_i|) <= 2 exp(-(sum d_i)^2 / (2 sum d_i^2)).
-
-    Why: a Monte Carlo p-value cannot go below 1 / (R + 1) (1e-4 at 10,000 permutations), and
-    Holm across a study's hundreds of tests multiplies that floor past 0.05, so a large,
-    obvious difference on a continuous metric could never be called significant. The bound
-    is never below the exact p-value, so taking it where it is smaller than the Monte Carlo
-    estimate replaces an estimate stuck at its floor with a valid, smaller upper bound; it
-    changes nothing elsewhere (for moderate effects it is far above the estimate)."""
-    total = float(math.fsum(deltas.tolist()))
-    squares = float(math.fsum((deltas * deltas).tolist()))
-    if squares <= 0:
-        return 1.0
-    return min(1.0, 2.0 * math.exp(-(total * total) / (2.0 * squares)))
+# --- primitives of the study (the resampling core is harness.stats) ----------------------------
 
 
 def icc_2_1(y: np.ndarray) -> float | None:
@@ -235,91 +160,6 @@ def _matrix(data: StudyData, cond: str, metric: str) -> np.ndarray:
     return out
 
 
-def _intervals(
-    boot: np.ndarray, defined: np.ndarray, x: np.ndarray
-) -> list[tuple[float, float] | None]:
-    """Percentile interval of each column of `boot` (B x series); a series with one defined
-    value has the degenerate interval at that value, one with none has no interval."""
-    out: list[tuple[float, float] | None] = []
-    ok = ~np.isnan(boot)
-    alpha = (1 - CI_LEVEL) / 2
-    full = ok.all(axis=0)
-    q = (
-        np.quantile(np.where(ok, boot, 0.0)[:, full], [alpha, 1 - alpha], axis=0)
-        if full.any()
-        else None
-    )
-    col = 0
-    for s in range(boot.shape[1]):
-        count = int(defined[s].sum())
-        if count == 0:
-            out.append(None)
-        elif count == 1:
-            v = float(x[s][defined[s]][0])
-            out.append((v, v))
-        elif full[s] and q is not None:
-            out.append((float(q[0, col]), float(q[1, col])))
-        else:
-            out.append(percentile_interval(boot[:, s]))
-        if full[s]:
-            col += 1
-    return out
-
-
-def _paired_rows(
-    xa_rows: np.ndarray,
-    xb_rows: np.ndarray,
-    counts: np.ndarray,
-    signs: np.ndarray,
-    binary: bool,
-    allow_mcnemar: bool = True,
-) -> list[dict[str, Any]]:
-    """Paired deltas a - b for several pairs at once (row p of xa_rows against row p of
-    xb_rows), each over the scenarios defined for both: estimate, interval, test.
-
-    Batched so one bootstrap product and one sign-flip product serve every pair."""
-    d = xa_rows - xb_rows  # NaN where either side is undefined
-    shared = ~np.isnan(d)
-    boot = resampled_means(counts, d)
-    intervals = _intervals(boot, shared, d)
-    flipped = signs @ np.where(shared, d, 0.0).T  # R x pairs; an undefined pair adds 0
-    rows = []
-    for p in range(d.shape[0]):
-        mask = shared[p]
-        n = int(mask.sum())
-        a, b, dp = xa_rows[p][mask], xb_rows[p][mask], d[p][mask]
-        row: dict[str, Any] = {
-            "n": n,
-            "mean_a": float(a.mean()) if n else None,
-            "mean_b": float(b.mean()) if n else None,
-            "delta": float(math.fsum(dp.tolist()) / n) if n else None,
-            "ci_low": intervals[p][0] if intervals[p] else None,
-            "ci_high": intervals[p][1] if intervals[p] else None,
-            "test": None,
-            "p": None,
-            "discordant": None,
-        }
-        if (
-            n
-            and allow_mcnemar
-            and binary
-            and np.isin(a, (0.0, 1.0)).all()
-            and np.isin(b, (0.0, 1.0)).all()
-        ):
-            pv, n10, n01 = mcnemar_exact(zip(a.tolist(), b.tolist(), strict=True))
-            row.update(test="mcnemar_exact", p=pv, discordant={"a_only": n10, "b_only": n01})
-        elif n:
-            observed = abs(float(math.fsum(dp.tolist()))) - 1e-12
-            if n <= EXACT_SIGN_FLIP_MAX_N:
-                pv = sign_flip_p(dp, None)
-            else:
-                hits = int(np.count_nonzero(np.abs(flipped[:, p]) >= observed))
-                pv = min((1 + hits) / (1 + signs.shape[0]), hoeffding_bound(dp))
-            row.update(test="sign_flip_permutation", p=pv)
-        rows.append(row)
-    return rows
-
-
 def _apply_holm(rows: list[dict[str, Any]], family_of: Any) -> None:
     families: dict[Any, dict[str, float | None]] = {}
     for i, row in enumerate(rows):
@@ -335,8 +175,7 @@ def compute(data: StudyData, settings: Settings | None = None) -> dict[str, Any]
     """Every comparison of the study, as plain data (statistics.json)."""
     settings = settings or Settings()
     n = len(data.scenarios)
-    counts = bootstrap_counts(n, settings.bootstrap, rng_for(settings.seed, "bootstrap"))
-    signs = random_signs(n, settings.permutations, rng_for(settings.seed, "signs"))
+    counts, signs = draws(n, settings.bootstrap, settings.permutations, settings.seed)
     metrics = {m.name: m for m in data.metrics}
     panels: dict[str, dict[str, dict[str, Any]]] = {}
     ranking: dict[str, dict[str, list[dict[str, Any]]]] = {}
@@ -351,7 +190,7 @@ def compute(data: StudyData, settings: Settings | None = None) -> dict[str, Any]
             matrices[(cond, m.name)] = x
             boot = resampled_means(counts, x)  # B x models
             defined = ~np.isnan(x)
-            intervals = _intervals(boot, defined, x)
+            intervals = column_intervals(boot, defined, x)
             cells: dict[str, Any] = {}
             for i, model in enumerate(data.models):
                 cell = summary(x[i][defined[i]].tolist())
@@ -363,7 +202,7 @@ def compute(data: StudyData, settings: Settings | None = None) -> dict[str, Any]
                 first = np.array([i for i, _ in pairs])
                 second = np.array([j for _, j in pairs])
                 for (i, j), row in zip(
-                    pairs, _paired_rows(x[first], x[second], counts, signs, m.binary), strict=True
+                    pairs, paired_rows(x[first], x[second], counts, signs, m.binary), strict=True
                 ):
                     row.update(condition=cond, metric=m.name, a=data.models[i], b=data.models[j])
                     row["direction"] = direction(row["delta"], m.higher_is_better)
@@ -489,7 +328,7 @@ def _interaction(
             e = matrices[(cond, name)] - matrices[(base, name)]  # models x scenarios
             boot = resampled_means(counts, e)
             defined = ~np.isnan(e)
-            intervals = _intervals(boot, defined, e)
+            intervals = column_intervals(boot, defined, e)
             for i, model in enumerate(data.models):
                 values = e[i][defined[i]]
                 ci = intervals[i]
@@ -507,7 +346,7 @@ def _interaction(
             pairs = list(combinations(range(len(data.models)), 2))
             first = np.array([i for i, _ in pairs])
             second = np.array([j for _, j in pairs])
-            paired = _paired_rows(e[first], e[second], counts, signs, m.binary, allow_mcnemar=False)
+            paired = paired_rows(e[first], e[second], counts, signs, m.binary, allow_mcnemar=False)
             for (i, j), row in zip(pairs, paired, strict=True):
                 row.update(
                     condition=cond,

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import math
-import random
 
+import numpy as np
 import pytest
 
 from harness.stats import (
@@ -13,7 +13,7 @@ from harness.stats import (
     holm,
     mcnemar_exact,
     pearson,
-    sign_flip_test,
+    sign_flip_p,
     summary,
 )
 from kgbench.contract import Metric
@@ -78,30 +78,40 @@ def test_pearson_and_summary():
     assert summary([]) == {"mean": None, "n": 0, "se": None}
 
 
+def _signs(n: int, seed: int = 0, resamples: int = 2000):
+    from harness.stats import random_signs, rng_for
+
+    return random_signs(n, resamples, rng_for(seed, "signs"))
+
+
 def test_sign_flip_exact_and_monte_carlo():
-    assert sign_flip_test([1.0, 1.0, 1.0], 1000, random.Random(0)) == 0.25
-    assert sign_flip_test([0.0, 0.0], 1000, random.Random(0)) == 1.0
-    deltas = [0.5] * 20
-    p = sign_flip_test(deltas, 2000, random.Random(1))
-    assert p == pytest.approx(1 / 2001)  # no resample reaches the all-positive sum
-    noise = [(-1) ** i * 0.3 for i in range(30)]
-    assert sign_flip_test(noise, 2000, random.Random(2)) > 0.5
+    assert sign_flip_p([1.0, 1.0, 1.0], _signs(3)) == 0.25  # exact: 2 of 8 patterns
+    assert sign_flip_p([0.0, 0.0], _signs(2)) == 1.0
+    deltas = np.full(20, 0.5)
+    p = sign_flip_p(deltas, _signs(20, 1))
+    # no resample reaches the all-positive sum, so the Monte Carlo estimate sits at its floor
+    # 1/2001; Hoeffding's bound 2 exp(-10^2 / (2 * 5)) is smaller and valid, and is reported
+    assert p == pytest.approx(min(1 / 2001, 2 * math.exp(-10.0)))
+    noise = np.array([(-1) ** i * 0.3 for i in range(30)])
+    assert sign_flip_p(noise, _signs(30, 2)) > 0.5
 
 
 def test_bootstrap_interval_is_seeded_and_sane():
     deltas = [0.1 * (i % 7) - 0.2 for i in range(40)]
-    a = bootstrap_ci(deltas, 2000, random.Random("0:x"))
-    b = bootstrap_ci(deltas, 2000, random.Random("0:x"))
+    a = bootstrap_ci(deltas, 2000, 0, "x")
+    b = bootstrap_ci(deltas, 2000, 0, "x")
     assert a == b
+    assert bootstrap_ci(deltas, 2000, 0, "y") != a  # another purpose, another stream
     mean = sum(deltas) / len(deltas)
     assert a[0] < mean < a[1]
     se = math.sqrt(sum((d - mean) ** 2 for d in deltas) / (len(deltas) - 1) / len(deltas))
     assert a[1] - a[0] == pytest.approx(2 * 1.96 * se, rel=0.2)
-    assert bootstrap_ci([0.4] * 5, 100, random.Random(0)) == (
+    assert bootstrap_ci([0.4] * 5, 100, 0, "x") == (
         pytest.approx(0.4),
         pytest.approx(0.4),
     )
-    assert bootstrap_ci([], 100, random.Random(0)) is None
+    assert bootstrap_ci([0.7], 100, 0, "x") == (0.7, 0.7)
+    assert bootstrap_ci([], 100, 0, "x") is None
 
 
 def _item(sid, cond, rep, status="scored", cat="direct_effect", **scores):

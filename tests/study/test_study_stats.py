@@ -17,17 +17,8 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
-from harness.stats import paired_contrast
-from harness.study.stats import (
-    Settings,
-    StudyData,
-    compute,
-    hoeffding_bound,
-    icc_2_1,
-    ranks,
-    sign_flip_p,
-    wilson_interval,
-)
+from harness.stats import hoeffding_bound, paired_contrast, sign_flip_p, wilson_interval
+from harness.study.stats import Settings, StudyData, compute, icc_2_1, ranks
 from kgbench.contract import Metric, MetricPanel
 
 CARDIO_PANEL = Path(__file__).resolve().parents[2] / "generated" / "cardio" / MetricPanel.PATH
@@ -238,23 +229,28 @@ def test_panel_interval_agrees_with_scipy_and_standard_error_with_scipy_sem(stud
     assert (cell["ci_low"], cell["ci_high"]) == pytest.approx((ref.low, ref.high), abs=0.01)
 
 
-def test_same_as_the_single_model_contrast_code(study) -> None:
-    """Deltas, McNemar and sign-flip definitions are the single-model report's; intervals agree
-    within Monte Carlo error."""
+def test_same_contrast_same_numbers_as_the_single_model_panel(study) -> None:
+    """One resampling core: the panel's paired contrast over the same scenario list and seed
+    gives the study's pairwise row exactly (delta, interval, test and p), not merely within
+    Monte Carlo error. Only the Holm family differs (the study adjusts across the study)."""
     data, out = study
     metrics = [BINARY, SCORE, RATE]
     per = {"A": data.values["A"]["C2"], "B": data.values["B"]["C2"]}
-    ref = paired_contrast(per, "A", "B", metrics, 10_000, 0)["metrics"]
+    ref = paired_contrast(per, "A", "B", metrics, 10_000, 3, scenarios=data.scenarios)["metrics"]
+    tested = set()
     for m in metrics:
         ours = row(out, "C2", m.name, "A", "B")
         theirs = ref[m.name]
-        assert (ours["n"], ours["test"]) == (theirs["n"], theirs["test"])
-        assert ours["delta"] == pytest.approx(theirs["delta"], abs=1e-12)
-        assert ours["ci_low"] == pytest.approx(theirs["ci_low"], abs=0.015)
-        assert ours["ci_high"] == pytest.approx(theirs["ci_high"], abs=0.015)
-        assert ours["favorable"] == theirs["favorable"]
-        if m.binary:
-            assert ours["p"] == theirs["p"]
+        assert (ours["n"], ours["test"], ours["discordant"]) == (
+            theirs["n"],
+            theirs["test"],
+            theirs["discordant"],
+        )
+        for key in ("delta", "mean_a", "mean_b", "ci_low", "ci_high"):
+            assert ours[key] == pytest.approx(theirs[key], abs=1e-12), key
+        assert ours["p"] == theirs["p"]
+        tested.add(ours["test"])
+    assert tested == {"mcnemar_exact", "sign_flip_permutation"}  # both tests compared
 
 
 SHROUT_FLEISS = np.array(  # Shrout & Fleiss (1979), Table 2: 6 targets x 4 judges
