@@ -14,7 +14,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from compiler.api import build_artifacts, compile_domain, validate_domain
+from compiler.api import PRESERVED, build_artifacts, compile_domain, validate_domain
 from compiler.backends.graph import DERIVED_ASSERTION_FIELDS
 from compiler.jsonschemas import strict_violations
 from kgbench.errors import UserError
@@ -38,7 +38,7 @@ def tree_bytes(root: Path) -> dict[str, bytes]:
         p.relative_to(root).as_posix(): p.read_bytes()
         for p in sorted(root.rglob("*"))
         if p.is_file()
-        and p.relative_to(root).parts[0] not in ("gold", "scenarios")  # written by other commands
+        and p.relative_to(root).parts[0] not in PRESERVED  # written by other commands
         and "__pycache__" not in p.parts
     }
 
