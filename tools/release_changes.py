@@ -66,7 +66,7 @@ def changes(old: dict[str, Any] | None, new: dict[str, Any], stated: list[str]) 
     g0, g1 = old["gold"], new["gold"]
     out += [label for key, label in GOLD_FIELDS if g0.get(key) != g1.get(key)]
     if g0.get("causal_paths") != g1.get("causal_paths"):
-        out.append(f"{len(g1.get('causal_paths') or ())} gold chains")
+        out.append(f"gold chains ({len(g1.get('causal_paths') or ())})")
     if g0.get("evidence_source_ids") != g1.get("evidence_source_ids"):
         grown = set(g1["evidence_source_ids"]) - set(g0["evidence_source_ids"])
         if same and grown and g0.get("causal_paths") == g1.get("causal_paths"):
@@ -90,11 +90,13 @@ def table(domain: str, since: str) -> str:
     from harness.compiled import CompiledDomain
 
     rules = load_rules(CompiledDomain.open(domain))
-    stated = [  # the declared absent sentences as vignettes word them
-        rule.absent.format(**words)
-        for rule in rules.stated_background
-        for words in (*PRONOUNS.values(), NEUTRAL)
-    ]
+    stated = list(  # the declared absent sentences as vignettes word them, each once
+        dict.fromkeys(
+            rule.absent.format(**words)
+            for rule in rules.stated_background
+            for words in (*PRONOUNS.values(), NEUTRAL)
+        )
+    )
     rows, tally = [], Counter()
     for sid, rec in current.items():
         old = previous.get(sid)
