@@ -82,6 +82,10 @@ class _Checker:
         self.source_types = sources["source_type"].enum_values
         links = {c.name: c for c in model.tables["assertion_evidence"].columns}
         self.rec_classes = links["recommendation_class"].enum_values
+        self.level_values = links["level_of_evidence"].enum_values
+        self.evidence_ids = {e.evidence_id for e in domain.evidence_sources}
+        self.assertions = domain.assertions
+        self.roles = {p.name: p.role for p in domain.predicates}
 
     def add(self, path: Sequence[str | int], message: str) -> None:
         field = next((p for p in reversed(path) if isinstance(p, str)), None)
@@ -94,6 +98,21 @@ class _Checker:
     def entities_(self, path: Sequence[str | int], values: Iterable[Any] | None) -> None:
         for i, value in enumerate(values or ()):
             self.entity([*path, i], value)
+
+    def intervention(self, path: Sequence[str | int], value: Any) -> bool:
+        """An intervention or intervention class of the graph (one error otherwise)."""
+        ent = self.entities.get(value)
+        if ent is None:
+            self.add(path, unknown("intervention", value, self.entities))
+            return False
+        if not self.classes[ent.category].is_intervention:
+            self.add(path, f"'{value}' is a {ent.category}, not an intervention")
+            return False
+        return True
+
+    def evidence(self, path: Sequence[str | int], value: Any) -> None:
+        if str(value or "").strip() not in self.evidence_ids:
+            self.add(path, unknown("evidence source", str(value or ""), self.evidence_ids))
 
     def class_names(self, path: Sequence[str | int], values: Iterable[Any] | None) -> None:
         for i, value in enumerate(values or ()):
@@ -279,6 +298,9 @@ def check_scenario_rules(doc: YamlDoc, domain: ir.Domain, model: SchemaModel) ->
 
     _check_pinned(c, data, declared)
     _check_profiles(c, data)
+    _check_uncertainty(c, data)
+    _check_indication_scopes(c, data)
+    _check_stated_background(c, data)
     c.errors.raise_if_any()
     # the generator numbers its items in the domain's scenario id scheme (compiler/idschemes.py)
     ids = c.scenario_ids
@@ -404,6 +426,63 @@ def _check_profiles(c: _Checker, data: dict) -> None:
             c.add([*path, "min"], f"min {lab['min']} is greater than max {lab['max']}")
     for key, fields in TEMPLATE_FIELDS.items():
         c.template(["narrative", key], data["narrative"][key], fields)
+
+
+def _check_uncertainty(c: _Checker, data: dict) -> None:
+    rule = data.get("uncertainty")
+    if not rule:
+        return
+    c.enum_values(["uncertainty", "class_order"], rule["class_order"], c.rec_classes)
+    for i, value in enumerate(rule.get("weak_classes") or ()):
+        if value not in rule["class_order"]:
+            c.add(
+                ["uncertainty", "weak_classes", i],
+                f"class '{value}' is not in class_order ({', '.join(rule['class_order'])})",
+            )
+    c.enum_values(["uncertainty", "weak_levels"], rule.get("weak_levels"), c.level_values)
+
+
+def _check_indication_scopes(c: _Checker, data: dict) -> None:
+    """A scope names an intervention, conditions or populations that exist and a source; it
+    leaves out none of the intervention's own validated indication edges (a scope that did
+    would call the intervention "not indicated" where the graph says it is)."""
+    seen: set[str] = set()
+    for i, scope in enumerate(data.get("indication_scopes") or ()):
+        path = ["indication_scopes", i]
+        iid = scope["intervention_id"]
+        if iid in seen:
+            c.add([*path, "intervention_id"], f"'{iid}' has two indication scopes")
+        seen.add(iid)
+        c.evidence([*path, "evidence_id"], scope.get("evidence_id"))
+        c.entities_([*path, "indicated_for"], scope["indicated_for"])
+        if not c.intervention([*path, "intervention_id"], iid):
+            continue
+        left_out = sorted(
+            {
+                a.object_id
+                for a in c.assertions
+                if a.subject_id == iid
+                and a.validated
+                and c.roles.get(a.predicate) == "therapeutic"
+                and a.object_id not in scope["indicated_for"]
+            }
+        )
+        if left_out:
+            c.add(
+                [*path, "indicated_for"],
+                f"the graph says {iid} is indicated for {', '.join(left_out)}, which the scope "
+                "leaves out",
+            )
+
+
+def _check_stated_background(c: _Checker, data: dict) -> None:
+    for i, rule in enumerate(data.get("stated_background") or ()):
+        path = ["stated_background", i]
+        for j, option in enumerate(rule["options"]):
+            c.intervention([*path, "options", j], option)
+        c.entity([*path, "finding"], rule["finding"], "finding")
+        c.evidence([*path, "evidence_id"], rule.get("evidence_id"))
+        c.template([*path, "absent"], rule["absent"], PATIENT_FIELDS)
 
 
 __all__ = ["check_scenario_rules", "scenario_categories"]

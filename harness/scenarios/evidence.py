@@ -20,8 +20,10 @@ with the source that reports it); the default is no credit, in either direction.
 Every candidate must have a **known** status, from data: a qualifying benefit claim, a null,
 harm or contested claim, a benefit claim below the bar, a contraindication hit, a curated
 `evidence_gap` record (a source saying no outcome trial or recommendation exists), or no
-indication for any of the patient's conditions. A candidate with none of these has an unknown
-status: the graph is silent, and silence is never read as "no evidence" (it is never offered).
+indication for any of the patient's conditions where the domain declares the intervention's
+indications complete (`indication_scopes`, with a source). A candidate with none of these has
+an unknown status: the graph is silent, and silence is never read as "no evidence" (it is
+never offered).
 
 Strength orders qualified claims: a study of the intervention itself (or its homogeneous
 class) beats a guideline alone, then the claim's certainty, then the class of the
@@ -36,7 +38,7 @@ from functools import cached_property
 from typing import Any
 
 from .kg import KnowledgeGraph
-from .rules import Rules
+from .rules import IndicationScope, Rules
 
 QUALIFIED = "outcome_evidence"
 CONTRAINDICATED = "contraindicated"
@@ -47,7 +49,7 @@ UNPROVEN = "no_outcome_evidence"
 # Why an unproven candidate's status is known (the judgement's `basis`); none: unknown.
 WEAK_CLAIM = "weak_claim"  # a benefit claim below the bar
 EVIDENCE_GAP = "evidence_gap"  # a curated record: no outcome trial or recommendation exists
-NOT_INDICATED = "not_indicated"  # indicated, but for none of the patient's conditions
+NOT_INDICATED = "not_indicated"  # declared indications, none of them the patient's
 REC_RANK = {"class_1": 2, "class_2a": 1}
 
 
@@ -183,21 +185,30 @@ class OutcomeJudge:
                 return g
         return None
 
+    def indication_scopes(self, intervention: str) -> list[IndicationScope]:
+        """The declared indication scopes of the intervention and of its classes."""
+        scopes = self.rules.indication_scopes
+        own = [intervention, *sorted(self.kg.classes_of.get(intervention, ()))]
+        return [scopes[i] for i in own if i in scopes]
+
     def not_indicated(
         self, intervention: str, findings: tuple[str, ...], population: str | None
     ) -> tuple[str, ...]:
-        """The intervention's validated indications (own or class-level) when none of them is
-        one of the patient's conditions or her population; empty when one is, or when the
-        graph declares no indication at all (then nothing is known)."""
-        wanted = {*findings, *((population,) if population else ())}
-        found = [
-            a
-            for a, _ in self.kg.claims(intervention, ("therapeutic",))
-            if a["validated"] and (population is None or self.holds_in(a, population))
-        ]
-        if not found or any(a["object_id"] in wanted for a in found):
+        """What the intervention is indicated for, when the domain declares that list complete
+        (`indication_scopes`, with its source) and none of it is one of the patient's
+        conditions or her population; empty otherwise. A missing indication edge alone is
+        never "not indicated": an intervention without a declared scope (own, or of a class of
+        it) has no such status, whatever edges the graph lacks."""
+        declared = self.indication_scopes(intervention)
+        if not declared:
             return ()
-        return tuple(sorted({a["object_id"] for a in found}))
+        indicated = {x for scope in declared for x in scope.indicated_for}
+        wanted = {*findings, *((population,) if population else ())}
+        if population is not None:
+            wanted |= self.applies_in(population)
+        if indicated & wanted:
+            return ()
+        return tuple(sorted(indicated))
 
     def effect(self, assertion: dict[str, Any]) -> str | None:
         role = self.kg.role(assertion)

@@ -102,7 +102,11 @@ class Generator:
         self.patients = PatientMaker(self.rules)
         names = {e: ent["name"] for e, ent in self.kg.entities.items()}
         self.wording = Wording(
-            names, self.rules.entity_profiles, self.rules.populations, self.rules.narrative
+            names,
+            self.rules.entity_profiles,
+            self.rules.populations,
+            self.rules.narrative,
+            self.rules.stated_background,
         )
         self.pins = Pins(self.patterns, self.judge, self.wording, self.rules.source)
         self.report = GenerationReport()
@@ -210,6 +214,7 @@ class Generator:
             p.findings,
             p.labs,
             p.pregnancy_status if p.pregnancy_matters else None,
+            absent=self.wording.stated_background(candidates, p.findings),
         )
         return {
             "age": p.age,

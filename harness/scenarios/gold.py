@@ -42,15 +42,6 @@ from .rules import Rules
 RULES_VERSION = "evidence-anchored 2.0"
 
 
-# When a correct answer flags uncertainty (issue 26, item 3), besides an abstention: the best
-# guideline support of the preferred's qualifying claims is one of these classes, or every
-# guideline level behind them is one of these levels, or two guidelines give the claim
-# different classes (a conflict between guidelines, as the data records it).
-UNCERTAIN_CLASSES = ("class_2b",)
-UNCERTAIN_LEVELS = ("C", "C_LD", "C_EO")
-CLASS_ORDER = ("class_1", "class_2a", "class_2b")
-
-
 class GoldError(Exception):
     """An instance whose final patient breaks the evidence rule (skipped, never published)."""
 
@@ -237,7 +228,7 @@ class GoldBuilder:
                 "adverse_effect_assertion_ids": [],
                 "contraindication_assertion_ids": contraindications,
                 "evidence_source_ids": [],
-                "expects_uncertainty": True,
+                "expects_uncertainty": self.rules.uncertainty.abstention,
                 "justification": justification,
             }
         best = verdicts[inst.preferred]
@@ -256,7 +247,9 @@ class GoldBuilder:
         path = list(inst.path.ids) if inst.path else []
         paths = self.causal_paths(inst)
         evidence = {e for c in claims for e in c.qualifying}
-        evidence |= {e for i in path for e in self.own_sources(i, inst.preferred)}
+        # every gold chain is equally gold, so each one's sources are cited, not the first's only
+        on_paths = {i for chain in (path, *paths) for i in chain}
+        evidence |= {e for i in on_paths for e in self.own_sources(i, inst.preferred)}
         return {
             "preferred_intervention": inst.preferred,
             "acceptable_interventions": [inst.preferred, *classes],
@@ -272,25 +265,28 @@ class GoldBuilder:
 
     def uncertainty(self, claims: tuple[Any, ...]) -> list[str]:
         """Why the preferred's support leaves a correct answer uncertain (empty: it does not).
-        The guideline links of its qualifying claims decide: best class 2b, level C only, or
-        guidelines that disagree on the class."""
+        The guideline links of its qualifying claims decide, by the domain's declared
+        `uncertainty` rule: the best class is a weak one (2b), every level is a weak one (C
+        only), or guidelines disagree on the class."""
+        rule = self.rules.uncertainty
         why: list[str] = []
         links = [
             link
             for c in claims
             for link in self.kg.links.get(c.assertion_id, ())
-            if link.get("recommendation_class") in CLASS_ORDER
+            if link.get("recommendation_class") in rule.class_order
         ]
         if not links:
             return why
         classes = {link["recommendation_class"] for link in links}
-        best = min(classes, key=CLASS_ORDER.index)
-        if best in UNCERTAIN_CLASSES:
+        best = min(classes, key=rule.class_order.index)
+        if best in rule.weak_classes:
             why.append(f"best recommendation {best}")
         levels = {link.get("level_of_evidence") or "" for link in links}
-        if levels and levels <= set(UNCERTAIN_LEVELS):
-            why.append("level C only")
-        if len(classes) > 1 and len({link["evidence_id"] for link in links}) > 1:
+        if rule.weak_levels and levels <= set(rule.weak_levels):
+            why.append("weak levels only: " + ", ".join(sorted(levels)))
+        distinct_sources = len({link["evidence_id"] for link in links}) > 1
+        if rule.guideline_conflict and len(classes) > 1 and distinct_sources:
             why.append("guidelines disagree: " + ", ".join(sorted(classes)))
         return why
 
@@ -390,13 +386,14 @@ class GoldBuilder:
         elif j.basis == NOT_INDICATED:
             entry["reason"] = NOT_INDICATED
             where = ", ".join(lower_name(self.kg.name_of(i)) for i in j.indications)
+            sources = sorted({s.evidence_id for s in self.judge.indication_scopes(candidate)})
             entry.update(
                 assertion_ids=[],
-                evidence_source_ids=[],
+                evidence_source_ids=sources,
                 finding_ids=list(j.indications),
                 summary=(
-                    f"{name} is not indicated for this patient: its indications ({where}) "
-                    "are not among the patient's conditions."
+                    f"{name} is not indicated for this patient: its indications ({where}; "
+                    f"{', '.join(sources)}) are not among the patient's conditions."
                 ),
             )
         else:  # unreachable for a built item (verdicts() refuses unknown statuses)

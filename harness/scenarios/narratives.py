@@ -74,11 +74,25 @@ class Wording:
         profiles: dict[str, dict[str, Any]],
         populations: dict[str, dict[str, Any]],
         templates: dict[str, Any],
+        background: Sequence[Any] = (),
     ) -> None:
         self.names = names
         self.profiles = profiles
         self.populations = populations
         self.templates = templates
+        self.background = tuple(background)  # scenarios.yaml `stated_background` rules
+
+    def stated_background(self, candidates: Sequence[str], findings: Sequence[str]) -> list[str]:
+        """The findings an offered option's recommendation class depends on that the patient
+        lacks, each once, in declaration order: the vignette states their absence (a finding
+        she has is named with her other findings). Only declared rules add anything."""
+        offered, present = set(candidates), set(findings)
+        out: list[str] = []
+        for rule in self.background:
+            wanted = offered & set(rule.options) and rule.finding not in present
+            if wanted and rule.absent not in out:
+                out.append(rule.absent)
+        return out
 
     def phrase(self, entity_id: str) -> str:
         """A finding as it reads after 'with' (declared phrase or the lower-cased name)."""
@@ -106,9 +120,11 @@ class Wording:
         labs: Sequence[tuple[dict[str, Any], int]],
         pregnancy: str | None,
         notes: str | None = None,
+        absent: Sequence[str] = (),
     ) -> str:
-        """Opening sentence, finding sentences, results, pregnancy status, notes; a patient
-        whose sex is not stated (`sex` None) is worded neutrally."""
+        """Opening sentence, finding sentences, the declared absences the options depend on
+        (`absent`, from stated_background), results, pregnancy status, notes; a patient whose
+        sex is not stated (`sex` None) is worded neutrally."""
         pron = PRONOUNS[sex] if sex else NEUTRAL
         descriptor = (self.populations.get(population) or {}).get("descriptor")
         words = self.templates["person"]
@@ -136,6 +152,7 @@ class Wording:
                 conditions=conditions,
             ),
             *sentences,
+            *(fill(text, **pron) for text in absent),
         ]
         if labs:
             parts.append(

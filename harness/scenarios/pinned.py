@@ -94,6 +94,7 @@ class Pins:
             labs,
             status if status != "not_applicable" else None,
             declared.get("notes"),
+            absent=self.wording.stated_background(pin["candidates"], inst.conditions),
         )
         patient = {
             "age": declared["age"],

@@ -7,7 +7,7 @@ pass around instead of nested dictionaries.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from harness.compiled import CompiledDomain
@@ -143,6 +143,49 @@ class OutcomePolicy:
 
 
 @dataclass(frozen=True)
+class UncertaintyRule:
+    """When a correct answer expects uncertainty (scenarios.yaml `uncertainty`)."""
+
+    abstention: bool = True
+    class_order: tuple[str, ...] = ("class_1", "class_2a", "class_2b")
+    weak_classes: tuple[str, ...] = ("class_2b",)
+    weak_levels: tuple[str, ...] = ("C", "C_LD", "C_EO")
+    guideline_conflict: bool = True
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> UncertaintyRule:
+        """The declared rule; a domain that declares none keeps the rule 3.0.0 was built with
+        (the defaults above, documented in spec/declarations.yaml)."""
+        if not data:
+            return cls()
+        return cls(
+            abstention=bool(data["abstention"]),
+            class_order=tuple(data["class_order"]),
+            weak_classes=tuple(data.get("weak_classes") or ()),
+            weak_levels=tuple(data.get("weak_levels") or ()),
+            guideline_conflict=bool(data.get("guideline_conflict")),
+        )
+
+
+@dataclass(frozen=True)
+class IndicationScope:
+    """Everything an intervention is indicated for in the domain, declared with its source."""
+
+    indicated_for: tuple[str, ...]
+    evidence_id: str
+
+
+@dataclass(frozen=True)
+class StatedBackground:
+    """A finding the vignette states, present or absent, whenever one of the options is offered."""
+
+    options: tuple[str, ...]
+    finding: str
+    absent: str
+    evidence_id: str
+
+
+@dataclass(frozen=True)
 class Rules:
     """Everything scenarios.yaml declares, as the generator uses it."""
 
@@ -174,6 +217,10 @@ class Rules:
     clinical_scores: tuple[dict[str, Any], ...] = ()
     gold_path_shapes: tuple[tuple[str, ...], ...] = ()  # first matching shape wins, if declared
     scenario_id_format: str = ""  # the domain's scenario id scheme: how item n is numbered
+    uncertainty: UncertaintyRule = UncertaintyRule()
+    # intervention -> what it is indicated for, declared complete with a source ("not indicated")
+    indication_scopes: dict[str, IndicationScope] = field(default_factory=dict)
+    stated_background: tuple[StatedBackground, ...] = ()
 
     def scenario_id(self, n: int) -> str:
         """The n-th item's id (1-based) in the domain's declared scheme."""
@@ -244,4 +291,18 @@ def _rules_from(doc: dict[str, Any]) -> Rules:
         clinical_scores=tuple(r.get("clinical_scores") or ()),
         gold_path_shapes=tuple(tuple(str(s).split()) for s in r.get("gold_path_shapes") or ()),
         scenario_id_format=r["scenario_ids"]["format"],
+        uncertainty=UncertaintyRule.from_dict(r.get("uncertainty")),
+        indication_scopes={
+            x["intervention_id"]: IndicationScope(tuple(x["indicated_for"]), x["evidence_id"])
+            for x in r.get("indication_scopes") or ()
+        },
+        stated_background=tuple(
+            StatedBackground(
+                tuple(b["options"]),
+                b["finding"],
+                " ".join(str(b["absent"]).split()),
+                b["evidence_id"],
+            )
+            for b in r.get("stated_background") or ()
+        ),
     )

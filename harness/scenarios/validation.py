@@ -308,6 +308,7 @@ class _Checker:
             "contraindication_assertion_ids",
         ):
             cited |= set(gold.get(key) or ())
+        cited |= {a for chain in gold.get("causal_paths") or () for a in chain}  # every gold chain
         for i, e in enumerate(gold.get("evidence_source_ids") or []):
             if e in self.kg.evidence and not cited & set(self.supported_by.get(e, ())):
                 self.add(

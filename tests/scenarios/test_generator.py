@@ -263,9 +263,9 @@ def test_gold_pieces_follow_their_definitions(cardio_scenarios, cardio, cardio_k
         verdict = next(
             v for v in gold["justification"]["candidates"] if v["intervention_id"] == preferred
         )
-        own = {
-            e for a in gold["causal_path_assertion_ids"] for e in gen.gold.own_sources(a, preferred)
-        }
+        on_paths = {a for chain in gold["causal_paths"] for a in chain}  # every gold chain
+        assert set(gold["causal_path_assertion_ids"]) <= on_paths
+        own = {e for a in on_paths for e in gen.gold.own_sources(a, preferred)}
         assert set(gold["evidence_source_ids"]) == set(verdict["evidence_source_ids"]) | own
         assert not gen.clinical.contraindications(preferred, s["patient"]["condition_ids"])
 
