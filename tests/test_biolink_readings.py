@@ -17,7 +17,7 @@ import pytest
 
 from compiler.api import check_domain, validate_domain
 from compiler.biolink_readings import Reading, choose, parse_reading, sign_conflicts
-from compiler.export import artifacts, export_domain
+from compiler.export import artifacts, export_domain, kgx
 from kgbench.errors import UserError
 
 REPO = Path(__file__).resolve().parents[1]
@@ -325,3 +325,50 @@ def test_kgx_in_memory_round_trip_keyed_by_edge_id_loses_nothing(
     # the columns KGX did not write back are ones no edge fills
     dropped = set(report["columns_dropped"])
     assert not [eid for eid, e in edges.items() if any(e.get(c) for c in dropped)]
+
+
+# --- per-entity declarations against the predicate's domain and range --------------------
+
+
+def _cardio_with(tmp_path: Path, declaration: str) -> Path:
+    """A copy of domains/cardio whose domain.yaml declares one more Biolink entity reading."""
+    import os
+    import shutil
+
+    root = tmp_path / "c" / "domains" / "cardio"
+    shutil.copytree(REPO / "domains" / "cardio", root)
+    os.symlink(REPO / "spec", tmp_path / "c" / "spec")
+    anchor = "    - {id: OUT_0010, event: false,"
+    _edit(root / "domain.yaml", anchor, f"    - {declaration}\n{anchor}")
+    return root
+
+
+def test_an_event_override_is_checked_against_the_reading_it_selects(tmp_path: Path) -> None:
+    """Declaring a process an event makes "sacubitril/valsartan lowers RAAS activity"
+    (ASR_0129) read `preventative_for_condition`, whose range (disease or phenotypic
+    feature) a BiologicalProcess is not: one located error naming the entity and the claim."""
+    domain = _cardio_with(tmp_path, '{id: BPR_0001, event: true, note: "test"}')
+    with pytest.raises(UserError) as err:
+        validate_domain(domain)
+    text = str(err.value)
+    assert re.search(
+        r"domain\.yaml, line \d+, field 'entities': entity 'BPR_0001' is declared "
+        r"biolink:BiologicalProcess, outside the Biolink range 'disease or phenotypic feature' "
+        r"of biolink:preventative_for_condition, which exports its claim ASR_0129 \(object\)",
+        text,
+    ), text
+
+
+def test_an_event_override_the_reading_admits_compiles(tmp_path: Path) -> None:
+    """The answer "no": a risk factor (LDL cholesterol, a phenotypic feature) declared an
+    event is in the range of preventative_for_condition, so the statin claims on it
+    (ASR_0156, ASR_0157) read that way and the domain compiles. (Only a test: LDL is a
+    quantity, which is why cardio does not declare it.)"""
+    domain = validate_domain(_cardio_with(tmp_path, '{id: RSK_0001, event: true, note: "t"}'))
+    edges = {e["id"]: e for e in kgx.edges(domain)}
+    lowered = [a for a in domain.assertions if a.assertion_id in ("ASR_0156", "ASR_0157")]
+    assert len(lowered) == 2
+    for a in lowered:
+        assert edges[domain.curie(a.assertion_id)]["predicate"] == (
+            "biolink:preventative_for_condition"
+        )

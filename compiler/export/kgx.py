@@ -5,7 +5,9 @@ with its assertion id as the edge id) and the MEMBER_OF links. Everything is wri
 Biolink and KGX expect it:
 
 - ids are CURIEs: the domain's own under its declared prefix (kgbench.<domain>:DRG_0001), with
-  the entity's standard-vocabulary CURIEs in `xref`;
+  the entity's exact standard-vocabulary matches in `xref`, and the terms the xrefs table
+  declares broader, narrower or close (SSSOM match types) in `kgbench_broad_match`,
+  `kgbench_narrow_match` and `kgbench_close_match`, never as equivalent ids;
 - `category` is the class's Biolink class (evidence sources: their source type's category);
 - `predicate` is the predicate's Biolink `meaning`; a predicate declared `biolink_inverse`
   has subject and object swapped (its Biolink predicate is the canonical inverse), one
@@ -41,6 +43,9 @@ NODE_COLUMNS = (
     "description",
     "synonym",
     "xref",
+    "kgbench_broad_match",
+    "kgbench_narrow_match",
+    "kgbench_close_match",
     "publication_type",
     "kgbench_class",
     "kgbench_source_type",
@@ -72,6 +77,9 @@ EDGE_COLUMNS = (
     "temporality",
 )
 MEMBER_OF = "biolink:member_of"
+# The SSSOM match types other than exact (spec/kg.yaml XrefMatch): such a term is not an
+# equivalent identifier, so it is written in its own column, never in Biolink's `xref`.
+INEXACT = ("broad", "narrow", "close")
 # The expansion of `infores:` CURIEs (the Biolink Information Resource Registry).
 INFORES = "https://w3id.org/biolink/infores/"
 
@@ -89,6 +97,7 @@ def iter_nodes(domain: Domain) -> Iterator[dict[str, Any]]:
     classes = domain.class_by_name
     categories = dict(domain.source_type_categories)
     meanings = dict(domain.source_type_meanings)
+    matches = domain.xref_matches
     for e in domain.entities:
         rec: dict[str, Any] = {
             "id": domain.curie(e.id),
@@ -100,8 +109,13 @@ def iter_nodes(domain: Domain) -> Iterator[dict[str, Any]]:
             rec["description"] = e.description
         if e.synonyms:
             rec["synonym"] = list(e.synonyms)
-        if e.xrefs:
-            rec["xref"] = list(e.xrefs)
+        exact = [x for x in e.xrefs if (e.id, x) not in matches]
+        if exact:
+            rec["xref"] = exact
+        for kind in INEXACT:
+            terms = [x for x in e.xrefs if matches.get((e.id, x)) == kind]
+            if terms:
+                rec[f"kgbench_{kind}_match"] = terms
         yield rec
     for ev in domain.evidence_sources:
         rec = {
