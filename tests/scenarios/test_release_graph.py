@@ -89,6 +89,8 @@ def test_publish_ships_the_compiled_graph(toy) -> None:
     assert verify_release(root) == []
     code = CliRunner().invoke(app, ["verify-release", str(root)])
     assert code.exit_code == 0, code.output
+    shipped = f"its graph ({graph['node_count']} nodes, {graph['edge_count']} edges, KGX)"
+    assert shipped in " ".join(code.output.split()), code.output
 
 
 def test_verify_finds_a_graph_that_is_not_the_one_the_gold_cites(toy) -> None:
