@@ -88,3 +88,17 @@ def test_bad_match_rows_are_located(mini_copy: Path, rows: str, message: str) ->
     text = str(err.value)
     assert "xrefs.csv, line 2" in text, text
     assert re.search(message, text), text
+
+
+def test_coverage_counts_an_entity_with_only_a_broader_term_as_not_exactly_covered() -> None:
+    """tools/xref_coverage.py: cigarette smoking (RSK_0004) cites only MeSH "Smoking", a
+    broader term, so it counts under "any xref" but not under "an exact match"; essential
+    hypertension keeps its exact MONDO id and counts under both."""
+    from tools.xref_coverage import coverage
+
+    report = coverage("cardio")
+    risk, disease = report["per_class"]["RiskFactor"], report["per_class"]["Disease"]
+    assert risk["any"] - risk["exact"] == 1
+    assert disease["any"] == disease["exact"]
+    assert report["inexact"] == 2
+    assert report["raw_any"] - report["raw_exact"] == 1
