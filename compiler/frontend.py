@@ -261,9 +261,26 @@ def _standards(
 
     xref_table = tables.get("xrefs")
     extra = []
+    inexact = []
     if xref_table is not None:
+        in_rows = {(e.id, x) for e in domain.entities for x in e.xrefs}
         for i, row in enumerate(xref_table.rows):
-            extra.append((row["entity_id"], row["xref"], xref_table.location(i, "xref")))
+            match = row.get("match") or "exact"
+            # a row naming an xref the entities table already has only qualifies its match
+            # (vocabulary curation never edits the entity rows); an exact restatement is a
+            # duplicate, which merge_xrefs reports
+            if match == "exact" or (row["entity_id"], row["xref"]) not in in_rows:
+                extra.append((row["entity_id"], row["xref"], xref_table.location(i, "xref")))
+            if match != "exact":
+                if not row.get("match_source"):
+                    errors.add(
+                        f"a {match} match needs its match_source (who judged it, or the "
+                        "authority's record of the term)",
+                        xref_table.location(i, "match_source"),
+                    )
+                inexact.append(
+                    (row["entity_id"], row["xref"], match, row.get("match_source") or "")
+                )
     entities = merge_xrefs(
         domain.entities,
         extra,
@@ -282,6 +299,7 @@ def _standards(
         curie_prefix=curie_prefix,
         curie_expansion=model.prefixes[curie_prefix],
         xref_prefixes=tuple(sorted((p, d.expansion) for p, d in prefix_map.items())),
+        inexact_xrefs=tuple(inexact),
         biolink_version=bl.version,
         biolink_package=package_version(),
         assertion_class=model.assertion_class,

@@ -398,6 +398,9 @@ class Domain:
     curie_prefix: str = ""
     curie_expansion: str = ""
     xref_prefixes: tuple[tuple[str, str], ...] = ()
+    # (entity id, xref, match, match source) of every xref that is not an exact match (the
+    # xrefs table's `match` column; every other xref is exact), in table order
+    inexact_xrefs: tuple[tuple[str, str, str, str], ...] = ()
     biolink_version: str = ""
     biolink_package: str = ""
     assertion_class: str = ""
@@ -418,6 +421,11 @@ class Domain:
     entity_biolink: tuple[tuple[str, str], ...] = ()
     entity_events: tuple[tuple[str, bool], ...] = ()
     knowledge_source: str = ""
+
+    @cached_property
+    def xref_matches(self) -> dict[tuple[str, str], str]:
+        """(entity id, xref) -> its SSSOM match ('broad', 'narrow', 'close') when not exact."""
+        return {(e, x): m for e, x, m, _ in self.inexact_xrefs}
 
     def curie(self, local_id: str) -> str:
         """A local id (DRG_0001) as a CURIE under the domain's prefix."""

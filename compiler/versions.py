@@ -17,8 +17,13 @@ import kgbench.io as kgbench_io
 COMPILER_DIR = Path(__file__).resolve().parent
 # The contract's models decide what the compiler writes as much as its own code does.
 CONTRACT_DIR = COMPILER_DIR.parent / "kgbench" / "contract"
-# Kernel modules whose code shapes the compiled bytes (the canonical serialisers).
-KERNEL_FILES = (Path(kgbench_io.__file__).resolve(),)
+# Kernel modules whose code shapes the compiled bytes: the canonical serialisers, and the
+# untrusted-text encoders (the compiled KGX export's TSV cells go through `tsv_field`); the
+# latter by path, so that the no-op check imports nothing more.
+KERNEL_FILES = (
+    Path(kgbench_io.__file__).resolve(),
+    Path(kgbench_io.__file__).resolve().with_name("untrusted.py"),
+)
 
 
 def compiler_versions() -> dict[str, str]:

@@ -11,8 +11,9 @@ figure until someone curates it. Numerator: those with at least one xref (either
 table's column or data/xrefs.csv), as the compiled domain has them.
 
 Beside that curated figure the tool reports **raw** coverage, over all entities with nothing
-excluded, per class: any xref, and an xref in the vocabulary a KG of that class is usually
-joined on (STANDARD below: drugs CHEBI/RxNorm/DrugBank, targets HGNC/UniProt, processes GO,
+excluded, per class: any xref, an exact match (an xref the xrefs table does not declare broad,
+narrow or close, SSSOM match types: the only kind a consumer may treat as the entity's id),
+and an xref in the vocabulary a KG of that class is usually joined on (STANDARD below: drugs CHEBI/RxNorm/DrugBank, targets HGNC/UniProt, processes GO,
 conditions MONDO/HP). The curated figure alone hides the entities judged to have no concept.
 """
 
@@ -50,17 +51,25 @@ def coverage(domain_name: str) -> dict:
     with_concept = [e for e in domain.entities if e.id not in none]
     covered = [e for e in with_concept if e.xrefs]
     missing = [e.id for e in with_concept if not e.xrefs]
+    matches = domain.xref_matches
     per_class: dict[str, dict[str, int]] = {}
     for e in domain.entities:
-        row = per_class.setdefault(e.category, {"entities": 0, "any": 0, "standard": 0})
+        exact = [x for x in e.xrefs if (e.id, x) not in matches]
+        row = per_class.setdefault(
+            e.category, {"entities": 0, "any": 0, "exact": 0, "standard": 0, "standard_exact": 0}
+        )
         row["entities"] += 1
         row["any"] += bool(e.xrefs)
+        row["exact"] += bool(exact)
         wanted = STANDARD.get(e.category)
         if wanted is not None:
             row["standard"] += any(x.split(":", 1)[0] in wanted for x in e.xrefs)
+            row["standard_exact"] += any(x.split(":", 1)[0] in wanted for x in exact)
     return {
         "domain": domain_name,
         "raw_any": sum(bool(e.xrefs) for e in domain.entities),
+        "raw_exact": sum(row["exact"] for row in per_class.values()),
+        "inexact": len(domain.inexact_xrefs),
         "per_class": dict(sorted(per_class.items())),
         "entities": len(domain.entities),
         "no_standard_concept": len(ids & set(none)),
@@ -81,12 +90,20 @@ def main(argv: list[str]) -> int:
             "to have none"
         )
         raw = c["raw_any"] / c["entities"] if c["entities"] else 1.0
-        print(f"  raw: {c['raw_any']}/{c['entities']} entities cite any xref ({raw:.1%})")
+        exact = c["raw_exact"] / c["entities"] if c["entities"] else 1.0
+        print(
+            f"  raw: {c['raw_any']}/{c['entities']} entities cite any xref ({raw:.1%}), "
+            f"{c['raw_exact']}/{c['entities']} an exact match ({exact:.1%}); "
+            f"{c['inexact']} xrefs declared broad, narrow or close"
+        )
         for cls, row in c["per_class"].items():
             std = STANDARD.get(cls)
-            line = f"    {cls}: {row['any']}/{row['entities']} any"
+            line = f"    {cls}: {row['any']}/{row['entities']} any ({row['exact']} exact)"
             if std:
-                line += f", {row['standard']}/{row['entities']} in {'/'.join(std)}"
+                line += (
+                    f", {row['standard']}/{row['entities']} in {'/'.join(std)} "
+                    f"({row['standard_exact']} exact)"
+                )
             print(line)
         print(f"  no confident id yet: {' '.join(c['no_confident_id']) or '-'}")
         if c["stale_judgements"]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 from . import (
     cypher,
     graph,
+    kgx,
     manifest,
     metrics,
     neo4j,
@@ -31,6 +32,7 @@ BACKENDS: tuple[Backend, ...] = (
     scorer.BACKEND,
     scenario_rules.BACKEND,
     probe.BACKEND,
+    kgx.BACKEND,
 )
 
 __all__ = ["BACKENDS", "Artifact", "Backend", "EmitContext", "manifest"]

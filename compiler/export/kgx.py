@@ -5,7 +5,9 @@ with its assertion id as the edge id) and the MEMBER_OF links. Everything is wri
 Biolink and KGX expect it:
 
 - ids are CURIEs: the domain's own under its declared prefix (kgbench.<domain>:DRG_0001), with
-  the entity's standard-vocabulary CURIEs in `xref`;
+  the entity's exact standard-vocabulary matches in `xref`, and the terms the xrefs table
+  declares broader, narrower or close (SSSOM match types) in `kgbench_broad_match`,
+  `kgbench_narrow_match` and `kgbench_close_match`, never as equivalent ids;
 - `category` is the class's Biolink class (evidence sources: their source type's category);
 - `predicate` is the predicate's Biolink `meaning`; a predicate declared `biolink_inverse`
   has subject and object swapped (its Biolink predicate is the canonical inverse), one
@@ -22,12 +24,14 @@ declared vocabularies), for consumers and for the offline `kgx validate` (tools/
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from kgbench.io import json_bytes, jsonl_bytes
 from kgbench.untrusted import tsv_field
 
-from ..backends.base import Artifact
+from ..backends import base
+from ..backends.base import CSV_BATCH, Artifact
 from ..biolink_entities import category, reader
 from ..ir import Domain
 
@@ -39,6 +43,9 @@ NODE_COLUMNS = (
     "description",
     "synonym",
     "xref",
+    "kgbench_broad_match",
+    "kgbench_narrow_match",
+    "kgbench_close_match",
     "publication_type",
     "kgbench_class",
     "kgbench_source_type",
@@ -70,15 +77,27 @@ EDGE_COLUMNS = (
     "temporality",
 )
 MEMBER_OF = "biolink:member_of"
+# The SSSOM match types other than exact (spec/kg.yaml XrefMatch): such a term is not an
+# equivalent identifier, so it is written in its own column, never in Biolink's `xref`.
+INEXACT = ("broad", "narrow", "close")
 # The expansion of `infores:` CURIEs (the Biolink Information Resource Registry).
 INFORES = "https://w3id.org/biolink/infores/"
 
 
 def nodes(domain: Domain) -> list[dict[str, Any]]:
+    return list(iter_nodes(domain))
+
+
+def edges(domain: Domain) -> list[dict[str, Any]]:
+    return list(iter_edges(domain))
+
+
+def iter_nodes(domain: Domain) -> Iterator[dict[str, Any]]:
+    """The node records, entities then evidence sources, in the spec's order."""
     classes = domain.class_by_name
     categories = dict(domain.source_type_categories)
     meanings = dict(domain.source_type_meanings)
-    out: list[dict[str, Any]] = []
+    matches = domain.xref_matches
     for e in domain.entities:
         rec: dict[str, Any] = {
             "id": domain.curie(e.id),
@@ -90,9 +109,14 @@ def nodes(domain: Domain) -> list[dict[str, Any]]:
             rec["description"] = e.description
         if e.synonyms:
             rec["synonym"] = list(e.synonyms)
-        if e.xrefs:
-            rec["xref"] = list(e.xrefs)
-        out.append(rec)
+        exact = [x for x in e.xrefs if (e.id, x) not in matches]
+        if exact:
+            rec["xref"] = exact
+        for kind in INEXACT:
+            terms = [x for x in e.xrefs if matches.get((e.id, x)) == kind]
+            if terms:
+                rec[f"kgbench_{kind}_match"] = terms
+        yield rec
     for ev in domain.evidence_sources:
         rec = {
             "id": domain.curie(ev.evidence_id),
@@ -105,17 +129,16 @@ def nodes(domain: Domain) -> list[dict[str, Any]]:
         }
         if ev.source_type in meanings:
             rec["publication_type"] = [meanings[ev.source_type]]
-        out.append(rec)
-    return out
+        yield rec
 
 
-def edges(domain: Domain) -> list[dict[str, Any]]:
+def iter_edges(domain: Domain) -> Iterator[dict[str, Any]]:
+    """The edge records: each assertion (its id the edge id), then the MEMBER_OF links."""
     preds = domain.predicate_by_name
     evidence: dict[str, list[str]] = {}
     for s in domain.supports:
         evidence.setdefault(s.assertion_id, []).append(domain.curie(s.evidence_id))
     read = reader(domain)
-    out: list[dict[str, Any]] = []
     for a in domain.assertions:
         p = preds[a.predicate]
         reading = read(a)
@@ -150,23 +173,20 @@ def edges(domain: Domain) -> list[dict[str, Any]]:
         if sources:
             rec["publications"] = sources
             rec["has_evidence"] = sources
-        out.append(rec)
+        yield rec
     for cls in domain.intervention_classes:
         for member in cls.member_ids:
             edge_id = domain.curie(f"MEMBER_OF.{cls.class_id}.{member}")
-            out.append(
-                {
-                    "id": edge_id,
-                    "subject": domain.curie(member),
-                    "predicate": MEMBER_OF,
-                    "object": domain.curie(cls.class_id),
-                    "primary_knowledge_source": domain.knowledge_source,
-                    "knowledge_level": "knowledge_assertion",
-                    "agent_type": "manual_agent",
-                    "kgbench_predicate": "MEMBER_OF",
-                }
-            )
-    return out
+            yield {
+                "id": edge_id,
+                "subject": domain.curie(member),
+                "predicate": MEMBER_OF,
+                "object": domain.curie(cls.class_id),
+                "primary_knowledge_source": domain.knowledge_source,
+                "knowledge_level": "knowledge_assertion",
+                "agent_type": "manual_agent",
+                "kgbench_predicate": "MEMBER_OF",
+            }
 
 
 def _cell(column: str, value: Any) -> str:
@@ -189,13 +209,25 @@ def _text(value: Any) -> str:
     return text.replace("|", "/")
 
 
-def tsv_bytes(columns: tuple[str, ...], rows: list[dict[str, Any]]) -> bytes:
+def tsv_bytes(columns: tuple[str, ...], rows: Iterable[dict[str, Any]]) -> bytes:
     """The TSV KGX reads with pandas' default quoting: a cell holding a double quote is
     quoted (`tsv_field`), else a name starting with `"` opened a quoted field and swallowed
     the rows after it."""
+    return b"".join(tsv_chunks(columns, rows))
+
+
+def tsv_chunks(
+    columns: tuple[str, ...], rows: Iterable[dict[str, Any]], batch: int = CSV_BATCH
+) -> Iterator[bytes]:
+    """The same bytes as `tsv_bytes`, `batch` rows at a time (a large graph is never held)."""
     lines = ["\t".join(columns)]
-    lines += ["\t".join(tsv_field(_cell(c, r.get(c))) for c in columns) for r in rows]
-    return ("\n".join(lines) + "\n").encode("utf-8")
+    for r in rows:
+        lines.append("\t".join(tsv_field(_cell(c, r.get(c))) for c in columns))
+        if len(lines) >= batch:
+            yield ("\n".join(lines) + "\n").encode("utf-8")
+            lines = []
+    if lines:
+        yield ("\n".join(lines) + "\n").encode("utf-8")
 
 
 def prefix_context(domain: Domain) -> dict[str, str]:
@@ -204,6 +236,27 @@ def prefix_context(domain: Domain) -> dict[str, str]:
     context[domain.curie_prefix] = domain.curie_expansion
     context.update(dict(domain.xref_prefixes))
     return dict(sorted(context.items()))
+
+
+def compiled(domain: Domain, folder: str = "kgx") -> list[Artifact]:
+    """The export as compile artifacts under `folder`/: the TSV node and edge files KGX
+    reads and the prefix map, written by every compile so that a release can ship the graph
+    it was generated from (`kgbench publish` copies them; see harness/release/graph.py).
+    Streamed, like the other large outputs, beyond `COMPACT_ROWS` rows."""
+    stem = f"{folder}/{domain.name}"
+    n_nodes = len(domain.entities) + len(domain.evidence_sources)
+    n_edges = len(domain.assertions) + sum(len(c.member_ids) for c in domain.intervention_classes)
+    out = []
+    for path, columns, n, make in (
+        (f"{stem}_nodes.tsv", NODE_COLUMNS, n_nodes, iter_nodes),
+        (f"{stem}_edges.tsv", EDGE_COLUMNS, n_edges, iter_edges),
+    ):
+        if n > base.COMPACT_ROWS:  # read when called: a test lowers it
+            out.append(Artifact.streamed(path, lambda c=columns, m=make: tsv_chunks(c, m(domain))))
+        else:
+            out.append(Artifact(path, tsv_bytes(columns, make(domain))))
+    out.append(Artifact(f"{folder}/prefixes.json", json_bytes(prefix_context(domain))))
+    return out
 
 
 def emit(domain: Domain) -> list[Artifact]:

@@ -51,7 +51,9 @@ def graph(domain: Domain) -> dict[str, Any]:
                 "name": e.name,
                 "synonyms": list(e.synonyms),
                 "description": e.description,
-                "xrefs": list(e.xrefs),
+                # the xrefs slot says "the same concept": exact matches only (kgx.py writes
+                # the broader, narrower and close terms in their own columns)
+                "xrefs": [x for x in e.xrefs if (e.id, x) not in domain.xref_matches],
             }
         )
         for e in domain.entities

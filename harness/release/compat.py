@@ -6,8 +6,8 @@ change does to them:
          newly required, no longer required, newly nullable, loses enum values or changes
          its pattern: an existing reader may break;
   minor  an optional field or an enum value is added: existing readers keep working;
-  patch  the records change (content fixes, added or removed scenarios) or the schemas
-         change in ways no reader sees (descriptions).
+  patch  the records change (content fixes, added or removed scenarios), the shipped graph
+         (kgx/) changes, or the schemas change in ways no reader sees (descriptions).
 Identical content needs no release at all.
 """
 
@@ -20,7 +20,7 @@ from typing import Any
 from kgbench.untrusted import lines as untrusted_lines
 from kgbench.untrusted import parse_json_or_none
 
-from .layout import BUMPS, GOLD, GOLD_SCHEMA, SCENARIO_SCHEMA, SCENARIOS
+from .layout import BUMPS, GOLD, GOLD_SCHEMA, GRAPH_DIR, SCENARIO_SCHEMA, SCENARIOS
 
 
 @dataclass
@@ -168,4 +168,17 @@ def assess(old_files: dict[str, bytes], new_files: dict[str, bytes]) -> Assessme
                 out.need("patch", f"{rel}: changed without affecting readers")
     for rel in (SCENARIOS, GOLD):
         compare_records(rel, old_files[rel], new_files[rel], out)
+    old_graph, new_graph = _graph_files(old_files), _graph_files(new_files)
+    if old_graph != new_graph:  # the graph is data of the release: a change is a new release
+        if not old_graph:
+            out.need("patch", f"the release now ships its graph ({GRAPH_DIR}/)")
+        else:
+            changed = sorted(set(old_graph) ^ set(new_graph)) or sorted(
+                p for p in new_graph if old_graph[p] != new_graph[p]
+            )
+            out.need("patch", f"the graph changed ({', '.join(changed)})")
     return out
+
+
+def _graph_files(files: dict[str, bytes]) -> dict[str, bytes]:
+    return {p: data for p, data in files.items() if p.startswith(f"{GRAPH_DIR}/")}

@@ -6,6 +6,9 @@
       gold.jsonl                    {schema_version, scenario_id, category, gold} per scenario
       schemas/scenario.schema.json  what scenarios.jsonl validates against
       schemas/gold.schema.json      what each gold record's `gold` validates against
+      kgx/<domain>_nodes.tsv        the graph the gold was generated from, as KGX (Biolink)
+      kgx/<domain>_edges.tsv          nodes and edges, and the prefix map of their CURIEs
+      kgx/prefixes.json               (release format 1.1.0 on; see harness.release.graph)
 
 The content hash covers every file except the manifest (whose creation time is the one
 non-deterministic value), so "same content" means same bytes, whenever it was published.
@@ -24,13 +27,14 @@ from kgbench.errors import UserError
 from kgbench.io import sha256_text
 from kgbench.untrusted import shown
 
-RELEASE_FORMAT = "1.0.0"
+RELEASE_FORMAT = "1.1.0"  # 1.1.0: the release ships its graph (kgx/, manifest `graph`)
 MANIFEST = "manifest.json"
 SCENARIOS = "scenarios.jsonl"
 GOLD = "gold.jsonl"
 SCENARIO_SCHEMA = "schemas/scenario.schema.json"
 GOLD_SCHEMA = "schemas/gold.schema.json"
 DATA_FILES = (SCENARIOS, GOLD, SCENARIO_SCHEMA, GOLD_SCHEMA)
+GRAPH_DIR = "kgx"  # the shipped graph's files, listed in the manifest like the data files
 
 # \Z, not $ (which also matches before a final newline: "1.0.2\n" was taken as 1.0.2), and
 # [0-9], not \d (which matches any script's digits); at most 9 digits a part (a 5,000-digit

@@ -29,12 +29,14 @@ from kgbench.io import json_bytes, jsonl_bytes, replace_folder, sha256_bytes
 from kgbench.untrusted import load_json_object
 
 from .compat import assess
+from .graph import graph_files, graph_record
 from .index import INDEX, append_release, read_index, release_digest
 from .layout import (
     BUMPS,
     DATA_FILES,
     GOLD,
     GOLD_SCHEMA,
+    GRAPH_DIR,
     MANIFEST,
     RELEASE_FORMAT,
     SCENARIO_SCHEMA,
@@ -140,7 +142,14 @@ def _manifest(
 
 
 def _read_files(path: Path) -> dict[str, bytes]:
-    return {rel: (path / rel).read_bytes() for rel in DATA_FILES}
+    """A published release's data files and the graph files it ships (if any)."""
+    files = {rel: (path / rel).read_bytes() for rel in DATA_FILES}
+    manifest = load_json_object(path / MANIFEST, "release manifest")
+    for entry in manifest.get("files") or []:
+        rel = entry.get("path") if isinstance(entry, dict) else None
+        if isinstance(rel, str) and rel.startswith(f"{GRAPH_DIR}/") and ".." not in rel:
+            files[rel] = (path / rel).read_bytes()
+    return files
 
 
 def _review(
@@ -215,6 +224,12 @@ def publish_release(
     gold_root = domain.root / "gold"
     review = _review(records, reviews, gold_root)
     files = build_files(domain, records, schema_version)
+    # the graph the scenarios were generated from: the compile's own KGX export, as written
+    compiled_bytes = (domain.root / "manifest.json").read_bytes()
+    compiled_manifest = domain.json("manifest.json")
+    graph = graph_files(domain.root, compiled_manifest, domain.name)
+    files.update(graph)
+    graph_section = graph_record(graph, compiled_bytes, compiled_manifest)
     if changelog is not None:
         if not changelog.is_file():
             raise UserError(f"changelog not found: {changelog}")
@@ -223,7 +238,9 @@ def publish_release(
             changelog.read_text(encoding="utf-8").rstrip("\n") + "\n\n" + review_statement(review)
         ).encode("utf-8")
     with publish_lock(gold_root):
-        return _publish_locked(domain, gold_root, new, records, schema_version, files, review)
+        return _publish_locked(
+            domain, gold_root, new, records, schema_version, files, review, graph_section
+        )
 
 
 def _publish_locked(
@@ -234,6 +251,7 @@ def _publish_locked(
     schema_version: str,
     files: dict[str, bytes],
     review: dict[str, Any] | None,
+    graph: dict[str, Any],
 ) -> PublishResult:
     """The part of publishing that reads and changes gold/: one publish at a time (a lock),
     so two racing publishes cannot both pass the checks and leave a folder the index refuses."""
@@ -284,6 +302,7 @@ def _publish_locked(
     manifest = _manifest(
         domain, str(new), schema_version, records, files, str(previous) if previous else None
     )
+    manifest["graph"] = graph
     if review is not None:
         manifest["review"] = review
     _write_release(target, files, manifest)

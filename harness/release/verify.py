@@ -1,8 +1,9 @@
 """Checking and reading a gold release with nothing but the release folder.
 
 `verify_release(path)` re-computes every file's sha256 and size against the manifest, finds
-missing and unlisted files, re-checks the content hash, and validates every record against the
-schemas shipped in the folder (and each gold record against its scenario). `read_release`
+missing and unlisted files, re-checks the content hash, validates every record against the
+schemas shipped in the folder (and each gold record against its scenario), and checks the
+shipped graph (harness.release.graph: whole, and the graph the gold cites). `read_release`
 does the same and returns the parsed release; a consumer needs neither the spec, nor the
 compiled graph, nor Neo4j.
 """
@@ -17,6 +18,7 @@ from kgbench import untrusted
 from kgbench.errors import UserError, UserErrors
 from kgbench.io import sha256_bytes
 
+from .graph import graph_problems
 from .index import (
     INDEX,
     append_release,
@@ -276,7 +278,8 @@ def _verify_folder(root: Path) -> list[str]:
         return problems
     _check_files(root, manifest, problems)
     if all((root / rel).is_file() for rel in DATA_FILES):
-        _check_records(root, manifest, problems)
+        _, gold = _check_records(root, manifest, problems)
+        problems += graph_problems(root, manifest, gold)
     return problems
 
 

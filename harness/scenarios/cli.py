@@ -183,10 +183,16 @@ def verify_release(
         if pinned
         else "checked against its own manifest only; pin it with --digest"
     )
+    graph = manifest.get("graph")
+    shipped = (
+        f", its graph ({graph['node_count']} nodes, {graph['edge_count']} edges, KGX)"
+        if isinstance(graph, dict)
+        else ""
+    )
     _console().print(
         f"[green]verified[/] release {escape(manifest['release_version'])} of "
         f"{escape(manifest['domain'])}: "
-        f"{len(manifest['files'])} files, {manifest['counts']['scenarios']} scenarios; "
+        f"{len(manifest['files'])} files, {manifest['counts']['scenarios']} scenarios{shipped}; "
         f"release digest {release_digest(path)} ({how})"
     )
 

@@ -59,6 +59,10 @@ def test_publish_writes_a_self_describing_release(staged) -> None:
         "gold.jsonl",
         "schemas/scenario.schema.json",
         "schemas/gold.schema.json",
+        # the graph the gold was generated from (tests/scenarios/test_release_graph.py)
+        "kgx/cardio_nodes.tsv",
+        "kgx/cardio_edges.tsv",
+        "kgx/prefixes.json",
     }
     gold = [json.loads(line) for line in (root / "gold.jsonl").read_text().splitlines()]
     assert all(g["schema_version"] == manifest["scenario_schema_version"] for g in gold)

@@ -23,6 +23,10 @@ Everything after the wrapper's own options is passed to kgx unchanged, e.g.
         validate -i tsv runs/export/cardio/kgx/cardio_nodes.tsv runs/export/cardio/kgx/cardio_edges.tsv
 
 The process exits 1 when kgx reports any error (kgx itself exits 0 either way).
+
+`--key-by-id` keys the edges of KGX's in-memory graph by their `id` instead of
+subject-predicate-object (see `_key_edges_by_id`): it is a patch of KGX, not KGX, and exists
+to show what the export loses only because of that keying.
 """
 
 from __future__ import annotations
@@ -44,6 +48,11 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--prefix-map", required=True, type=Path)
     parser.add_argument("--extra-prefixes", type=Path)
     parser.add_argument("--report", type=Path, help="also write kgx's JSON report here")
+    parser.add_argument(
+        "--key-by-id",
+        action="store_true",
+        help="key the in-memory graph's edges by their `id` (the fix biolink/kgx#413 asks for)",
+    )
     ours, rest = parser.parse_known_args(argv)
 
     # Any attempt to reach the network is an error, not a silent hang on a missing resolver.
@@ -70,6 +79,9 @@ def main(argv: list[str]) -> int:
     kgx_config.jsonld_context_map["monarch_context"] = {}
     kgx_config.jsonld_context_map["obo_context"] = {}
 
+    if ours.key_by_id:
+        _key_edges_by_id()
+
     from kgx.cli import cli_utils
 
     errors = {}
@@ -91,6 +103,29 @@ def main(argv: list[str]) -> int:
 
     sys.argv = ["kgx", *rest]
     return cli(standalone_mode=False) or 0
+
+
+def _key_edges_by_id() -> None:
+    """Key each edge of KGX's in-memory graph by its `id`, not by subject-predicate-object.
+
+    KGX 2.7.0's GraphSink.write_edge keys a networkx multigraph edge by the record's `key`
+    or else by "subject-predicate-object" (kgx/sink/graph_sink.py), so two claims with the
+    same Biolink predicate between the same nodes (the same drug preventing the same event in
+    two populations, which differ only in `population_context_qualifier`) become one edge,
+    the later overwriting the earlier. An export cannot ask for another key: a `key` column
+    is passed to networkx twice (`add_edge(s, o, key, **record)` with `key` in the record)
+    and the transform fails. This replaces that one method by what biolink/kgx#413 asks
+    for, the edge's own `id` as its key (s-p-o when it has none); nothing else changes."""
+    from kgx.sink.graph_sink import GraphSink
+    from kgx.utils.kgx_utils import generate_edge_key
+
+    def write_edge(self, record):  # type: ignore[no-untyped-def]
+        key = record.get("id") or generate_edge_key(
+            record["subject"], record["predicate"], record["object"]
+        )
+        self.graph.add_edge(record["subject"], record["object"], key, **record)
+
+    GraphSink.write_edge = write_edge  # type: ignore[method-assign]
 
 
 if __name__ == "__main__":

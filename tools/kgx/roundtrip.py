@@ -53,7 +53,7 @@ MEANING = (
 CLAIM = tuple(f for f in MEANING if f != "population_context_qualifier")
 
 
-def _kgx(args: list[str], folder: Path, timeout: int) -> None:
+def _kgx(args: list[str], folder: Path, timeout: int, key_by_id: bool = False) -> None:
     model, prefix_map = biolink_files()
     cmd = [
         str(KGX_PYTHON),
@@ -64,6 +64,7 @@ def _kgx(args: list[str], folder: Path, timeout: int) -> None:
         str(prefix_map),
         "--extra-prefixes",
         str(folder / "prefixes.json"),
+        *(["--key-by-id"] if key_by_id else []),
         *args,
     ]
     done = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, check=False)
@@ -81,8 +82,11 @@ def edges_of(path: Path) -> tuple[dict[str, dict[str, str]], int]:
     return out, len(rows)
 
 
-def roundtrip(folder: Path, stem: str, stream: bool = False, timeout: int = 600) -> dict:
-    """Run TSV -> JSONL -> TSV; the edges in and out, and the lost, changed and fused ids."""
+def roundtrip(
+    folder: Path, stem: str, stream: bool = False, timeout: int = 600, key_by_id: bool = False
+) -> dict:
+    """Run TSV -> JSONL -> TSV; the edges in and out, and the lost, changed and fused ids
+    (`key_by_id`: with KGX's in-memory graph keyed by edge id, kgx_offline.py --key-by-id)."""
     flags = ["--stream"] if stream else []
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
@@ -91,12 +95,14 @@ def roundtrip(folder: Path, stem: str, stream: bool = False, timeout: int = 600)
             ["transform", *flags, "-i", "tsv", "-f", "jsonl", "-o", str(work / "pass1"), *first],
             folder,
             timeout,
+            key_by_id,
         )
         second = [str(work / "pass1_nodes.jsonl"), str(work / "pass1_edges.jsonl")]
         _kgx(
             ["transform", *flags, "-i", "jsonl", "-f", "tsv", "-o", str(work / "pass2"), *second],
             folder,
             timeout,
+            key_by_id,
         )
         before, rows_in = edges_of(folder / f"{stem}_edges.tsv")
         after, rows_out = edges_of(work / "pass2_edges.tsv")
@@ -140,12 +146,19 @@ def main() -> int:
     parser = argparse.ArgumentParser(prog="tools/kgx/roundtrip.py")
     parser.add_argument("--domain", required=True)
     parser.add_argument("--stream", action="store_true", help="kgx transform --stream")
+    parser.add_argument(
+        "--key-by-id",
+        action="store_true",
+        help="key KGX's in-memory edges by id (the biolink/kgx#413 fix; a patch of KGX 2.7.0)",
+    )
     args = parser.parse_args()
     from compiler.export import export_domain
 
     result = export_domain(args.domain, "kgx")
-    report = roundtrip(result.out_dir, result.domain, stream=args.stream)
+    report = roundtrip(result.out_dir, result.domain, stream=args.stream, key_by_id=args.key_by_id)
     mode = "streamed" if args.stream else "in memory"
+    if args.key_by_id:
+        mode += ", edges keyed by id"
     print(
         f"kgx transform ({mode}, tsv -> jsonl -> tsv) {result.domain}: "
         f"{report['edges_in']} edges in, {report['edges_out']} out; "
