@@ -235,6 +235,7 @@ def check_scenario_rules(doc: YamlDoc, domain: ir.Domain, model: SchemaModel) ->
     c.anchor(["adverse_effects"], data.get("adverse_effects"))
     for i, group in enumerate(data.get("outcome_groups") or ()):
         c.entities_(["outcome_groups", i, "members"], group["members"])
+    _check_goals(c, data)
 
     known = scenario_categories()
     declared: list[str] = []
@@ -372,6 +373,27 @@ def _check_pinned(c: _Checker, data: dict, declared: list[str]) -> None:
             c.add(
                 [*path, "target_outcome"],
                 f"'{target.id}' is a {target.category}; target_classes allow " + ", ".join(allowed),
+            )
+
+
+def _check_goals(c: _Checker, data: dict) -> None:
+    """Goal findings and their outcomes are entities; a finding is one goal, never its own
+    outcome; a goal_tie category needs goals to decide by."""
+    seen: set[str] = set()
+    for i, goal in enumerate(data.get("goals") or ()):
+        path = ["goals", i]
+        c.entity([*path, "finding"], goal["finding"])
+        c.entity([*path, "outcome"], goal["outcome"])
+        if goal["finding"] in seen:
+            c.add([*path, "finding"], f"goal finding '{goal['finding']}' is declared twice")
+        if goal["finding"] == goal["outcome"]:
+            c.add([*path, "outcome"], "a goal points to an outcome other than its own finding")
+        seen.add(goal["finding"])
+    for i, rule in enumerate(data["categories"]):
+        if rule["pattern"] == "goal_tie" and not data.get("goals"):
+            c.add(
+                ["categories", i, "pattern"],
+                "a goal_tie rule needs `goals` (the stated priorities that break the tie)",
             )
 
 

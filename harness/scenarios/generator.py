@@ -354,6 +354,8 @@ def _missing(rule: CategoryRule) -> str:
         "mechanism behind it",
         "weak_evidence": "enough options with only weak, unvalidated or null evidence for a "
         "target, and none qualified",
+        "goal_tie": "two options of different classes qualified for the target and a declared "
+        "goal (scenarios.yaml goals) whose outcome only one of them has a qualifying claim on",
     }
     return f"It needs {needs.get(rule.pattern, 'instances')}."
 

@@ -54,7 +54,11 @@ def test_the_domain_is_what_the_issue_asks_for(t2d: CompiledDomain) -> None:
 
 def test_generate_check_audit_and_explain(t2d: CompiledDomain, generated) -> None:
     path, records, report = generated
-    assert {r["category"] for r in records} == {"direct_effect", "contraindication_sensitive"}
+    assert {r["category"] for r in records} == {
+        "direct_effect",
+        "contraindication_sensitive",
+        "competing_interventions",
+    }
     assert all(r["scenario_id"].startswith("T2D-") for r in records)
     assert report.rule_order_dependent == 0
     assert check_file(t2d, path) == records
