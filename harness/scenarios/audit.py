@@ -152,13 +152,21 @@ class ItemJudge:
                 f"{blocked}{item.detail}: the gold would rest on a tie-break, not on evidence"
                 f"{goals} (kgbench explain shows each verdict)"
             )
-        if item.new is None:
-            hint = ""
-            if old is not None and old.status == "no_outcome_evidence" and item.old:
-                population = self.domain.population_of(item.record)
-                hint = "; " + what_would_qualify(
-                    self.judge, item.old, item.record["target_outcome_id"], population
+        hint = ""
+        if old is not None and old.status == "no_outcome_evidence" and item.old:
+            population = self.domain.population_of(item.record)
+            target = item.record["target_outcome_id"]
+            hint = "; " + what_would_qualify(self.judge, item.old, target, population)
+            chains = [
+                c
+                for c in self._builder.clinical.chains(
+                    item.old, target, self.rules.distractor_exclusion, population
                 )
+                if c.hops > 1
+            ]
+            if chains:  # name the chain it does have: it explains, it does not qualify
+                hint += f" (its chain {' -> '.join(chains[0].ids)} is a mechanism)"
+        if item.new is None:
             return (
                 f"{blocked}no candidate rests on outcome evidence for this patient, so the "
                 "answer is to abstain (preferred null, nothing acceptable, expects_uncertainty)"
@@ -167,7 +175,7 @@ class ItemJudge:
         return (
             f"{blocked}the evidence rules give '{item.new}' (outcome evidence: "
             f"{', '.join(c.assertion_id for c in item.verdicts[item.new].claims)}), "
-            f"not {repr(item.old) if item.old else 'abstention'}"
+            f"not {repr(item.old) if item.old else 'abstention'}{hint}"
         )
 
     # justification of an item that carries none (hand-written) --------------------------------
