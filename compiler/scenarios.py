@@ -236,6 +236,7 @@ def check_scenario_rules(doc: YamlDoc, domain: ir.Domain, model: SchemaModel) ->
     for i, group in enumerate(data.get("outcome_groups") or ()):
         c.entities_(["outcome_groups", i, "members"], group["members"])
     _check_goals(c, data)
+    _check_exclusive(c, data)
 
     known = scenario_categories()
     declared: list[str] = []
@@ -373,6 +374,25 @@ def _check_pinned(c: _Checker, data: dict, declared: list[str]) -> None:
             c.add(
                 [*path, "target_outcome"],
                 f"'{target.id}' is a {target.category}; target_classes allow " + ", ".join(allowed),
+            )
+
+
+def _check_exclusive(c: _Checker, data: dict) -> None:
+    """Each exclusive group names two or more entities, or one entity class (not both)."""
+    for i, group in enumerate(data.get("exclusive_findings") or ()):
+        path = ["exclusive_findings", i]
+        members, kind = group.get("members"), group.get("entity_class")
+        if (members is None) == (kind is None):
+            c.add(path, "an exclusive group lists its members or names an entity_class (one)")
+            continue
+        if members is not None:
+            c.entities_([*path, "members"], members)
+            if len(set(members)) < 2:
+                c.add([*path, "members"], "an exclusive group needs two or more findings")
+        elif kind not in c.classes:
+            c.add(
+                [*path, "entity_class"],
+                f"unknown class '{kind}'" + suggest(str(kind), c.classes),
             )
 
 

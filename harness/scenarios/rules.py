@@ -175,6 +175,7 @@ class Rules:
     gold_path_shapes: tuple[tuple[str, ...], ...] = ()  # first matching shape wins, if declared
     scenario_id_format: str = ""  # the domain's scenario id scheme: how item n is numbered
     goals: tuple[dict[str, Any], ...] = ()  # stated priorities that break ties (goals.py)
+    exclusive_findings: tuple[dict[str, Any], ...] = ()  # groups a patient holds one of
 
     def scenario_id(self, n: int) -> str:
         """The n-th item's id (1-based) in the domain's declared scheme."""
@@ -246,4 +247,5 @@ def _rules_from(doc: dict[str, Any]) -> Rules:
         gold_path_shapes=tuple(tuple(str(s).split()) for s in r.get("gold_path_shapes") or ()),
         scenario_id_format=r["scenario_ids"]["format"],
         goals=tuple(r.get("goals") or ()),
+        exclusive_findings=tuple(r.get("exclusive_findings") or ()),
     )
