@@ -15,6 +15,7 @@ import copy
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from compiler.api import compile_domain
 from harness.compiled import CompiledDomain
@@ -149,3 +150,81 @@ def test_the_goals_evidence_reaches_the_context_and_no_chain_metric(
             return {chosen}
 
     assert context_chain_ids(context, "Liraglutide", Lexicon()) == {"CL061"}  # type: ignore[arg-type]
+
+
+GOAL_CLAIMS = ("CL023", "CL060", "CL061", "CL062", "CL063")
+
+
+def _edited_fixture(folder: Path, dropped: set[str], goals: bool, exclusive: bool) -> Path:
+    """The fixture with some of its goal and surrogate claims dropped, its goals or exclusive
+    groups removed: another small valid domain (or one the compiler explains)."""
+    import shutil
+
+    import yaml
+
+    spec = folder / "t2dcare"
+    shutil.copytree(T2D, spec)
+    schema = spec / "schema.yaml"
+    schema.write_text(
+        schema.read_text(encoding="utf-8").replace("../../../../spec/kg", str(REPO / "spec/kg")),
+        encoding="utf-8",
+    )
+    for table in ("assertions.csv", "assertion_evidence.csv"):
+        path = spec / "data" / table
+        lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+        path.write_text(
+            "".join(ln for ln in lines if ln.split(",", 1)[0] not in dropped), encoding="utf-8"
+        )
+    rules_path = spec / "scenarios.yaml"
+    rules = yaml.safe_load(rules_path.read_text(encoding="utf-8"))
+    if not goals:
+        rules.pop("goals")
+        rules["categories"] = [c for c in rules["categories"] if c["pattern"] != "goal_tie"]
+    if not exclusive:
+        rules.pop("exclusive_findings")
+    rules_path.write_text(yaml.safe_dump(rules, sort_keys=False), encoding="utf-8")
+    return spec
+
+
+def test_goal_edits_give_items_or_one_message() -> None:
+    """Property (a fixed budget, brief in `make test`): the fixture with any of its surrogate
+    and goal claims dropped, with or without goals and exclusive groups, compiles and generates
+    valid items or says in one message why not; never a traceback, and a goal item is always
+    the goal-resolved tie the rule gives."""
+    import tempfile
+
+    from hypothesis import given, reject
+    from hypothesis import strategies as st
+
+    from harness.scenarios.validation import check_file
+    from kgbench.errors import UserError
+    from tests.fuzz.settings import EXAMPLES, FUZZ, RANDOM
+
+    @settings(FUZZ, max_examples=EXAMPLES if RANDOM else min(EXAMPLES, 6))
+    @given(
+        dropped=st.sets(st.sampled_from(GOAL_CLAIMS)),
+        goals=st.booleans(),
+        exclusive=st.booleans(),
+    )
+    def run(dropped: set[str], goals: bool, exclusive: bool) -> None:
+        with tempfile.TemporaryDirectory() as tmp:
+            folder = Path(tmp)
+            spec = _edited_fixture(folder, dropped, goals, exclusive)
+            try:
+                compile_domain(spec, out_root=folder / "generated", force=True)
+            except UserError:
+                reject()
+            compiled = CompiledDomain.open("t2dcare", generated=folder / "generated")
+            try:
+                path, records, _ = generate_file(compiled, None, None, folder / "s.jsonl")
+            except UserError as err:
+                assert str(err).strip()
+                return
+            assert check_file(compiled, path) == records
+            for r in records:
+                if r["category"] == "competing_interventions":
+                    gold = r["gold"]
+                    assert len(gold["acceptable_interventions"]) >= 2
+                    assert GOAL in r["patient"]["condition_ids"]
+
+    run()
