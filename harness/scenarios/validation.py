@@ -274,13 +274,19 @@ class _Checker:
             self._excluded = exclusions(self.item_judge.rules, self.kg)
         listed = list(s["patient"].get("condition_ids") or ())
         context = (s.get("population_id"), s["target_outcome_id"])
+        profiles = self.item_judge.rules.entity_profiles
         for f, hit in clashes(self._excluded, listed, context):
+            one_sided = set((profiles.get(f) or {}).get("incompatible_with") or ())
+            where = (
+                "incompatible_with in the domain's entity_profiles"
+                if set(hit) <= one_sided
+                else "exclusive_findings in the domain's scenarios.yaml"
+            )
             self.add(
                 line,
                 sid,
                 f"patient.condition_ids[{listed.index(f)}]",
-                f"{f} excludes {', '.join(hit)} (incompatible_with in the domain's "
-                "entity_profiles, or exclusive_findings); a patient cannot hold both",
+                f"{f} excludes {', '.join(hit)} ({where}); a patient cannot hold both",
             )
 
     def judged(self, line: int, sid: str, s: dict[str, Any]) -> None:

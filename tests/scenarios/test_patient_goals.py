@@ -71,6 +71,7 @@ def test_every_gate_agrees_on_the_goal_resolved_item(t2d: CompiledDomain, goal_i
     assert validate_records(t2d, [(1, goal_item)], "goal.jsonl") == []
     text = as_text(judge.kg, explain(judge.kg, goal_item, judge))
     assert "stated goal, weight loss" in text
+    assert "population: none (the domain declares no default" in text  # not "the default"
 
 
 def test_without_the_stated_goal_the_tie_rule_stands(t2d: CompiledDomain, goal_item: dict) -> None:
