@@ -182,3 +182,30 @@ def test_a_scheme_without_a_fixed_prefix_is_named_by_its_kind() -> None:
     assert literal_prefix(IdScheme("^X\\.Y[0-9]$")) == "X.Y"
     assert literal_prefix(IdScheme("^A.B[0-9]$")) == "A"  # an unescaped dot is no literal
     assert literal_prefix(IdScheme("^(CL|AS)[0-9]$")) == ""
+
+
+def test_the_commands_run_on_the_fixture_by_name(tmp_path: Path, monkeypatch) -> None:
+    """validate, compile, generate, check-scenarios, audit and explain as a curator types them
+    (the CLI, the domain by path then by name), the compiled tree in a folder of the test."""
+    from typer.testing import CliRunner
+
+    from kgbench.cli import app
+
+    monkeypatch.setattr("compiler.api.GENERATED_DIR", tmp_path)
+    monkeypatch.setattr("harness.compiled.GENERATED", tmp_path)
+    scenarios = tmp_path / "t2dcare.jsonl"
+    steps = [
+        ["validate", "--domain", str(T2D)],
+        ["compile", "--domain", str(T2D)],
+        ["generate", "--domain", "t2dcare", "--out", str(scenarios)],
+        ["check-scenarios", "--domain", "t2dcare", str(scenarios)],
+        ["audit", "--domain", "t2dcare", "--scenarios", str(scenarios)],
+        ["explain", "T2D-003", "--domain", "t2dcare", "--scenarios", str(scenarios)],
+    ]
+    outputs = []
+    for argv in steps:
+        result = CliRunner().invoke(app, argv)
+        assert result.exit_code == 0, (argv, result.output)
+        outputs.append(result.output)
+    assert (tmp_path / "t2dcare" / "manifest.json").exists()
+    assert "stated goal, weight loss" in outputs[-1]
