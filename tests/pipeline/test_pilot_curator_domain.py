@@ -40,6 +40,7 @@ def test_pilot_runs_the_curator_domain(
         "direct_effect",
         "contraindication_sensitive",
         "competing_interventions",
+        "adverse_effect_pathway",
     }
     log = [json.loads(line) for line in (run_dir / "responses/openai-context-reader.jsonl").open()]
     assert len(log) == 4 * len(scenarios)

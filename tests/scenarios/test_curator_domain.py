@@ -58,6 +58,7 @@ def test_generate_check_audit_and_explain(t2d: CompiledDomain, generated) -> Non
         "direct_effect",
         "contraindication_sensitive",
         "competing_interventions",
+        "adverse_effect_pathway",
     }
     assert all(r["scenario_id"].startswith("T2D-") for r in records)
     assert report.rule_order_dependent == 0

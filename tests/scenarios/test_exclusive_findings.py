@@ -141,4 +141,5 @@ def test_a_bad_group_is_one_located_message(tmp_path: Path, group: str, expected
     )
     with pytest.raises((UserError, UserErrors)) as err:
         compile_domain(spec, out_root=tmp_path / "out", force=True)
-    assert expected in str(err.value) and "scenarios.yaml, line 59" in str(err.value)
+    line = text[:start].count("\n") + 1  # the group's own line
+    assert expected in str(err.value) and f"scenarios.yaml, line {line}" in str(err.value)
