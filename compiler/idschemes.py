@@ -114,3 +114,43 @@ def apply(model: SchemaModel, schemes: IdSchemes) -> SchemaModel:
 
 def matches(scheme: IdScheme, value: str) -> bool:
     return re.fullmatch(scheme.pattern, value) is not None
+
+
+def literal_prefix(scheme: IdScheme) -> str:
+    """The fixed characters every id of the scheme starts with ('ASR_' for '^ASR_[0-9]{4,7}$',
+    'CL' for '^CL[0-9]{3}$'); empty when the pattern opens with a class or group."""
+    if "|" in scheme.pattern:  # alternatives: no one prefix
+        return ""
+    m = re.match(r"\^((?:[A-Za-z0-9_:-]|\\[-.:_])*)", scheme.pattern)
+    prefix = m.group(1).replace("\\", "") if m else ""
+    rest = scheme.pattern[m.end() :] if m else scheme.pattern
+    if rest[:1] in ("?", "*", "{", "+") and prefix:  # the last literal is quantified
+        prefix = prefix[:-1]
+    return prefix
+
+
+def citation_hint(schemes: IdSchemes | None) -> str:
+    """How the prompt frame names the identifiers a model cites: the assertion and evidence
+    schemes' fixed prefixes ('ASR_..., EV_...' under the paper's defaults), or their kinds
+    where a scheme has no fixed prefix, so a domain's own schemes never read as the paper's."""
+    if schemes is None:
+        return "ASR_..., EV_..."
+    words = []
+    for kind, noun in (("assertions", "assertion ids"), ("evidence", "evidence ids")):
+        prefix = literal_prefix(schemes.of(kind))
+        words.append(f"{prefix}..." if prefix else noun)
+    return ", ".join(words)
+
+
+def in_own_ids(text: str, schemes: IdSchemes | None) -> str:
+    """Text written in the paper's id formats (the response schema's 'assertion ids (ASR_*)')
+    with each declared scheme's prefix in their place, so a prompt never teaches a domain with
+    its own schemes the paper's ids; unchanged under the defaults."""
+    if schemes is None:
+        return text
+    for kind, paper in (("assertions", "ASR_"), ("evidence", "EV_")):
+        scheme = schemes.of(kind)
+        if scheme.declared:
+            prefix = literal_prefix(scheme)
+            text = text.replace(f" ({paper}*)", f" ({prefix}*)" if prefix else "")
+    return text

@@ -254,6 +254,8 @@ def check_scenario_rules(doc: YamlDoc, domain: ir.Domain, model: SchemaModel) ->
     c.anchor(["adverse_effects"], data.get("adverse_effects"))
     for i, group in enumerate(data.get("outcome_groups") or ()):
         c.entities_(["outcome_groups", i, "members"], group["members"])
+    _check_goals(c, data)
+    _check_exclusive(c, data)
 
     known = scenario_categories()
     declared: list[str] = []
@@ -394,6 +396,46 @@ def _check_pinned(c: _Checker, data: dict, declared: list[str]) -> None:
             c.add(
                 [*path, "target_outcome"],
                 f"'{target.id}' is a {target.category}; target_classes allow " + ", ".join(allowed),
+            )
+
+
+def _check_exclusive(c: _Checker, data: dict) -> None:
+    """Each exclusive group names two or more entities, or one entity class (not both)."""
+    for i, group in enumerate(data.get("exclusive_findings") or ()):
+        path = ["exclusive_findings", i]
+        members, kind = group.get("members"), group.get("entity_class")
+        if (members is None) == (kind is None):
+            c.add(path, "an exclusive group lists its members or names an entity_class (one)")
+            continue
+        if members is not None:
+            c.entities_([*path, "members"], members)
+            if len(set(members)) < 2:
+                c.add([*path, "members"], "an exclusive group needs two or more findings")
+        elif kind not in c.classes:
+            c.add(
+                [*path, "entity_class"],
+                f"unknown class '{kind}'" + suggest(str(kind), c.classes),
+            )
+
+
+def _check_goals(c: _Checker, data: dict) -> None:
+    """Goal findings and their outcomes are entities; a finding is one goal, never its own
+    outcome; a goal_tie category needs goals to decide by."""
+    seen: set[str] = set()
+    for i, goal in enumerate(data.get("goals") or ()):
+        path = ["goals", i]
+        c.entity([*path, "finding"], goal["finding"])
+        c.entity([*path, "outcome"], goal["outcome"])
+        if goal["finding"] in seen:
+            c.add([*path, "finding"], f"goal finding '{goal['finding']}' is declared twice")
+        if goal["finding"] == goal["outcome"]:
+            c.add([*path, "outcome"], "a goal points to an outcome other than its own finding")
+        seen.add(goal["finding"])
+    for i, rule in enumerate(data["categories"]):
+        if rule["pattern"] == "goal_tie" and not data.get("goals"):
+            c.add(
+                ["categories", i, "pattern"],
+                "a goal_tie rule needs `goals` (the stated priorities that break the tie)",
             )
 
 

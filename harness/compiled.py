@@ -101,6 +101,15 @@ class CompiledDomain:
             return None
         return self.document(contract.ScenarioRules).rules.get("default_population")
 
+    @cached_property
+    def goal_outcomes(self) -> dict[str, str]:
+        """Goal finding -> the outcome it points to (scenarios.yaml `goals`); empty for a
+        domain that declares none."""
+        if not (self.root / "scenario_rules.json").exists():
+            return {}
+        goals = self.document(contract.ScenarioRules).rules.get("goals") or ()
+        return {g["finding"]: g["outcome"] for g in goals}
+
     def population_of(self, scenario: dict[str, Any]) -> str | None:
         """The one reading of a scenario's population: its own `population_id`, else the
         domain's default (None when the domain declares no population)."""

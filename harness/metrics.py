@@ -726,8 +726,10 @@ def context_chain_ids(
     # the target, or an outcome the extraction counts as it (a composite that contains it)
     ends = {target} if isinstance(target, str) else set()
     outcomes = params.get("outcome_ids") if isinstance(params, dict) else None
+    goals = params.get("goal_outcome_ids") if isinstance(params, dict) else None
+    goals = set(goals) if isinstance(goals, list) else set()  # a stated goal's outcome: no end
     if ends and isinstance(outcomes, list):
-        ends.update(o for o in outcomes if isinstance(o, str))
+        ends.update(o for o in outcomes if isinstance(o, str) and o not in goals)
     out: set[str] = set()
     for section in sections:
         shape = section.get("shape") if isinstance(section, dict) else None

@@ -58,3 +58,22 @@ def test_the_linkml_export_of_a_domain_with_its_own_ids_validates(tmp_path: Path
     bad.write_text(json.dumps(data))
     errors = _linkml_validate(schema_only, bad)
     assert errors and any("ASR_0001" in e for e in errors), errors
+
+
+def test_the_kgx_export_of_the_curator_domain_keeps_its_ids(tmp_path: Path) -> None:
+    """Issue 29 (done when: export): the fixture's KGX nodes and edges carry its own ids, one
+    node per entity and one edge per assertion, every edge's ends among the nodes."""
+    export = export_domain(T2D, "kgx", tmp_path / "kgx")
+    files = {p.name: p for p in export.out_dir.rglob("*") if p.is_file()}
+    nodes_file = next(p for n, p in files.items() if n.endswith("nodes.jsonl"))
+    edges_file = next(p for n, p in files.items() if n.endswith("edges.jsonl"))
+    nodes = [json.loads(line) for line in nodes_file.read_text().splitlines() if line]
+    edges = [json.loads(line) for line in edges_file.read_text().splitlines() if line]
+    entities = (T2D / "data" / "entities.csv").read_text().splitlines()[1:]
+    claims = (T2D / "data" / "assertions.csv").read_text().splitlines()[1:]
+    ids = {n["id"] for n in nodes}
+    assert {f"kgbench.t2dcare:{line.split(',')[0]}" for line in entities} <= ids
+    assert len(edges) >= len(claims)
+    assert all(e["subject"] in ids and e["object"] in ids for e in edges)
+    text = nodes_file.read_text() + edges_file.read_text()
+    assert "ASR_" not in text and "EV_0" not in text and "CL050" in text

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 
+from ..idschemes import citation_hint, in_own_ids
 from ..ir import Domain
 from .base import Artifact, Backend, EmitContext, render
 from .schemas import response_schema
@@ -61,7 +62,7 @@ BACKEND = PromptsBackend()
 def _emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
     schema = response_schema()
     fields = [
-        {"name": name, "description": prop.get("description", "")}
+        {"name": name, "description": in_own_ids(prop.get("description", ""), domain.id_schemes)}
         for name, prop in ((n, schema["properties"][n]) for n in schema["required"])
     ]
     frame = render(
@@ -70,7 +71,10 @@ def _emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
         domain=domain.name,
         role=domain.role_sentence,
         fields=fields,
-        schema_json=json.dumps(schema, indent=2, ensure_ascii=False),  # declared order
+        schema_json=in_own_ids(  # declared order
+            json.dumps(schema, indent=2, ensure_ascii=False), domain.id_schemes
+        ),
+        citation_hint=citation_hint(domain.id_schemes),
     )
     out = [Artifact("prompts/frame.j2", frame)]
     for cond in domain.conditions:

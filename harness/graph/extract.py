@@ -107,20 +107,28 @@ def check_against_compile(
 
 def parameters(scenario: dict[str, Any], domain: CompiledDomain) -> dict[str, Any]:
     """Query parameters; `outcome_ids` adds the composites that contain the target, since a
-    claim on a composite (MACE) speaks for its components (myocardial infarction)."""
+    claim on a composite (MACE) speaks for its components (myocardial infarction), and the
+    outcome of each goal the patient states (scenarios.yaml `goals`), since the evidence for
+    that goal may settle a tie (a domain without goals gets the target and composites only)."""
     patient = scenario.get("patient") or {}
     population = domain.population_of(scenario)  # none in a domain without populations
     context_ids = [*filter(None, [population]), *patient.get("condition_ids", [])]
     target = scenario["target_outcome_id"]
     composites = (domain.graph.get("evidence_rules") or {}).get("composite_outcomes") or []
     outcome_ids = [target, *sorted(c["outcome_id"] for c in composites if target in c["members"])]
-    return {
+    goals = domain.goal_outcomes
+    stated = sorted({goals[f] for f in patient.get("condition_ids", []) if f in goals})
+    goal_ids = [o for o in stated if o not in outcome_ids]
+    params = {
         "candidate_ids": [c["intervention_id"] for c in scenario["candidates"]],
         "target_id": target,
-        "outcome_ids": outcome_ids,
+        "outcome_ids": [*outcome_ids, *goal_ids],
         "context_ids": sorted(set(context_ids)),
         "evidence_rank": domain.evidence_rank,
     }
+    if goal_ids:  # named apart, so no metric mistakes a goal's claim for a chain to the target
+        params["goal_outcome_ids"] = goal_ids
+    return params
 
 
 def _plain(value: Any) -> Any:

@@ -145,9 +145,15 @@ def find(records: list[dict[str, Any]], scenario_id: str) -> dict[str, Any]:
 
 
 def population_name(kg: KnowledgeGraph, record: dict[str, Any]) -> str:
-    """The item's population by name, or that it names none (the domain default applies)."""
+    """The item's population by name, or that it names none: the domain default applies, or
+    (a domain without one) the claims without a population speak for the patient."""
     population = record.get("population_id")
-    return kg.name_of(population) if population else "none stated (the domain default)"
+    if population:
+        return kg.name_of(population)
+    default = kg.domain.default_population
+    if default:
+        return f"none stated (the domain default, {kg.name_of(default)})"
+    return "none (the domain declares no default; claims without a population apply)"
 
 
 def as_text(kg: KnowledgeGraph, ex: Explanation) -> str:

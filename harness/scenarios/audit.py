@@ -26,6 +26,7 @@ from typing import Any
 from harness.compiled import CompiledDomain
 
 from .evidence import Judgement, OutcomeJudge
+from .goals import GoalRule, Resolution
 from .kg import KnowledgeGraph
 from .rules import load_rules
 
@@ -69,6 +70,7 @@ class ItemJudge:
         self.kg = judge.kg if judge is not None else kg or KnowledgeGraph(domain)
         self.rules = judge.rules if judge is not None else load_rules(domain)
         self.judge = judge or OutcomeJudge(self.kg, self.rules)
+        self.goals = GoalRule(self.judge, self.rules.goals)
 
     def verdicts(self, record: dict[str, Any]) -> dict[str, Judgement]:
         findings = tuple(record["patient"].get("condition_ids") or ())
@@ -80,11 +82,24 @@ class ItemJudge:
             for c in record["candidates"]
         }
 
+    def resolution(
+        self, record: dict[str, Any], verdicts: dict[str, Judgement] | None = None
+    ) -> Resolution | None:
+        """The patient's stated goal settling a tie among the qualified candidates (goals.py);
+        None when there is no tie, no stated goal, or the goal does not settle it."""
+        verdicts = verdicts if verdicts is not None else self.verdicts(record)
+        qualified = sorted(c for c, j in verdicts.items() if j.qualified)
+        findings = tuple(record["patient"].get("condition_ids") or ())
+        return self.goals.resolve(qualified, self.domain.population_of(record), findings)
+
     def item(self, record: dict[str, Any]) -> ItemAudit:
         kg = self.kg
         gold = record["gold"]
         verdicts = self.verdicts(record)
         qualified = sorted(c for c, j in verdicts.items() if j.qualified)
+        settled = self.resolution(record, verdicts)
+        if settled is not None:  # a stated goal picks one; the others stay acceptable
+            qualified = [settled.preferred]
         old = gold.get("preferred_intervention")
         acceptable = gold.get("acceptable_interventions") or ()
         wildcards = [a for a in acceptable if a in kg.group_ids and a not in kg.homogeneous]
@@ -100,7 +115,9 @@ class ItemJudge:
         elif qualified and qualified[0] != old:
             outcome, new = CHANGES, qualified[0]
             detail = f"{old or 'abstain'} -> {new}"
-            if old in verdicts:
+            if settled is not None:
+                detail += f" (the stated goal {settled.goal.finding} settles the tie)"
+            elif old in verdicts:
                 detail += f" ({old}: {verdicts[old].status})"
         elif wildcards or contraindicated:
             outcome, new = NARROWED, old
@@ -124,17 +141,32 @@ class ItemJudge:
             blocked = f"'{item.old}' is not qualified for this patient ({why}"
             blocked += f": {', '.join(ids)}); " if ids else "); "
         if item.outcome == TIE:
-            return (
-                f"{blocked}{item.detail}: the gold would rest on a tie-break, not on evidence "
-                "(kgbench explain shows each verdict)"
-            )
-        if item.new is None:
-            hint = ""
-            if old is not None and old.status == "no_outcome_evidence" and item.old:
-                population = self.domain.population_of(item.record)
-                hint = "; " + what_would_qualify(
-                    self.judge, item.old, item.record["target_outcome_id"], population
+            goals = ""
+            if self.goals.goals:  # the domain declares goals, but none settles this tie
+                goals = (
+                    "; no goal the patient states ("
+                    + ", ".join(g.finding for g in self.goals.goals)
+                    + " in condition_ids) is served by exactly one of them"
                 )
+            return (
+                f"{blocked}{item.detail}: the gold would rest on a tie-break, not on evidence"
+                f"{goals} (kgbench explain shows each verdict)"
+            )
+        hint = ""
+        if old is not None and old.status == "no_outcome_evidence" and item.old:
+            population = self.domain.population_of(item.record)
+            target = item.record["target_outcome_id"]
+            hint = "; " + what_would_qualify(self.judge, item.old, target, population)
+            chains = [
+                c
+                for c in self._builder.clinical.chains(
+                    item.old, target, self.rules.distractor_exclusion, population
+                )
+                if c.hops > 1
+            ]
+            if chains:  # name the chain it does have: it explains, it does not qualify
+                hint += f" (its chain {' -> '.join(chains[0].ids)} is a mechanism)"
+        if item.new is None:
             return (
                 f"{blocked}no candidate rests on outcome evidence for this patient, so the "
                 "answer is to abstain (preferred null, nothing acceptable, expects_uncertainty)"
@@ -143,7 +175,7 @@ class ItemJudge:
         return (
             f"{blocked}the evidence rules give '{item.new}' (outcome evidence: "
             f"{', '.join(c.assertion_id for c in item.verdicts[item.new].claims)}), "
-            f"not {repr(item.old) if item.old else 'abstention'}"
+            f"not {repr(item.old) if item.old else 'abstention'}{hint}"
         )
 
     # justification of an item that carries none (hand-written) --------------------------------
@@ -167,10 +199,11 @@ class ItemJudge:
         inst = SimpleNamespace(
             target=record["target_outcome_id"], population=self.domain.population_of(record)
         )
+        settled = self.resolution(record, verdicts)
         return {
             "rules": f"{RULES_VERSION} (computed now; the item carries no justification)",
             "candidates": [
-                self._builder._judgement(inst, c, verdicts[c])  # type: ignore[arg-type]
+                self._builder._judgement(inst, c, verdicts[c], settled)  # type: ignore[arg-type]
                 for c in verdicts
             ],
         }

@@ -32,6 +32,7 @@ from kgbench.io import atomic_write_bytes, jsonl_bytes
 from .audit import WRONG_ANSWER, ItemJudge
 from .clinical import Clinical
 from .evidence import OutcomeJudge
+from .exclusive import clashes, exclusions
 from .files import generated_set
 from .gold import GoldBuilder, GoldError
 from .kg import KnowledgeGraph
@@ -110,6 +111,7 @@ class Generator:
         )
         self.pins = Pins(self.patterns, self.judge, self.wording, self.rules.source)
         self.report = GenerationReport()
+        self.excluded = exclusions(self.rules, self.kg)
 
     def rng(self, category: str) -> random.Random:
         return random.Random(f"{self.seed}/{category}")
@@ -179,14 +181,10 @@ class Generator:
 
     def consistent(self, conditions: tuple[str, ...], inst: Instance) -> None:
         """No finding the patient has excludes another finding, her population or the target
-        (`incompatible_with` in entity_profiles); raises GoldError when one does."""
-        present = {*conditions, inst.population, inst.target}
-        for f in conditions:
-            clash = set((self.rules.entity_profiles.get(f) or {}).get("incompatible_with") or ())
-            if clash & present:
-                raise GoldError(
-                    f"inconsistent findings: {f} with {', '.join(sorted(clash & present))}"
-                )
+        (`incompatible_with` in entity_profiles, `exclusive_findings`); raises GoldError when
+        one does."""
+        for f, hit in clashes(self.excluded, conditions, (inst.population, inst.target)):
+            raise GoldError(f"inconsistent findings: {f} with {', '.join(hit)}")
 
     def pregnancy_matters(self, candidates: list[str]) -> bool:
         pregnancy = self.patients.pregnancy_findings()
@@ -359,6 +357,8 @@ def _missing(rule: CategoryRule) -> str:
         "mechanism behind it",
         "weak_evidence": "enough options with only weak, unvalidated or null evidence for a "
         "target, and none qualified",
+        "goal_tie": "two options of different classes qualified for the target and a declared "
+        "goal (scenarios.yaml goals) whose outcome only one of them has a qualifying claim on",
     }
     return f"It needs {needs.get(rule.pattern, 'instances')}."
 

@@ -34,6 +34,7 @@ from .evidence import (
     Judgement,
     OutcomeJudge,
 )
+from .goals import GoalRule, Resolution
 from .narratives import lower_name
 from .paths import ChainFinder
 from .patterns import UNQUALIFIED, Instance
@@ -64,6 +65,7 @@ class GoldBuilder:
         self._pools: dict[tuple, tuple[Distractor, ...]] = {}
         self.used: Counter = Counter()  # distractor use so far: no option becomes a tell
         self.cap: int | None = None  # most uses of one option as a distractor (set per run)
+        self.goals = GoalRule(judge, rules.goals)  # a stated goal may settle a tie (opt-in)
 
     # distractors ---------------------------------------------------------------------------
 
@@ -188,6 +190,9 @@ class GoldBuilder:
             raise GoldError(f"unknown evidence status for {', '.join(unknown)}")
         qualified = sorted(c for c, j in out.items() if j.qualified)
         wanted = [inst.preferred] if inst.preferred else []
+        settled = self.goals.resolve(qualified, inst.population, conditions)
+        if settled is not None:  # a stated goal settles the tie; the others stay acceptable
+            qualified = [settled.preferred]
         if qualified != wanted:
             raise GoldError(
                 f"qualified candidates {qualified or 'none'}, expected {wanted or 'none'}"
@@ -214,9 +219,11 @@ class GoldBuilder:
     ) -> dict[str, Any]:
         verdicts = self.verdicts(inst, candidates, conditions)
         contraindications = sorted({i for j in verdicts.values() for i in j.contraindications})
+        qualified = sorted(c for c, j in verdicts.items() if j.qualified)
+        settled = self.goals.resolve(qualified, inst.population, conditions)
         justification = {
             "rules": RULES_VERSION,
-            "candidates": [self._judgement(inst, c, verdicts[c]) for c in candidates],
+            "candidates": [self._judgement(inst, c, verdicts[c], settled) for c in candidates],
         }
         if inst.preferred is None:
             return {
@@ -233,6 +240,8 @@ class GoldBuilder:
             }
         best = verdicts[inst.preferred]
         claims = best.claims
+        tied = settled.acceptable if settled is not None else ()
+        goal_claims = settled.served.claims if settled is not None else ()
         others = set(candidates) - {inst.preferred}
         classes = sorted(
             c
@@ -246,14 +255,14 @@ class GoldBuilder:
         )
         path = list(inst.path.ids) if inst.path else []
         paths = self.causal_paths(inst)
-        evidence = {e for c in claims for e in c.qualifying}
+        evidence = {e for c in (*claims, *goal_claims) for e in c.qualifying}
         # every gold chain is equally gold, so each one's sources are cited, not the first's only
         on_paths = {i for chain in (path, *paths) for i in chain}
         evidence |= {e for i in on_paths for e in self.own_sources(i, inst.preferred)}
         return {
             "preferred_intervention": inst.preferred,
-            "acceptable_interventions": [inst.preferred, *classes],
-            "outcome_assertion_ids": [c.assertion_id for c in claims],
+            "acceptable_interventions": [inst.preferred, *tied, *classes],
+            "outcome_assertion_ids": [c.assertion_id for c in (*claims, *goal_claims)],
             "causal_path_assertion_ids": path,
             "causal_paths": paths,
             "adverse_effect_assertion_ids": list(self.clinical.adverse_effects(inst.preferred)),
@@ -313,7 +322,41 @@ class GoldBuilder:
                         found.add(c.ids)
         return [list(ids) for ids in sorted(found, key=lambda ids: (len(ids), ids))]
 
-    def _judgement(self, inst: Instance, candidate: str, j: Judgement) -> dict[str, Any]:
+    def _apply_goal(
+        self, entry: dict[str, Any], candidate: str, settled: Resolution, target: str
+    ) -> None:
+        """How a stated goal changes a qualified candidate's entry: the preferred names the goal
+        and the claims that serve it; an equally qualified rival is acceptable and says why it
+        is not preferred (issue 29 item 5)."""
+        goal = lower_name(self.kg.name_of(settled.goal.finding))
+        outcome = lower_name(self.kg.name_of(settled.goal.outcome))
+        if candidate == settled.preferred:
+            served = settled.served
+            assert served.claim is not None
+            entry["assertion_ids"] += [c.assertion_id for c in served.claims]
+            entry["evidence_source_ids"] = sorted(
+                {*entry["evidence_source_ids"], *(e for c in served.claims for e in c.qualifying)}
+            )
+            entry["finding_ids"] = [settled.goal.finding]
+            rivals = ", ".join(self.kg.name_of(c) for c in settled.acceptable)
+            entry["summary"] += (
+                f" Equally qualified for {target} ({rivals}, also acceptable), it is preferred "
+                f"for the patient's stated goal, {goal}: it is shown to lower {outcome} "
+                f"({served.claim.assertion_id}: {served.claim.describe(self.kg)})."
+            )
+        elif candidate in settled.acceptable:
+            preferred = self.kg.name_of(settled.preferred)
+            entry["verdict"] = "acceptable"
+            entry["finding_ids"] = [settled.goal.finding]
+            entry["summary"] += (
+                f" It is acceptable; {preferred}, equally qualified, is preferred because only "
+                f"it has qualifying evidence for the patient's stated goal, {goal} (lowering "
+                f"{outcome})."
+            )
+
+    def _judgement(
+        self, inst: Instance, candidate: str, j: Judgement, settled: Resolution | None = None
+    ) -> dict[str, Any]:
         name = self.kg.name_of(candidate)
         target = lower_name(self.kg.name_of(inst.target))
         # without a population the claims speak for every patient: no qualifier to name
@@ -335,6 +378,8 @@ class GoldBuilder:
                     f"({claim.assertion_id}: {claim.describe(self.kg)})."
                 ),
             )
+            if settled is not None:
+                self._apply_goal(entry, candidate, settled, target)
             return entry
         entry["verdict"] = "excluded"
         entry["reason"] = j.status

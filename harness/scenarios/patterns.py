@@ -19,6 +19,8 @@ Patterns (ScenarioPattern in spec/declarations.yaml):
   contraindication   an option that would qualify is contraindicated for this patient
   adverse_effect     a qualified preferred with an adverse effect the graph explains
   weak_evidence      no candidate qualifies: the answer is to abstain
+  goal_tie           two candidates qualify for the target; the patient states a goal that
+                     only the preferred has qualifying evidence for (the other is acceptable)
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from dataclasses import dataclass
 
 from .clinical import Clinical
 from .evidence import CONTRAINDICATED, QUALIFIED, Judgement, OutcomeJudge
+from .goals import GoalRule
 from .paths import Chain, ChainFinder
 from .rules import CategoryRule, Rules
 
@@ -74,6 +77,7 @@ class Patterns:
         self.clinical = clinical
         self.judge = judge
         self.rules = rules
+        self.goals = GoalRule(judge, rules.goals)
 
     def instances(self, rule: CategoryRule) -> list[Instance]:
         kinds: dict[str, Callable[[CategoryRule], Iterator[Instance]]] = {
@@ -84,6 +88,7 @@ class Patterns:
             "contraindication": self.contraindication,
             "adverse_effect": self.adverse_effect,
             "weak_evidence": self.weak_evidence,
+            "goal_tie": self.goal_tie,
         }
         return list(kinds[rule.pattern](rule))
 
@@ -493,6 +498,69 @@ class Patterns:
                         group=f"{target}/{pop}",
                         key=(target, pop, group),
                     )
+
+    def goal_tie(self, rule: CategoryRule) -> Iterator[Instance]:
+        """Two candidates of different classes, each qualified for the target by its own
+        outcome evidence, and a patient who states a goal (a declared goal finding) that only
+        the preferred has qualifying evidence for: the goal settles the tie (goals.py), and the
+        rival stays acceptable. Without the goal the item would be dropped as a tie."""
+        for target in self.targets(rule):
+            pops = sorted(
+                {p for s in self.kg.interventions for p in self.settings(s, target)},
+                key=population_order,
+            )
+            for goal in self.goals.goals:
+                if goal.outcome == target:
+                    continue  # the goal would be the target itself: no tie to settle
+                for pop in pops:
+                    for start in self.kg.interventions:
+                        found = self._qualified_with_chain(
+                            rule, start, target, pop, (goal.finding,)
+                        )
+                        if found is None:
+                            continue
+                        chain, _, base = found
+                        for rival in self.kg.interventions:
+                            inst = self._goal_rival(rule, target, pop, start, chain, base, rival)
+                            if inst is not None:
+                                yield inst
+
+    def _goal_rival(
+        self,
+        rule: CategoryRule,
+        target: str,
+        pop: str,
+        start: str,
+        chain: Chain,
+        base: tuple[str, ...],
+        rival: str,
+    ) -> Instance | None:
+        if rival == start or self.kg.kinds(start) & self.kg.kinds(rival):
+            return None  # one option twice is no choice
+        conditions = tuple(dict.fromkeys([*base, *self.clinical.treats(rival)]))
+        if not all(self.verdict(s, target, pop, conditions).qualified for s in (start, rival)):
+            return None
+        settled = self.goals.resolve(sorted((start, rival)), pop, conditions)
+        if settled is None or settled.preferred != start:
+            return None
+        goal = settled.goal
+        anchors = tuple(
+            dict.fromkeys([*chain.ids, *(c.assertion_id for c in settled.served.claims)])
+        )
+        return Instance(
+            rule.category,
+            start,
+            target,
+            pop,
+            chain,
+            anchors,
+            conditions,
+            fixed=(rival,),
+            expects_uncertainty=rule.expects_uncertainty,
+            focus=goal.finding,
+            group=start,
+            key=(target, pop, start, rival, goal.finding),
+        )
 
 
 __all__ = ["QUALIFIED", "Instance", "Patterns"]

@@ -221,6 +221,8 @@ class Rules:
     # intervention -> what it is indicated for, declared complete with a source ("not indicated")
     indication_scopes: dict[str, IndicationScope] = field(default_factory=dict)
     stated_background: tuple[StatedBackground, ...] = ()
+    goals: tuple[dict[str, Any], ...] = ()  # stated priorities that break ties (goals.py)
+    exclusive_findings: tuple[dict[str, Any], ...] = ()  # groups a patient holds one of
 
     def scenario_id(self, n: int) -> str:
         """The n-th item's id (1-based) in the domain's declared scheme."""
@@ -305,4 +307,6 @@ def _rules_from(doc: dict[str, Any]) -> Rules:
             )
             for b in r.get("stated_background") or ()
         ),
+        goals=tuple(r.get("goals") or ()),
+        exclusive_findings=tuple(r.get("exclusive_findings") or ()),
     )

@@ -29,6 +29,7 @@ from kgbench.io import iter_jsonl as read_jsonl
 from kgbench.suggest import unknown
 
 from .audit import ItemJudge
+from .exclusive import clashes, exclusions
 from .kg import KnowledgeGraph
 
 
@@ -70,6 +71,7 @@ class _Checker:
         self.file = file
         self.problems: list[Problem] = []
         self._judge = judge
+        self._excluded: dict[str, frozenset[str]] | None = None
 
     @property
     def item_judge(self) -> ItemJudge:
@@ -268,18 +270,24 @@ class _Checker:
     def exclusive(self, line: int, sid: str, s: dict[str, Any], findings: set[str]) -> None:
         """No finding of the patient excludes another, the population or the target
         (`incompatible_with` in the domain's entity_profiles), as the generator ensures."""
+        if self._excluded is None:
+            self._excluded = exclusions(self.item_judge.rules, self.kg)
+        listed = list(s["patient"].get("condition_ids") or ())
+        context = (s.get("population_id"), s["target_outcome_id"])
         profiles = self.item_judge.rules.entity_profiles
-        present = {*findings, s.get("population_id"), s["target_outcome_id"]}
-        for i, f in enumerate(s["patient"].get("condition_ids") or ()):
-            clash = set((profiles.get(f) or {}).get("incompatible_with") or ()) & present
-            if clash:
-                self.add(
-                    line,
-                    sid,
-                    f"patient.condition_ids[{i}]",
-                    f"{f} excludes {', '.join(sorted(clash))} (incompatible_with in the "
-                    "domain's entity_profiles); a patient cannot hold both",
-                )
+        for f, hit in clashes(self._excluded, listed, context):
+            one_sided = set((profiles.get(f) or {}).get("incompatible_with") or ())
+            where = (
+                "incompatible_with in the domain's entity_profiles"
+                if set(hit) <= one_sided
+                else "exclusive_findings in the domain's scenarios.yaml"
+            )
+            self.add(
+                line,
+                sid,
+                f"patient.condition_ids[{listed.index(f)}]",
+                f"{f} excludes {', '.join(hit)} ({where}); a patient cannot hold both",
+            )
 
     def judged(self, line: int, sid: str, s: dict[str, Any]) -> None:
         """The one judgement: the gold's answer must be the one the evidence rules give."""

@@ -54,7 +54,12 @@ def test_the_domain_is_what_the_issue_asks_for(t2d: CompiledDomain) -> None:
 
 def test_generate_check_audit_and_explain(t2d: CompiledDomain, generated) -> None:
     path, records, report = generated
-    assert {r["category"] for r in records} == {"direct_effect", "contraindication_sensitive"}
+    assert {r["category"] for r in records} == {
+        "direct_effect",
+        "contraindication_sensitive",
+        "competing_interventions",
+        "adverse_effect_pathway",
+    }
     assert all(r["scenario_id"].startswith("T2D-") for r in records)
     assert report.rule_order_dependent == 0
     assert check_file(t2d, path) == records
@@ -150,3 +155,58 @@ def test_a_gold_without_a_qualifying_claim_says_what_would_qualify(
     assert "a direct claim would qualify it: drug-01 (or a homogeneous class of it)" in message
     assert "trial or meta_analysis that studied drug-01" in message
     assert "a mechanism chain never does" in message
+
+
+def test_the_prompt_frame_names_the_domains_own_id_schemes(t2d: CompiledDomain) -> None:
+    """Issue 29 item 2 (the frame): the fixture cites CL... and REF... ids, never cardio's."""
+    frame = (t2d.root / "prompts" / "frame.j2").read_text(encoding="utf-8")
+    assert "Cite identifiers (CL..., REF...) exactly" in frame
+    assert "ASR_" not in frame and "EV_" not in frame
+    assert "Ordered assertion ids (CL*) from the intervention" in frame
+
+
+def test_a_scheme_without_a_fixed_prefix_is_named_by_its_kind() -> None:
+    from compiler.idschemes import citation_hint, literal_prefix
+    from compiler.ir import IdScheme, IdSchemes
+
+    default = IdSchemes(
+        IdScheme("^[A-Z]{2,5}_[0-9]{3,7}$"),
+        IdScheme("^ASR_[0-9]{4,7}$"),
+        IdScheme("^EV_[0-9]{4,7}$"),
+        IdScheme("^SCN_[0-9]{4,6}$"),
+    )
+    assert citation_hint(default) == "ASR_..., EV_..."
+    own = IdSchemes(
+        default.entities, IdScheme("^[a-z]+-[0-9]{2}$"), IdScheme("^AB?[0-9]$"), default.scenarios
+    )
+    assert citation_hint(own) == "assertion ids, A..."
+    assert literal_prefix(IdScheme("^X\\.Y[0-9]$")) == "X.Y"
+    assert literal_prefix(IdScheme("^A.B[0-9]$")) == "A"  # an unescaped dot is no literal
+    assert literal_prefix(IdScheme("^(CL|AS)[0-9]$")) == ""
+
+
+def test_the_commands_run_on_the_fixture_by_name(tmp_path: Path, monkeypatch) -> None:
+    """validate, compile, generate, check-scenarios, audit and explain as a curator types them
+    (the CLI, the domain by path then by name), the compiled tree in a folder of the test."""
+    from typer.testing import CliRunner
+
+    from kgbench.cli import app
+
+    monkeypatch.setattr("compiler.api.GENERATED_DIR", tmp_path)
+    monkeypatch.setattr("harness.compiled.GENERATED", tmp_path)
+    scenarios = tmp_path / "t2dcare.jsonl"
+    steps = [
+        ["validate", "--domain", str(T2D)],
+        ["compile", "--domain", str(T2D)],
+        ["generate", "--domain", "t2dcare", "--out", str(scenarios)],
+        ["check-scenarios", "--domain", "t2dcare", str(scenarios)],
+        ["audit", "--domain", "t2dcare", "--scenarios", str(scenarios)],
+        ["explain", "T2D-003", "--domain", "t2dcare", "--scenarios", str(scenarios)],
+    ]
+    outputs = []
+    for argv in steps:
+        result = CliRunner().invoke(app, argv)
+        assert result.exit_code == 0, (argv, result.output)
+        outputs.append(result.output)
+    assert (tmp_path / "t2dcare" / "manifest.json").exists()
+    assert "stated goal, weight loss" in outputs[-1]
