@@ -108,12 +108,30 @@ def _cardio(tmp_path: Path, runs: int) -> list[str]:
     return lines + noop_compile(out, runs)
 
 
+def console_script(folder: Path) -> str:
+    """The `kgbench` script as pip writes it from pyproject.toml's `[project.scripts]` entry,
+    for this interpreter: the shared venv's own script was written at install time and names
+    whatever entry point the project had then."""
+    import tomllib
+
+    project = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    module, _, function = project["project"]["scripts"]["kgbench"].partition(":")
+    script = folder / "kgbench"
+    script.write_text(
+        f"#!{sys.executable}\nimport sys\nfrom {module} import {function}\n"
+        f"if __name__ == '__main__':\n    sys.exit({function}())\n",
+        encoding="utf-8",
+    )
+    script.chmod(0o755)
+    return str(script)
+
+
 def noop_compile(out: Path, runs: int) -> list[str]:
-    """A no-op compile of cardio (compiled into `out` already) against a bare interpreter
-    hashing what the no-op must hash."""
+    """A no-op compile of cardio (compiled into `out` already), through the console script,
+    against a bare interpreter hashing what the no-op must hash."""
     work = out.parent / "noop_work.json"
     work.write_text(json.dumps(work_list("cardio", out)))
-    ours = [KG, "compile", "--domain", "cardio", "--out", str(out)]
+    ours = [console_script(out.parent), "compile", "--domain", "cardio", "--out", str(out)]
     floor = [sys.executable, "-I", "-S", str(Path(__file__).with_name("noop_floor.py")), str(work)]
     a, b, _ = paired("compile cardio (no-op)", ours, "bare interpreter", floor, runs)
     return versus_floor(
