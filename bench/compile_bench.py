@@ -29,7 +29,7 @@ from kgbench.locations import CHECKOUT as REPO_ROOT
 
 from .noop_floor import work_list
 from .polars_floor import rules_json
-from .synth import ERROR_KINDS, make_domain
+from .synth import ERROR_KINDS, evidence_sources_for, make_domain
 from .timing import figure, load_average, paired, run_once, versus_floor
 
 PLANTED = 10_000  # errors of mixed kinds in the one-pass check (issue 33, item 5)
@@ -156,8 +156,11 @@ def _validation(tmp_path: Path, n: int, pairs: int, planted_errors: int) -> list
     """`kgbench validate` on n synthetic assertions beside the polars floor of the same rules
     (valid data, warm and cold), then with planted errors of every kind: the reported set
     must equal the planted set exactly, in one pass, within 1.5x the valid-data time."""
-    valid, _ = make_domain(tmp_path / "valid", n)
-    broken, planted = make_domain(tmp_path / "broken", n, inject_errors=planted_errors)
+    sources = evidence_sources_for(n, planted_errors)  # the same for both: a fair pair
+    valid, _ = make_domain(tmp_path / "valid", n, evidence_sources=sources)
+    broken, planted = make_domain(
+        tmp_path / "broken", n, inject_errors=planted_errors, evidence_sources=sources
+    )
     rules = tmp_path / "rules.json"
     model = load_schema(valid / "schema/synth.yaml", "SynthPredicate", Location("synth"))
     rules.write_text(json.dumps(rules_json(model)))
