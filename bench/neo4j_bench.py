@@ -10,7 +10,8 @@
   many minutes) finds the nodes its MATCHes seek, exactly as the batched re-load beside it
   does (into an empty label nearly every sampled relationship row would match nothing and
   write nothing, which flattered the speed-up ~1.7x). The synthetic load into an empty label
-  is held to TARGET_LOAD_PER_S (issue 17, item 3);
+  is held to its floor (issue 33): a hand-written UNWIND/CREATE of the same rows with the
+  official driver (`floor_load`), interleaved, within TARGET_LOAD_RATIO;
 - cardio's first extraction pass after a fresh start (a new JVM on the loaded store), with
   the start-up warm-up the extracting commands run (`harness.graph.extract.warm_up`) and,
   after a restart of its own, without it; the first is held to TARGET_FIRST_P95_MS;
@@ -19,7 +20,9 @@
   beside a baseline in the same run: the same queries with the causal chains of the previous
   rule (the first of the paper's fixed path shapes that matches, one chain shape per
   candidate). Both are measured cold (query caches cleared, first pass) and warm (after a
-  warm-up pass); the warm p95 of the compiled queries is held to TARGET_P95_MS.
+  warm-up pass); the warm p95 of the compiled queries is held to TARGET_P95_MS, and to
+  TARGET_EXTRACT_RATIO times its floor, a `RETURN 1` round trip measured pass by pass
+  between them (cardio's warm passes likewise).
 """
 
 from __future__ import annotations
@@ -42,12 +45,17 @@ from harness.scenarios.files import generated_set, read_scenarios
 from kgbench.locations import CHECKOUT as REPO_ROOT
 
 from .synth import make_domain
-from .timing import figure, load_average
+from .timing import figure, load_average, versus_floor
 
 TARGET_P95_MS = 50.0  # extraction p95 per (scenario, condition), 100,000-assertion domain, warm
 # cardio extraction p95 on the first pass after a fresh start (issue 17, item 6)
 TARGET_FIRST_P95_MS = 20.0
-TARGET_LOAD_PER_S = 12_000.0  # assertions/s, 100,000-assertion domain, 2 cores (issue 17, 3)
+# issue 33: the transactional load against the hand-written UNWIND/CREATE floor (issue 17's
+# absolute 12,000/s was beyond the floor itself and is retired; issue 33 sets no ratio for
+# this path, the 1.25x it sets for the bulk path is used), and the warm extraction p95
+# against a `RETURN 1` round trip (item 7: within 2x)
+TARGET_LOAD_RATIO = 1.25
+TARGET_EXTRACT_RATIO = 2.0
 
 # The previous chain rule, kept here as the baseline: fixed-length patterns, one per shape of
 # the paper's list, and per candidate only the chains of the first shape that matches.
@@ -90,6 +98,62 @@ def naive_load(driver, domain: CompiledDomain, fraction: float = 1.0) -> tuple[i
                 session.execute_write(one)
         rows_done += len(rows)
     return rows_done, time.perf_counter() - start_t
+
+
+def floor_statement(name: str, label: str, cypher: str) -> str:
+    """The hand-written UNWIND/CREATE a loader that trusts its input would send for one
+    compiled statement's rows: CREATE instead of MERGE, whole property maps, no reconcile,
+    no follow-up statements (the assertion's three relationships are created with it)."""
+    if name.startswith("assertion_"):
+        return (
+            "UNWIND $rows AS row\n"
+            f"MATCH (s:{label} {{id: row.subject_id}})\n"
+            f"MATCH (o:{label} {{id: row.object_id}})\n"
+            f"CREATE (a:{label}:Assertion)\nSET a = row.props, a.id = row.id\n"
+            f"CREATE (a)-[:HAS_SUBJECT]->(s), (a)-[:HAS_OBJECT]->(o), "
+            f"(s)-[r:{name[len('assertion_') :]}]->(o)\nSET r = row.edge_props"
+        )
+    if name == "supports":
+        return (
+            "UNWIND $rows AS row\n"
+            f"MATCH (e:{label} {{id: row.evidence_id}})\n"
+            f"MATCH (a:{label} {{id: row.assertion_id}})\n"
+            "CREATE (e)-[s:SUPPORTS]->(a)\nSET s = row.props"
+        )
+    if name == "members":
+        return (
+            "UNWIND $rows AS row\n"
+            f"MATCH (m:{label} {{id: row.member_id}})\n"
+            f"MATCH (k:{label} {{id: row.class_id}})\n"
+            "CREATE (m)-[:MEMBER_OF]->(k)"
+        )
+    labels = re.search(r"MERGE \(n:([\w:]+) \{id: row\.id\}\)", cypher)
+    assert labels, cypher
+    return f"UNWIND $rows AS row\nCREATE (n:{labels.group(1)})\nSET n = row.props, n.id = row.id"
+
+
+def floor_load(driver, domain: CompiledDomain, batch_size: int = 5000) -> float:
+    """The floor of a transactional load: the compiled rows sent in batches of `batch_size`
+    with `floor_statement`, one managed transaction a batch, through the official driver,
+    into the same server with the same constraints. Returns seconds."""
+    apply_constraints(driver, domain, None)
+    start_t = time.perf_counter()
+    for stmt in domain.plan.statements:
+        cypher = floor_statement(stmt.name, domain.label, stmt.cypher)
+        rows = json.loads(domain.read(f"neo4j/{stmt.rows}"))
+        for i in range(0, len(rows), batch_size):
+            driver.execute_query(cypher, rows=rows[i : i + batch_size])
+    return time.perf_counter() - start_t
+
+
+def round_trips(driver, n: int) -> list[float]:
+    """`RETURN 1` round trips (ms): the floor of one extraction call."""
+    out = []
+    for _ in range(n):
+        t = time.perf_counter()
+        driver.execute_query("RETURN 1 AS x")
+        out.append((time.perf_counter() - t) * 1000)
+    return out
 
 
 # The load statements before issue 17 (item 3), kept as a baseline: `SET n = row.props`
@@ -252,13 +316,20 @@ def clear_query_caches(driver) -> None:
 
 def extraction_lines(driver, domain, baseline, scenarios, repeats: int) -> list[str]:
     """Cold and warm p50/p95 of the compiled queries and of the baseline, in one run (the
-    baseline first when cold, second when warm, so neither always finds the other's pages)."""
+    baseline first when cold, second when warm, so neither always finds the other's pages);
+    then the warm p95 against its floor, a `RETURN 1` round trip, pass by pass."""
     cold_base = (clear_query_caches(driver), latencies(driver, baseline, scenarios, 1))[1]
     cold = (clear_query_caches(driver), latencies(driver, domain, scenarios, 1))[1]
     latencies(driver, domain, scenarios[:10], 1)
     latencies(driver, baseline, scenarios[:10], 1)
-    warm = latencies(driver, domain, scenarios, repeats)
-    warm_base = latencies(driver, baseline, scenarios, repeats)
+    round_trips(driver, 50)
+    warm, warm_base, passes, floors = [], [], [], []
+    for _ in range(repeats):  # interleaved pass by pass: ours, the baseline, the floor
+        one = latencies(driver, domain, scenarios, 1)
+        warm += one
+        warm_base += latencies(driver, baseline, scenarios, 1)
+        passes.append(_pct(one, 0.95))
+        floors.append(_pct(round_trips(driver, len(one)), 0.95))
     lines = []
     for state, ours, base in (
         ("cold both (query caches cleared before each)", cold, cold_base),
@@ -276,6 +347,16 @@ def extraction_lines(driver, domain, baseline, scenarios, repeats: int) -> list[
             f"{max(ours):.1f}); baseline first-shape chains: p50 {_pct(base, 0.5):.1f} ms, p95 "
             f"{_pct(base, 0.95):.1f} ms; p95 ratio {p95 / _pct(base, 0.95):.2f}x; {verdict}"
         )
+    lines += versus_floor(
+        "synthetic extraction, warm p95 per pass",
+        passes,
+        "RETURN 1 round trip p95",
+        floors,
+        target=TARGET_EXTRACT_RATIO,
+        state=f"warm, {len(scenarios) * 3} calls a pass, interleaved",
+        digits=1,
+        unit="ms",
+    )
     return lines
 
 
@@ -416,7 +497,13 @@ def _cardio(driver, quick: bool) -> list[str]:
     load(driver, cardio)
     scenarios = _cardio_scenarios(cardio)
     latencies(driver, cardio, scenarios, 1)  # warm-up: plans cached, as in a real run
-    lat = latencies(driver, cardio, scenarios, 2 if quick else 5)
+    round_trips(driver, 50)
+    lat, passes, floors = [], [], []
+    for _ in range(2 if quick else 5):  # interleaved pass by pass with the floor
+        one = latencies(driver, cardio, scenarios, 1)
+        lat += one
+        passes.append(_pct(one, 0.95))
+        floors.append(_pct(round_trips(driver, len(one)), 0.95))
     b, nv = statistics.median(batched), statistics.median(naive)
     state = "warm JVM both, empty label both, interleaved"
     return [
@@ -443,6 +530,16 @@ def _cardio(driver, quick: bool) -> list[str]:
         f"calls: p50 {_pct(lat, 0.5):.1f} ms, p95 {_pct(lat, 0.95):.1f} ms (min "
         f"{min(lat):.1f}, max {max(lat):.1f}); target p95 <= {TARGET_P95_MS:.0f} ms: "
         f"{'PASS' if _pct(lat, 0.95) <= TARGET_P95_MS else 'FAIL'}",
+        *versus_floor(
+            "cardio extraction, warm p95 per pass",
+            passes,
+            "RETURN 1 round trip p95",
+            floors,
+            target=TARGET_EXTRACT_RATIO,
+            state=f"warm, {len(scenarios) * 3} calls a pass, interleaved",
+            digits=1,
+            unit="ms",
+        ),
     ]
 
 
@@ -459,13 +556,17 @@ def _synthetic(driver, tmp_path: Path, quick: bool) -> list[str]:
     load(driver, synth, batch_size=5000, validate=False)
     wipe(driver, synth.label)
     load(driver, eager, batch_size=5000, validate=False)
-    empty, before = [], []
+    wipe(driver, synth.label)
+    floor_load(driver, synth)
+    empty, before, floor = [], [], []
     for _ in range(runs):
         for path, out in ((synth, empty), (eager, before)):
             wipe(driver, synth.label)
             t = time.perf_counter()
             load(driver, path, batch_size=5000, validate=False)
             out.append(time.perf_counter() - t)
+        wipe(driver, synth.label)
+        floor.append(floor_load(driver, synth))
     # paired on one state, a label populated by the load above: the batched re-load and the
     # naive baseline's 1% sample (whose MATCHes now find their nodes, as the re-load's do)
     fraction = 0.01
@@ -486,13 +587,22 @@ def _synthetic(driver, tmp_path: Path, quick: bool) -> list[str]:
     populated = "warm JVM both, label populated both, interleaved"
     return [
         f"synthetic load ({rows:,} rows, {n:,} assertions):",
+        *versus_floor(
+            "  ours: batched, into an empty label",
+            empty,
+            "hand-written UNWIND/CREATE, same rows",
+            floor,
+            target=TARGET_LOAD_RATIO,
+            state="warm JVM (a load of each before), empty label each, interleaved",
+        ),
         figure(
             "  ours: batched, into an empty label",
             [n / x for x in empty],
             unit="assertions/s",
-            target=TARGET_LOAD_PER_S,
+            target=None,
             higher_is_better=True,
             state="warm JVM both (a load of each before), empty label both, interleaved",
+            no_target="(information; issue 17's 12,000/s retired by issue 33)",
         ),
         figure(
             "  baseline: previous statements (Eager), same",

@@ -59,12 +59,19 @@ ERROR_KINDS = (
 
 
 def make_domain(
-    root: Path, n_assertions: int, seed: int = 7, inject_errors: int = 0, id_width: int = 6
+    root: Path,
+    n_assertions: int,
+    seed: int = 7,
+    inject_errors: int = 0,
+    id_width: int = 6,
+    evidence_sources: int | None = None,
 ) -> tuple[Path, list[Planted]]:
     """Write domains/synth under `root` (with a spec link beside it); returns (dir, planted
     errors, sorted by (file name, line, field)).
 
-    `id_width`: digits of every id's number (7 for the PrimeKG-scale benchmark)."""
+    `id_width`: digits of every id's number (7 for the PrimeKG-scale benchmark).
+    `evidence_sources`: how many (default one per 1,000 assertions, at least 100); at most
+    `len(ERROR_KINDS)` errors can be planted per evidence source (`evidence_sources_for`)."""
     rng = random.Random(seed)
     domain = root / "domains" / "synth"
     if domain.exists():
@@ -94,7 +101,8 @@ def make_domain(
     ids = {
         cls: [f"{pfx}_{i:0{id_width}d}" for i in range(1, per_class + 1)] for cls, pfx in CLASSES
     }
-    n_ev = max(100, n_assertions // 1000)  # databases: a trial would have to name what it studied
+    # databases: a trial would have to name what it studied
+    n_ev = evidence_sources or max(100, n_assertions // 1000)
     shapes = [
         ("TARGETS", "Drug", "ProteinTarget", "mechanistic", "decrease", "causal"),
         ("PARTICIPATES_IN", "ProteinTarget", "BiologicalProcess", "mechanistic", "none", "causal"),
@@ -147,6 +155,12 @@ def make_domain(
             w.writerow(header)
             w.writerows(tables[name])
     return domain, planted
+
+
+def evidence_sources_for(n_assertions: int, errors: int) -> int:
+    """Enough evidence sources to plant `errors` errors in a domain of `n_assertions` (the
+    default count when that is enough), so a valid twin can be made the same size."""
+    return max(100, n_assertions // 1000, -(-errors // len(ERROR_KINDS)))
 
 
 def _plant(

@@ -111,6 +111,7 @@ def versus_floor(
     target: float,
     state: str,
     digits: int = 3,
+    unit: str = "s",
 ) -> list[str]:
     """A figure as a ratio to its floor, measured in the same run and state (paired runs, A
     B A B ...): the ratio with its target and PASS/FAIL first, then both absolute figures
@@ -122,8 +123,8 @@ def versus_floor(
     return [
         f"{label:<48} {med:.2f}x {floor_label} (min {min(ratios):.2f}, max {max(ratios):.2f}, "
         f"n={len(ratios)}; {state}; {load_average()})  target <= {target:.2f}x: {verdict}",
-        figure(f"  {label}", values, unit="s", target=None, higher_is_better=False,
+        figure(f"  {label}", values, unit=unit, target=None, higher_is_better=False,
                state=state, digits=digits, no_target="(information)"),
-        figure(f"  floor: {floor_label}", floor_values, unit="s", target=None,
+        figure(f"  floor: {floor_label}", floor_values, unit=unit, target=None,
                higher_is_better=False, state=state, digits=digits, no_target="(information)"),
     ]  # fmt: skip

@@ -12,18 +12,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from kgbench.io import sha256_file
-from kgbench.untrusted import load_json_object
 
-from .paths import (
-    DECLARATIONS_DIR,
-    GENERATED_DIR,
-    SPEC_DIR,
-    TEMPLATES_DIR,
-    recorded_path,
-    repo_relative,
-    resolve_domain_dir,
-)
-from .versions import compiler_versions
+from .freshness import current_outputs
+from .paths import GENERATED_DIR, TEMPLATES_DIR, resolve_domain_dir
 
 # Subfolders of generated/<domain>/ written by other commands, preserved across compiles.
 PRESERVED = ("gold", "scenarios", "datasets")
@@ -134,44 +125,9 @@ def up_to_date(domain: str | Path, out_root: Path | None = None) -> CompileResul
     """The result of a no-op compile when generated/<domain>/ is current, else None.
 
     Decided from hashes alone, before anything heavier than hashlib is imported (no LinkML,
-    pyarrow, numpy, pydantic or backend): a no-op compile costs about what a bare
-    interpreter hashing the same files costs (`python -m bench --only compile_bench`)."""
-    domain_dir = resolve_domain_dir(domain)
-    out_dir = (out_root or GENERATED_DIR) / domain_dir.name
-    if not _up_to_date(out_dir):
+    pyarrow, numpy, pydantic or backend): `compiler.freshness` says what "current" means."""
+    current = current_outputs(domain, out_root)
+    if current is None:
         return None
-    manifest = load_json_object(out_dir / "manifest.json", "compiled manifest", max_depth=None)
-    files = len(manifest["outputs"]) + 1
-    return CompileResult(domain_dir.name, out_dir, files, True)
-
-
-def _up_to_date(out_dir: Path) -> bool:
-    """True when the manifest's inputs, outputs and compiler versions all still match."""
-    manifest_path = out_dir / "manifest.json"
-    if not manifest_path.exists():
-        return False
-    try:
-        manifest = load_json_object(manifest_path, "compiled manifest", max_depth=None)
-        if manifest.get("compiler") != compiler_versions():
-            return False
-        for entry in manifest["inputs"]:
-            path = recorded_path(entry["path"])
-            if not path.exists() or sha256_file(path) != entry["sha256"]:
-                return False
-        for entry in manifest["outputs"]:
-            path = out_dir / entry["path"]
-            if not path.exists() or sha256_file(path) != entry["sha256"]:
-                return False
-    except (OSError, ValueError, KeyError, TypeError):
-        return False
-    return _input_set_unchanged(manifest)
-
-
-def _input_set_unchanged(manifest: dict) -> bool:
-    """A new file (a template, a spec schema, a shared declaration) must also trigger a rebuild."""
-    recorded = {e["path"] for e in manifest["inputs"]}
-    current = {
-        repo_relative(p) for folder in (SPEC_DIR, DECLARATIONS_DIR) for p in folder.glob("*.yaml")
-    }
-    current |= {repo_relative(p) for p in TEMPLATES_DIR.rglob("*.j2")}
-    return current <= recorded
+    name, out_dir, files = current
+    return CompileResult(name, out_dir, files, True)

@@ -84,8 +84,9 @@ def check_graph_tables(
     supports: list[ir.Support]
     all_links = _records(ir.Support, link_cols)
     flagged_links = _flagged(suspect["assertion_evidence"])
+    to_broken = suspect["links_to_broken_sources"]
     linked: set[str] | None = None  # every link row's assertion: the rule below reads Arrow
-    if not flagged_links and not rejected:  # every link is a SUPPORTS link
+    if not flagged_links and not rejected and not to_broken.any():  # all SUPPORTS links
         supports = all_links
     else:
         # Id sets only where a row needs judging: at 4,000,000 rows each one is ~0.25 GB,
@@ -94,8 +95,8 @@ def check_graph_tables(
         all_asr_ids = table_ids | asr.broken_ids
         assertion_ids = {a.assertion_id for a in assertions} if rejected else table_ids
         supports, linked = _links(
-            all_links, flagged_links, links, all_asr_ids, assertion_ids, evidence_ids,
-            ev.broken_ids, suspect["duplicate_links"], errors,
+            all_links, flagged_links, to_broken, links, all_asr_ids, assertion_ids,
+            evidence_ids, ev.broken_ids, suspect["duplicate_links"], errors,
         )  # fmt: skip
 
     for i in _without_evidence_rule(asr, linked, links, linked_is_all=not flagged_links):
@@ -132,6 +133,7 @@ def _without(rows: list, rejected: set[int]) -> list:
 def _links(
     all_links: list[ir.Support],
     flagged: list[int],
+    to_broken: np.ndarray,
     links: Table,
     all_asr_ids: set[str],
     assertion_ids: set[str],
@@ -141,16 +143,21 @@ def _links(
     errors: ErrorList,
 ) -> tuple[list[ir.Support], set[str]]:
     """(SUPPORTS links of assertions that passed, ids of assertions with a link) when some
-    link rows are flagged or some assertions were rejected: the flagged rows are checked one
-    by one, in file order."""
+    link rows are flagged, some cite a broken source (`to_broken`: linked, supporting
+    nothing) or some assertions were rejected: the flagged rows are checked one by one, in
+    file order."""
     first_index = _first_occurrence(links.columns) if duplicate_links else {}
     known_asr = SuggestIndex(all_asr_ids)
     known_ev = SuggestIndex(evidence_ids)
     flagged_set = set(flagged)
+    quiet = to_broken.tolist()
     supports: list[ir.Support] = []
     linked: set[str] = set()
     for i, link in enumerate(all_links):
         aid, eid = link.assertion_id, link.evidence_id
+        if quiet[i]:
+            linked.add(aid)
+            continue
         if i in flagged_set:
             verdict = _link_row(
                 aid, eid, i, links, all_asr_ids, known_asr, evidence_ids, broken_evidence,
@@ -331,6 +338,7 @@ def _suspects(model: SchemaModel, tables: dict[str, Table], class_prefix: bool) 
         return {
             **{n: np.ones(len(tables[n]), dtype=bool) for n in GRAPH_TABLES},
             "duplicate_links": True,
+            "links_to_broken_sources": np.zeros(len(tables["assertion_evidence"]), dtype=bool),
         }
     classes = {c.name: c for c in model.entity_classes}
     predicates = {p.name: p for p in model.predicates}
@@ -383,15 +391,27 @@ def _suspects(model: SchemaModel, tables: dict[str, Table], class_prefix: bool) 
     bad_link = pc.or_(bad_link, pc.invert(pc.is_in(link_e, value_set=ev_ids)))
     pairs = _joined(link_a, link_e)
     duplicates = pc.count_distinct(pairs).as_py() != len(pairs)
+    repeated_rows = np.zeros(len(pairs), dtype=bool)
     if duplicates:  # every row of a repeated pair: the checker keeps the first silently
         counts = pc.value_counts(pairs)
         repeated = pc.filter(counts.field("values"), pc.greater(counts.field("counts"), 1))
-        bad_link = pc.or_(bad_link, pc.is_in(pairs, value_set=repeated))
+        repeated_rows = _mask(pc.is_in(pairs, value_set=repeated))
+    bad_link = _mask(bad_link) | repeated_rows
+    # A link of a known assertion to a source whose row was left out for a bad cell (that
+    # cell is reported) counts as the assertion's link and supports nothing, with no message
+    # of its own (`_link_row`'s "linked"): decided here by column, so a bad cell in a source
+    # cited by thousands of links costs no row check per link.
+    broken_sources = pa.array(sorted(tables["evidence_sources"].broken_ids), type=pa.string())
+    to_broken = bad_link & ~repeated_rows
+    to_broken &= _mask(pc.is_in(link_a, value_set=asr["assertion_id"]))
+    to_broken &= _mask(pc.is_in(link_e, value_set=broken_sources))
+    to_broken &= ~_mask(pc.is_in(link_e, value_set=ev_ids))
     return {
         "entities": _mask(bad_ent),
         "assertions": bad,
-        "assertion_evidence": _mask(bad_link),
+        "assertion_evidence": bad_link & ~to_broken,
         "duplicate_links": duplicates,
+        "links_to_broken_sources": to_broken,
     }
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from kgbench.errors import Location, SpecError
 from kgbench.locations import (
     DECLARATIONS_DIR,
     DOMAINS_DIR,
@@ -16,7 +16,13 @@ from kgbench.locations import (
     TEMPLATES_DIR,
     shipped_name,
 )
-from kgbench.suggest import suggest
+
+if TYPE_CHECKING:
+    from kgbench.errors import Location
+
+# kgbench.errors (dataclasses, hence inspect) and kgbench.suggest (difflib) are imported by
+# the functions that raise: a no-op compile resolves its domain and output paths here, and
+# its whole budget is about twice a bare interpreter's start (compiler/freshness.py).
 
 __all__ = [
     "DECLARATIONS_DIR",
@@ -73,6 +79,8 @@ def read_input_bytes(path: Path, max_bytes: int, what: str = "file") -> bytes:
     is expected is a clear error instead of a traceback or a hang; so is a file larger than
     `max_bytes`, checked before anything is read.
     """
+    from kgbench.errors import Location, SpecError
+
     shown = display_path(path)
     try:
         info = path.stat()
@@ -106,6 +114,8 @@ def confined(
     `conditions: ../../spec/declarations/conditions.yaml`); where the path ends up is checked either way.
     The path is returned as written (not resolved), so messages name the file the user named.
     """
+    from kgbench.errors import SpecError
+
     raw = Path(str(rel))
     if raw.is_absolute():
         raise SpecError(
@@ -153,6 +163,9 @@ def resolve_domain_dir(domain: str | Path) -> Path:
     candidate = DOMAINS_DIR / str(domain)
     if candidate.is_dir():
         return candidate.resolve()
+    from kgbench.errors import SpecError
+    from kgbench.suggest import suggest
+
     known = sorted(p.name for p in DOMAINS_DIR.glob("*") if (p / "domain.yaml").exists())
     raise SpecError(
         f"unknown domain '{domain}'"

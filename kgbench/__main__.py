@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kgbench.cli import app
+from kgbench.entry import main
 
 if __name__ == "__main__":
-    app(prog_name="kgbench")
+    main(prog_name="kgbench")

@@ -11,7 +11,8 @@ Conventions, applied here for every command so none can forget them: `-h` and `-
 default); a model is named by its spec (`openai:gpt-4o`, `ref:oracle`) everywhere.
 
 Imports are lazy: `kgbench --help` must stay fast, and LinkML alone costs about a second to
-import, so each command imports what it needs when it runs.
+import, so each command imports what it needs when it runs. The console script itself is
+`kgbench.entry.main`, which answers a no-op compile before this module is imported.
 """
 
 from __future__ import annotations
@@ -71,56 +72,6 @@ class KgbenchGroup(TyperGroup):
             return super().invoke(ctx)
 
 
-class KgbenchTyper(typer.Typer):
-    """The console entry point. A no-op compile (`kgbench compile --domain D`, inputs and
-    outputs unchanged) is answered here, before typer builds the command tree and parses
-    (which imports pydantic, and the commands' own imports would bring pyarrow): a no-op
-    compile is what `make` and the pilot run most, and its floor is an interpreter hashing
-    files. Every other command line, and a compile that is not a no-op, goes through typer."""
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        if not args and not kwargs and _noop_compile(sys.argv[1:]):
-            return 0
-        return super().__call__(*args, **kwargs)
-
-
-def _noop_compile(argv: list[str]) -> bool:
-    """True once a plain `compile --domain D [--out DIR] [--no-force]` was found up to date and
-    reported, exactly as the `compile` command reports it. Any other spelling (help, --force,
-    an unknown option, a domain that does not exist) returns False: typer then runs the
-    command, with its own parsing and messages."""
-    if argv[:1] != ["compile"]:
-        return False
-    values: dict[str, str] = {}
-    rest = iter(argv[1:])
-    for arg in rest:
-        if arg == "--no-force":
-            continue
-        name, eq, value = arg.partition("=")
-        option = {"--domain": "domain", "-d": "domain", "--out": "out"}.get(name)
-        if option is None or option in values or (eq and name == "-d"):
-            return False
-        if not eq:
-            value = next(rest, None)
-            if value is None:
-                return False
-        values[option] = value
-    if "domain" not in values:
-        return False
-    from compiler.api import up_to_date
-    from kgbench.errors import UserError
-
-    start = time.perf_counter()
-    try:
-        result = up_to_date(values["domain"], Path(values["out"]) if "out" in values else None)
-    except UserError:
-        return False
-    if result is None:
-        return False
-    _report_compile(result, time.perf_counter() - start)
-    return True
-
-
 def _report_compile(result: Any, took: float) -> None:
     from compiler.paths import display_path
 
@@ -132,7 +83,7 @@ def _report_compile(result: Any, took: float) -> None:
     )
 
 
-app = KgbenchTyper(
+app = typer.Typer(
     name="kgbench",
     cls=KgbenchGroup,
     help="Compile clinical knowledge-graph benchmark specs and run them.",

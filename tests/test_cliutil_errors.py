@@ -31,3 +31,41 @@ def test_an_empty_message_is_one_empty_error_line() -> None:
 def test_ten_thousand_lines_print_in_order() -> None:
     lines = [f"line {i}" for i in range(10_000)]
     assert printed("\n".join(lines)).splitlines() == [f"error: {x}" for x in lines]
+
+
+HOSTILE = [
+    "plain",
+    "[bold]not markup[/] :x: [/] \\[escaped] \\",
+    "ESC \x1b[31mred\x1b[0m, BEL \x07, NUL \x00, CR \r mid-line, DEL \x7f",
+    "separators \u2028 and \u2029, a lone surrogate \ud800, a BOM \ufeff",
+    "wide 心房細動 and combining e\u0301, emoji 🫀, RTL \u202e reversed",
+    "a line far longer than the console's width of twenty columns, " * 5,
+    "trailing spaces   ",
+    "",
+    "bolt://neo4j:secret@localhost:7687 and https://user:key@host/x",
+]
+
+
+def test_the_verbatim_path_writes_what_rich_writes() -> None:
+    """The plain write (not a terminal) and Rich's render (forced by a recording console)
+    give the same bytes for every hostile line, together and one by one."""
+    for message in ["\n".join(HOSTILE), *HOSTILE]:
+        plain, rich = io.StringIO(), io.StringIO()
+        for out, record in ((plain, False), (rich, True)):
+            console = Console(
+                file=out, width=20, highlight=False, emoji=False, color_system=None, record=record
+            )
+            print_user_error(UserError(message), console)
+        assert plain.getvalue() == rich.getvalue(), message
+    assert "secret" not in plain.getvalue() and "\x1b" not in plain.getvalue()
+
+
+def test_a_terminal_or_a_tab_goes_through_rich() -> None:
+    from kgbench.cliutil import _prints_verbatim
+
+    assert _prints_verbatim(Console(file=io.StringIO()), "error: x")
+    assert not _prints_verbatim(Console(file=io.StringIO(), force_terminal=True), "error: x")
+    assert not _prints_verbatim(Console(file=io.StringIO()), "error: a\ttab")
+    out = io.StringIO()
+    print_user_error(UserError("a\ttab"), Console(file=out, width=20, color_system=None))
+    assert out.getvalue() == "error: a" + " " * 8 + "tab\n"  # Rich expands the tab; kept

@@ -30,6 +30,7 @@ CLI_MODULES = {
     "kgbench.study",
     "kgbench.scoring",
     "kgbench.__main__",
+    "kgbench.entry",  # the console script: a no-op compile answered before kgbench.cli loads
     # the harness adapters (inspect-ai, lm-eval): like kgbench.scoring, facades over the harness
     "kgbench.integrations.core",
     "kgbench.integrations.inspect",

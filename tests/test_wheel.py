@@ -95,6 +95,10 @@ def test_the_installed_kgbench_compiles_a_domain_outside_a_clone(installed, tmp_
 
     compiled = _run([kgbench, "compile", "--domain", "mini"], project, env)
     assert compiled.returncode == 0, compiled.stderr
+    again = _run([kgbench, "compile", "--domain", "mini"], project, env)  # the console entry's
+    assert again.returncode == 0 and again.stderr.startswith(  # no-op path, installed
+        "compiled mini: up to date in generated/mini ("
+    ), again.stderr
     assert _run([kgbench, "validate", "--domain", "mini"], project, env).returncode == 0
     out = project / "generated" / "mini"
     here = compile_domain(str(MINI), out_root=tmp_path / "clone", force=True).out_dir
