@@ -486,9 +486,64 @@ def _conditions(doc: YamlDoc) -> tuple[ir.Condition, ...]:
                 sections=tuple(sections),
                 annotations=tuple(c.get("annotations") or ()),
                 verify=_verify(doc, i, c),
+                optional=bool(c.get("optional")),
             )
         )
-    return tuple(out)
+    return tuple(_volume_matched(doc, i, c, out) for i, c in enumerate(doc.data["conditions"]))
+
+
+def _volume_matched(
+    doc: YamlDoc, i: int, c: dict[str, Any], conditions: list[ir.Condition]
+) -> ir.Condition:
+    """A volume-matched control shows its base's sections and annotations (so its block is
+    the base's, plus padding); the base and the reference must be grounded retrieval
+    conditions declared before it, and the control is optional (off by default)."""
+    cond = conditions[i]
+    v = c.get("volume_match")
+    if v is None:
+        return cond
+    where = ["conditions", i, "volume_match"]
+    if c.get("sections") or c.get("verify"):
+        raise SpecError(
+            "a volume-matched condition has no sections and no verify block of its own (it "
+            "shows its base condition's sections, padded)",
+            doc.location(["conditions", i], "volume_match"),
+        )
+    earlier = {x.id: x for x in conditions[:i]}
+    for key in ("base", "reference"):
+        other = earlier.get(v[key])
+        if other is None or not other.grounded or other.volume_match is not None:
+            raise SpecError(
+                f"volume_match {key} '{v[key]}' is not a grounded retrieval condition declared "
+                f"before {cond.id}; expected one of "
+                + ", ".join(x.id for x in earlier.values() if x.grounded and not x.volume_match),
+                doc.location([*where, key], key),
+            )
+    if v["base"] == v["reference"]:
+        raise SpecError(
+            f"volume_match base and reference are both {v['base']}; expected the condition to "
+            "pad and a longer one to match",
+            doc.location([*where, "reference"], "reference"),
+        )
+    if c.get("optional") is False:
+        raise SpecError(
+            "a volume-matched control is optional (off by default); expected optional: true "
+            "or no optional key",
+            doc.location(["conditions", i, "optional"], "optional"),
+        )
+    base = earlier[v["base"]]
+    return replace(
+        cond,
+        sections=base.sections,
+        annotations=base.annotations,
+        optional=True,
+        volume_match=ir.VolumeMatch(
+            base=v["base"],
+            reference=v["reference"],
+            tolerance=float(v["tolerance"]),
+            padding_title=" ".join(str(v["padding_title"]).split()),
+        ),
+    )
 
 
 def _presentations(doc: YamlDoc) -> tuple[ir.Presentation, ...]:

@@ -217,6 +217,18 @@ class Verify:
 
 
 @dataclass(frozen=True)
+class VolumeMatch:
+    """A volume-matched control (spec VolumeMatchDeclaration): the `base` condition's block
+    padded with irrelevant graph content to the `reference` condition's length, within
+    `tolerance` (a share of the reference length)."""
+
+    base: str
+    reference: str
+    tolerance: float
+    padding_title: str
+
+
+@dataclass(frozen=True)
 class Condition:
     id: str
     name: str
@@ -225,6 +237,8 @@ class Condition:
     sections: tuple[ContextSection, ...]
     annotations: tuple[str, ...]
     verify: Verify | None = None
+    optional: bool = False
+    volume_match: VolumeMatch | None = None
 
     @property
     def grounded(self) -> bool:

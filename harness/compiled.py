@@ -76,6 +76,12 @@ class CompiledDomain:
         return list(self.document(contract.Conditions).conditions)
 
     @property
+    def default_conditions(self) -> list[contract.Condition]:
+        """The conditions a run has unless told otherwise: every declared one except the
+        optional ones (the volume-matched controls), which run only when asked for by id."""
+        return [c for c in self.conditions if not c.optional]
+
+    @property
     def presentations(self) -> list[contract.Presentation]:
         """The declared option presentations (order sensitivity), in declared order."""
         return list(self.document(contract.Conditions).presentations)

@@ -166,7 +166,8 @@ def build_prompts(
     Returns the file and the number of prompts. Scenarios keep their file order and
     conditions their declaration order, so the file is a pure function of its inputs.
     `conditions` keeps only those conditions (a study may run a subset; their order stays
-    the declared one). An older run.json is not read for its domain (the scenarios name it),
+    the declared one); without it, every non-optional condition, and an optional one whose
+    contexts the run folder holds. An older run.json is not read for its domain (the scenarios name it),
     so this is also how a run folder from an older kgbench is brought up to date.
     `order_variants` adds, after each original prompt, one prompt per declared presentation
     of the options (harness.order), ids `<scenario>/<condition>@<id>`.
@@ -179,10 +180,17 @@ def build_prompts(
     renderer = PromptRenderer(compiled)
     # A verify-and-revise condition (C5) has no single prompt: its steps are written by
     # harness.verify, which adds its answer prompts to prompts/verify.jsonl.
+    # An optional condition (a volume-matched control) is rendered by default only where
+    # its contexts were extracted (`kgbench extract --condition C7`): asked for, not implied.
     chosen = [
         c.id
         for c in renderer.conditions
-        if c.verify is None and (conditions is None or c.id in conditions)
+        if c.verify is None
+        and (
+            c.id in conditions
+            if conditions is not None
+            else not c.optional or folder.has_contexts(c.id)
+        )
     ]
     records = []
     for scenario in scenarios:

@@ -385,6 +385,10 @@ class RunFolder:
             out[str(scenario["scenario_id"])] = scenario
         return out
 
+    def has_contexts(self, condition: str) -> bool:
+        """Whether any scenario's context of `condition` was extracted into this folder."""
+        return next((self.path / "contexts").glob(f"*/{condition}.json"), None) is not None
+
     def context(self, scenario_id: str, condition: str) -> dict[str, Any]:
         """The extracted subgraph of a grounded condition; missing means extraction was not run."""
         path = self.context_path(scenario_id, condition)

@@ -723,8 +723,11 @@ def context_volume(inputs: RunInputs) -> dict[str, dict[str, float | int]]:
     """Per condition, the mean size of what the model was given: characters of the grounded
     context block and assertions in the extracted context, over the panel's prompts. The
     conditions vary in volume (C4's block can be ten times C2's), which the paper
-    says it holds apart from content: reported beside the scores so a reader can see it."""
+    says it holds apart from content: reported beside the scores so a reader can see it.
+    A volume-matched control (C6, C7) adds how many of its prompts came within the declared
+    tolerance of the reference condition's length (`matched` of `prompts`, `reference`)."""
     sums: dict[str, list[float]] = {}
+    matched: dict[str, tuple[str, int]] = {}
     for prompt in inputs.prompts:
         context = inputs.context(prompt.scenario_id, prompt.condition)
         held = context.get("assertions") if isinstance(context, dict) else None
@@ -732,11 +735,20 @@ def context_volume(inputs: RunInputs) -> dict[str, dict[str, float | int]]:
         row[0] += context_block_chars(prompt.text)
         row[1] += len(held) if isinstance(held, dict) else 0
         row[2] += 1
+        record = context.get("volume_match") if isinstance(context, dict) else None
+        if isinstance(record, dict):
+            reference, n = matched.get(prompt.condition, (str(record.get("reference")), 0))
+            matched[prompt.condition] = (reference, n + (record.get("matched") is True))
     return {
         cond: {
             "characters": round(chars / n, 1),
             "assertions": round(asserted / n, 2),
             "prompts": int(n),
+            **(
+                {"reference": matched[cond][0], "matched": matched[cond][1]}
+                if cond in matched
+                else {}
+            ),
         }
         for cond, (chars, asserted, n) in sums.items()
         if n
@@ -788,12 +800,18 @@ DEFAULT_PAIRS = (("C4", "C2"),)
 def default_pairs(inputs: RunInputs) -> list[tuple[str, str]]:
     """The contrasts a report shows unless told otherwise: C4 vs C2, and, for each
     verify-and-revise condition whose answer prompts this run holds (C5 ran), that condition
-    vs C4 (verification vs the richest retrieval) and vs C1 (vs no grounding)."""
+    vs C4 (verification vs the richest retrieval) and vs C1 (vs no grounding); and for each
+    volume-matched control this run answered (C7: C3's block padded to C4's length), its
+    reference vs it (content at equal length) and it vs its base (length at equal content)."""
     known = [c.id for c in inputs.conditions]
     out = [p for p in DEFAULT_PAIRS if all(c in known for c in p)]
     ran = {p.condition for p in inputs.folder.verify_prompts()}
     for cond in (c.id for c in inputs.conditions if c.verify is not None and c.id in ran):
         out += [(cond, other) for other in ("C4", "C1") if other in known]
+    answered = {p.condition for p in inputs.prompts}
+    for c in inputs.conditions:
+        if c.volume_match is not None and c.id in answered:
+            out += [(c.volume_match.reference, c.id), (c.id, c.volume_match.base)]
     return out
 
 
@@ -831,14 +849,19 @@ def score_run(
                     f"--pair names unknown condition '{c}'; this domain declares {', '.join(known)}"
                 )
     # A verify-and-revise condition (C5) is in the panel only when it ran (`kgbench verify`
-    # wrote its answer prompts); otherwise it would show as a condition nobody answered.
+    # wrote its answer prompts), and an optional one (a volume-matched control) only when its
+    # prompts were rendered; otherwise it would show as a condition nobody answered.
     ran = {p.condition for p in inputs.prompts}
-    idle = {c.id for c in inputs.conditions if c.verify is not None and c.id not in ran}
+    idle = {
+        c.id for c in inputs.conditions if (c.verify is not None or c.optional) and c.id not in ran
+    }
     for c in (c for pair in pairs for c in pair if c in idle):
-        raise UserError(
-            f"--pair names {c}, which did not run here: run `kgbench verify --run-dir "
-            f"{folder.path} --model ...` first"
+        how = (
+            f"`kgbench verify --run-dir {folder.path} --model ...`"
+            if inputs.compiled.condition(c).verify is not None
+            else f"`kgbench extract --condition {c} --run-dir {folder.path}`, then prompts and run"
         )
+        raise UserError(f"--pair names {c}, which did not run here: run {how} first")
     known = [c for c in known if c not in idle]
     paths = folder.response_logs(log)
     logs = [ResponsesLog.read(p, inputs.log_replicates(p)) for p in paths]

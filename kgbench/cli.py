@@ -205,6 +205,14 @@ def pilot_cmd(
             "C5's too with --with-c5.",
         ),
     ] = False,
+    volume_control: Annotated[
+        bool,
+        typer.Option(
+            "--volume-control/--no-volume-control",
+            help="Also run the optional volume-matched controls (C2's and C3's blocks padded "
+            "with irrelevant graph content to C4's length).",
+        ),
+    ] = False,
 ) -> None:
     """The whole pipeline end to end with a reference baseline, then the panel."""
     from kgbench.pilot import default_run_dir, panel_table, run_pilot
@@ -219,6 +227,7 @@ def pilot_cmd(
         keep_neo4j=keep_neo4j,
         with_c5=with_c5,
         order_variants=order_variants,
+        volume_control=volume_control,
     )
     print(panel_table(md))
     console.print(f"[green]report[/]: {escape(md)} and {escape(html)}")

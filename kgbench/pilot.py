@@ -39,11 +39,13 @@ LOCAL_KEY = "local-reference-server"  # the loopback server checks no key; never
 
 @dataclass(frozen=True)
 class PilotOptions:
-    """What the pilot adds to the C1-C4 pipeline: C5 (verify-and-revise) and the option
-    presentations (order sensitivity); both off by default."""
+    """What the pilot adds to the C1-C4 pipeline: C5 (verify-and-revise), the option
+    presentations (order sensitivity) and the optional volume-matched controls; all off by
+    default."""
 
     with_c5: bool = False
     order_variants: bool = False
+    volume_control: bool = False
 
 
 def run_pilot(
@@ -55,13 +57,15 @@ def run_pilot(
     keep_neo4j: bool = False,
     with_c5: bool = False,
     order_variants: bool = False,
+    volume_control: bool = False,
 ) -> tuple[Path, Path]:
     """Run the pipeline into `run_dir` (replaced); returns the Markdown and HTML reports.
 
     `with_c5`: also run the verify-and-revise conditions (generate, review on Neo4j, revise,
     answer) through the same server; `order_variants`: also render and answer every declared
     presentation of the options (order sensitivity, scores/<log>/order.json), C5's included
-    when `with_c5` (its whole agent rerun per presentation)."""
+    when `with_c5` (its whole agent rerun per presentation); `volume_control`: also extract,
+    answer and score the optional volume-matched controls."""
     from compiler.api import compile_domain
     from harness.compiled import CompiledDomain
 
@@ -91,7 +95,9 @@ def run_pilot(
     run_dir.mkdir(parents=True)
     result = step("compile", lambda: compile_domain(domain))
     compiled = CompiledDomain(result.domain, result.out_dir)
-    options = PilotOptions(with_c5=with_c5, order_variants=order_variants)
+    options = PilotOptions(
+        with_c5=with_c5, order_variants=order_variants, volume_control=volume_control
+    )
     if os.environ.get("NEO4J_URI"):
         md, html = _pipeline(compiled, run_dir, responder, console, step, options)
     else:
@@ -177,8 +183,9 @@ def _pipeline(
             # pilot measures no latency, so it would only add its own queries to the total.
             require_current(driver, compiled, settings.database)
             contexts = []
+            chosen = compiled.conditions if options.volume_control else compiled.default_conditions
             for scenario in scenarios:
-                for cond in (c.id for c in compiled.conditions if c.query):
+                for cond in (c.id for c in chosen if c.query):
                     ctx = extract(driver, compiled, scenario, cond, settings.database)
                     check_against_compile(ctx, compiled, scenario)
                     contexts.append(ctx)

@@ -128,9 +128,24 @@ class ExtractionBackend(Backend):
             if cond.verify is not None:
                 verify, files = self._verify(domain, cond)
                 out.extend(files)
+            volume = None
+            if cond.volume_match is not None:
+                m = cond.volume_match
+                padding = f"cypher/{cond.id}.padding.cypher"
+                v = view(domain, cond, self.dialect)
+                out.append(Artifact(padding, render("neo4j/padding.cypher.j2", ctx, v=v)))
+                volume = {
+                    "base": m.base,
+                    "reference": m.reference,
+                    "tolerance": m.tolerance,
+                    "padding_title": m.padding_title,
+                    "padding_query": padding,
+                }
             conditions.append(
                 {
                     "verify": verify,
+                    "optional": cond.optional,
+                    "volume_match": volume,
                     "id": cond.id,
                     "name": cond.name,
                     "title": cond.title,

@@ -84,6 +84,12 @@ def _emit(domain: Domain, ctx: EmitContext) -> list[Artifact]:
             ctx,
             domain=domain.name,
             condition=cond,
+            # a volume-matched control's block is its base's, padded: the same heading
+            heading=next(
+                (c.title for c in domain.conditions if c.id == cond.volume_match.base), cond.title
+            )
+            if cond.volume_match
+            else cond.title,
             annotation_snippets=snippets,
             # the class of a class-level claim is its subject, or (an effect modifier of a
             # class) its object: the line names whichever is an intervention class

@@ -138,7 +138,10 @@ def extract_command(
     scenario: Annotated[
         str | None, typer.Option(help="One scenario id (prints its context).")
     ] = None,
-    condition: Annotated[str | None, typer.Option(help="One condition id, e.g. C3.")] = None,
+    condition: Annotated[
+        str | None,
+        typer.Option(help="One condition id, e.g. C3 (an optional one, e.g. C7, only this way)."),
+    ] = None,
     scenarios: Annotated[Path | None, typer.Option(help="Scenario file (JSON Lines).")] = None,
     run_dir: Annotated[
         Path | None, typer.Option(help="Write every context under RUN_DIR/contexts/.")
@@ -165,7 +168,10 @@ def extract_command(
             else generated_set(compiled)
         )
     items = read_scenarios(scenarios)
-    conditions = [condition] if condition else [c.id for c in compiled.conditions if c.query]
+    # the optional conditions (volume-matched controls) only when named
+    conditions = (
+        [condition] if condition else [c.id for c in compiled.default_conditions if c.query]
+    )
     for c in conditions:
         compiled.condition(c)
     settings = connection_settings()

@@ -12,7 +12,7 @@ from typing import Any
 
 import neo4j
 
-from kgbench.contract import Context
+from kgbench.contract import Context, VolumeMatch
 from kgbench.errors import UserError
 
 from ..compiled import CompiledDomain
@@ -140,6 +140,18 @@ def _plain(value: Any) -> Any:
     return value
 
 
+def shaped_assertions(rows: list[Any]) -> dict[str, dict[str, Any]]:
+    """Assertions as the query returns them, as JSON-ready dicts by id, evidence by id."""
+    assertions = {}
+    for a in rows:
+        item = _plain(dict(a))
+        item["evidence"] = sorted(
+            (_plain(dict(e)) for e in a["evidence"]), key=lambda e: e["evidence_id"]
+        )
+        assertions[item["assertion_id"]] = item
+    return assertions
+
+
 def extract(
     driver: neo4j.Driver,
     domain: CompiledDomain,
@@ -195,13 +207,7 @@ def extract(
                 "paths": [{"candidate_id": c, "assertion_ids": list(ids)} for c, ids in ordered],
             }
         )
-    assertions = {}
-    for a in row["assertions"]:
-        item = _plain(dict(a))
-        item["evidence"] = sorted(
-            (_plain(dict(e)) for e in a["evidence"]), key=lambda e: e["evidence_id"]
-        )
-        assertions[item["assertion_id"]] = item
+    assertions = shaped_assertions(row["assertions"])
     populations = [a.get("population_id") for a in assertions.values()]
     groups = group_ids(domain)
     classes = [  # the class of a class-level claim (subject or object), so a prompt can name it
@@ -218,7 +224,7 @@ def extract(
     entities = {
         i: {k: domain.entities[i][k] for k in ("id", "name", "category")} for i in sorted(set(ids))
     }
-    return {
+    context = {
         "schema_version": CONTEXT_SCHEMA_VERSION,
         "domain": domain.name,
         "scenario_id": scenario["scenario_id"],
@@ -228,6 +234,49 @@ def extract(
         "sections": sections,
         "assertions": dict(sorted(assertions.items())),
     }
+    if cond.volume_match is None:
+        return context
+    return _volume_matched(driver, domain, scenario, context, cond.volume_match, database)
+
+
+def _volume_matched(
+    driver: neo4j.Driver,
+    domain: CompiledDomain,
+    scenario: dict[str, Any],
+    context: dict[str, Any],
+    match: VolumeMatch,
+    database: str | None,
+) -> dict[str, Any]:
+    """A volume-matched control's context: its base block (already in `context`, from its
+    own compiled query) padded to the item's reference block's length (harness.graph.volume),
+    the padding fetched through the condition's compiled padding query and measured by
+    rendering the compiled templates the prompts use."""
+    from harness.prompts import PromptRenderer
+
+    from .volume import check_padding, pad
+
+    reference = extract(driver, domain, scenario, match.reference, database)
+    renderer = PromptRenderer(domain)
+
+    def fetch(ids: list[str]) -> dict[str, dict[str, Any]]:
+        records, _, _ = driver.execute_query(
+            domain.read(match.padding_query),
+            parameters_={"assertion_ids": ids},
+            database_=database,
+            routing_=neo4j.RoutingControl.READ,
+        )
+        return shaped_assertions(records[0]["assertions"] if records else [])
+
+    padded = pad(
+        domain,
+        context,
+        reference or {},
+        match,
+        lambda condition, ctx: renderer.context_block(condition, ctx),
+        fetch,
+    )
+    check_padding(padded, domain)
+    return padded
 
 
 def warm_up(
@@ -256,7 +305,7 @@ def warm_up(
     warming = [*covering_scenarios(scenarios), *scenarios[:WARM_UP_SCENARIOS]]
     for _ in range(rounds):
         for scenario in warming:
-            for cond in domain.conditions:
+            for cond in domain.default_conditions:
                 if cond.query:
                     driver.execute_query(
                         domain.read(cond.query),

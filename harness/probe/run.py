@@ -306,7 +306,8 @@ def summary_lines(scores: dict[str, Any]) -> list[str]:
     k = scores["settings"]["path_bound"]
     m = scores["mapping"]
     return [
-        f"probe {scores['model']} on {scores['domain']}: {o['roots']} roots, {o['nodes']} nodes, "
+        f"probe {scores['model']} on {scores['domain']}: {o['roots']} of "
+        f"{o.get('roots_run', o['roots'])} roots scored, {o['nodes']} nodes, "
         f"{o['edges']} edges, {o['failures']} failed or unparseable answers",
         f"precision@{k} {_fmt_ci(o['precision'])}, recall@{k} {_fmt_ci(o['recall'])} "
         f"(mean over roots, 95% bootstrap CI; {scores['settings']['path_mode']} paths)",
@@ -315,4 +316,12 @@ def summary_lines(scores: dict[str, Any]) -> list[str]:
         f"{_fmt_ci(o['mapped_share'])}",
         "curve (k: precision/recall, mean over roots): "
         + ", ".join(f"{c['k']}: {c['precision']:.2f}/{c['recall']:.2f}" for c in scores["curve"]),
+        *(
+            [
+                "out of scope (no reference edge at the root; not counted): "
+                + ", ".join(o["out_of_scope_roots"])
+            ]
+            if o.get("out_of_scope_roots")
+            else []
+        ),
     ]

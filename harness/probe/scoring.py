@@ -20,6 +20,14 @@ Definitions (m maps a generated node to its entity; unmapped nodes have none):
   intermediary nodes" (its "length <= 7" counts nodes; it warns the bound overestimates);
   the curve reports k = 1..curve_max_k, 7 included.
 
+A root the reference holds no edge at (no cause and no effect of it: in cardio, essential
+hypertension, HFrEF and hypercholesterolemia, which the graph links only to the drugs that
+treat them and to populations associated with them, neither a cause) is out of scope: the
+reference cannot tell a right answer about it from a wrong one, and the seed's convention
+would score any answer there 0 (the oracle's own, empty, graph included). Such a root is
+still run and listed with `out_of_scope` saying why, and left out of the means, the pooled
+ratios and the curve (`overall.out_of_scope_roots` names it).
+
 Per root, then over roots: the mean (each root weighs the same) with a percentile bootstrap
 interval over roots (harness.stats.bootstrap_ci, seeded per metric), and the pooled ratio
 (sums over roots). All pair distances of all roots come from one batched query of the
@@ -37,7 +45,12 @@ from .graph import GeneratedGraph
 from .mapping import Decision
 from .reference import ReferenceGraph
 
-SCORES_FORMAT_VERSION = "1.0.0"
+SCORES_FORMAT_VERSION = "1.1.0"  # 1.1: out-of-scope roots (no reference edge at the root)
+OUT_OF_SCOPE = (
+    "the reference graph holds no edge at this root (no cause and no effect of it under the "
+    "declared reference predicates and directions), so it cannot judge answers about it; "
+    "left out of the means, pooled ratios and curve"
+)
 CYCLE_CAP = 1000
 HEADLINE = (
     "precision",
@@ -99,12 +112,19 @@ def score_graphs(
 
     roots = []
     for graph, pairs in zip(graphs, per_root_pairs, strict=True):
-        roots.append(_score_root(graph, pairs, found, decisions, reference, k, top_k, undirected))
-    return {
-        "roots": roots,
-        "overall": _overall(roots, bootstrap, seed),
-        "curve": _curve(roots, top_k),
-    }
+        root = _score_root(graph, pairs, found, decisions, reference, k, top_k, undirected)
+        if not in_scope(reference, graph.root_id):
+            root["out_of_scope"] = OUT_OF_SCOPE
+        roots.append(root)
+    scored = [r for r in roots if "out_of_scope" not in r]
+    overall = _overall(scored, bootstrap, seed, roots)
+    overall["out_of_scope_roots"] = [r["root_id"] for r in roots if "out_of_scope" in r]
+    return {"roots": roots, "overall": overall, "curve": _curve(scored, top_k)}
+
+
+def in_scope(reference: ReferenceGraph, root_id: str) -> bool:
+    """Whether the reference holds at least one edge at the root (see the module doc)."""
+    return bool(reference.degree.get(root_id))
 
 
 def _entity(decisions: dict[str, Decision], key: str) -> str | None:
@@ -179,7 +199,11 @@ def _score_root(
     }
 
 
-def _overall(roots: list[dict[str, Any]], bootstrap: int, seed: int) -> dict[str, Any]:
+def _overall(
+    roots: list[dict[str, Any]], bootstrap: int, seed: int, run: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """Means and pooled ratios over the scored `roots`; the counts (edges, nodes, failures)
+    over every root `run`, out-of-scope ones included: they describe what was asked."""
     out: dict[str, Any] = {}
     pooled = {
         "precision": ("hits", "edges"),
@@ -206,15 +230,18 @@ def _overall(roots: list[dict[str, Any]], bootstrap: int, seed: int) -> dict[str
             entry["pooled"] = _ratio(total_num, total_den)
         out[metric] = entry
     out["roots"] = len(roots)
-    out["edges"] = sum(r["edges"] for r in roots)
-    out["failures"] = sum(r["failures"] for r in roots)
-    out["unmapped_nodes"] = sum(r["unmapped_nodes"] for r in roots)
-    out["nodes"] = sum(r["mapped_nodes"] + r["unmapped_nodes"] for r in roots)
-    out["collapsed_edges"] = sum(r["collapsed_edges"] for r in roots)
+    out["roots_run"] = len(run)
+    out["edges"] = sum(r["edges"] for r in run)
+    out["failures"] = sum(r["failures"] for r in run)
+    out["unmapped_nodes"] = sum(r["unmapped_nodes"] for r in run)
+    out["nodes"] = sum(r["mapped_nodes"] + r["unmapped_nodes"] for r in run)
+    out["collapsed_edges"] = sum(r["collapsed_edges"] for r in run)
     return out
 
 
 def _curve(roots: list[dict[str, Any]], top_k: int) -> list[dict[str, Any]]:
+    if not roots:
+        return []
     out = []
     edges = sum(r["edges"] for r in roots)
     relevant = sum(r["relevant_reference_edges"] for r in roots)

@@ -96,7 +96,8 @@ def probe_tables(probe: dict[str, Any]) -> list[Table]:
     k = s["path_bound"]
     pooled = lambda name: fmt(o[name].get("pooled")) if "pooled" in o[name] else NA  # noqa: E731
     overall = Table(
-        f"Probe overall ({o['roots']} roots, {o['nodes']} nodes, {o['edges']} edges)",
+        f"Probe overall ({o['roots']} of {o.get('roots_run', o['roots'])} roots scored, "
+        f"{o['nodes']} nodes, {o['edges']} edges)",
         ["Metric", "Mean over roots [95% CI]", "Pooled"],
         [
             [f"Precision@{k} (path rule)", _ci(o["precision"]), pooled("precision")],
@@ -111,7 +112,7 @@ def probe_tables(probe: dict[str, Any]) -> list[Table]:
         "divides path-rule hits by the reference edges touching a mapped generated node (the "
         "seed's definition), so it can exceed 1. Failed or unparseable answers: "
         f"{o['failures']}; unmapped nodes: {o['unmapped_nodes']}; collapsed edges (both ends "
-        f"on one entity): {o['collapsed_edges']}.",
+        f"on one entity): {o['collapsed_edges']}." + out_of_scope_note(probe),
     )
     curve = Table(
         "Precision and recall over the path bound k",
@@ -135,7 +136,8 @@ def probe_tables(probe: dict[str, Any]) -> list[Table]:
         ["Root", "Nodes", "Edges", f"P@{k}", f"R@{k}", "Exact P", "Mapped", "Cycles", "Failures"],
         [
             [
-                f"{r['root_name']} ({r['root_id']})",
+                f"{r['root_name']} ({r['root_id']})"
+                + (" (out of scope)" if "out_of_scope" in r else ""),
                 str(r["stats"]["nodes"]),
                 str(r["edges"]),
                 fmt(r["precision"]),
@@ -148,6 +150,9 @@ def probe_tables(probe: dict[str, Any]) -> list[Table]:
             for r in probe["roots"]
         ],
         [False, *[True] * 8],
+        "A root marked 'out of scope' is not in the overall figures or the curve."
+        if o.get("out_of_scope_roots")
+        else "",
     )
     mapping = Table(
         f"Node mapping ({m['mapped']} of {m['names']} distinct names mapped)",
@@ -204,3 +209,17 @@ def curve_svg(probe: dict[str, Any]) -> str:
     body.append(_text(left + w + 8, top + 10, "precision", 11, fill="#1f77b4"))
     body.append(_text(left + w + 8, top + 26, "recall", 11, fill="#ff7f0e"))
     return _svg(left + w + 80, top + h + 24, body, "Probe precision and recall by k")
+
+
+def out_of_scope_note(probe: dict[str, Any]) -> str:
+    """The roots left out of the overall figures, and why (harness.probe.scoring)."""
+    left = [r for r in probe["roots"] if "out_of_scope" in r]
+    if not left:
+        return ""
+    names = ", ".join(f"{r['root_name']} ({r['root_id']})" for r in left)
+    return (
+        f" Out of scope, {len(left)} of {len(probe['roots'])} roots: {names}. The reference "
+        "holds no edge at these roots (no cause and no effect of them under its declared "
+        "predicates and directions; a drug treating a disease is not its cause), so it cannot "
+        "judge an answer about them: they are run and listed, not counted."
+    )

@@ -140,6 +140,12 @@ def volume_note(panel: dict[str, Any]) -> str:
     volume = panel.get("context_volume") or {}
     shown = [
         f"{cond} {v['characters']:,.0f} characters, {v['assertions']:g} assertions"
+        + (
+            f" (padded to {v['reference']}'s length, within tolerance in {v['matched']} of "
+            f"{v['prompts']} prompts)"
+            if "matched" in v
+            else ""
+        )
         for cond in panel.get("conditions", [])
         if (v := volume.get(cond)) and v.get("characters")
     ]

@@ -135,7 +135,11 @@ def study_from(doc: Any, path: Path, domain: str) -> StudyConfig:
     # not single prompts: a study leaves them out by default (StudyConfig.excluded says so)
     # and refuses them when listed, rather than counting them as never answered.
     verify = [c.id for c in compiled.conditions if c.verify is not None]
-    conditions = list(data.get("conditions") or [c for c in known if c not in verify])
+    # optional conditions (the volume-matched controls) run only when the study names them
+    optional = {c.id for c in compiled.conditions if c.optional}
+    conditions = list(
+        data.get("conditions") or [c for c in known if c not in verify and c not in optional]
+    )
     seen_conditions: dict[str, int] = {}
     for i, cond in enumerate(conditions):
         where = doc.location(["conditions", i], "conditions")

@@ -38,6 +38,7 @@ from .models import (
     ScoredPanel,
     Section,
     Verify,
+    VolumeMatch,
 )
 
 SCHEMAS_DIR = Path(__file__).resolve().parent / "schemas"
@@ -180,6 +181,7 @@ __all__ = [
     "ScoredPanel",
     "Section",
     "Verify",
+    "VolumeMatch",
     "check_formats",
     "compatible",
     "json_schema",

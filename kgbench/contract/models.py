@@ -329,6 +329,18 @@ class Verify(Model):
     )
 
 
+class VolumeMatch(Model):
+    """A volume-matched control: the `base` condition's block padded with graph content
+    irrelevant to the item (`padding_query` fetches it) until its length is within
+    `tolerance` (a share) of the `reference` condition's block (issue 27 item 6)."""
+
+    base: str
+    reference: str
+    tolerance: float = Field(gt=0, lt=1)
+    padding_title: str
+    padding_query: str = Field(description="query file: the chosen padding assertions by id")
+
+
 class Condition(Model):
     id: str
     name: str
@@ -340,6 +352,12 @@ class Condition(Model):
     sections: list[Section]
     verify: Verify | None = Field(
         default=None, description="verify-and-revise settings; null for a retrieval condition"
+    )
+    optional: bool = Field(
+        default=False, description="off by default (2.3): run only when asked for by id"
+    )
+    volume_match: VolumeMatch | None = Field(
+        default=None, description="a volume-matched control (2.3); null otherwise"
     )
 
     @property
@@ -368,7 +386,7 @@ class Conditions(Document):
     2.0.0: chain sections declare bounds and an order instead of path shapes; 2.1.0 adds the
     optional verify block (with its one-round-trip review query) and option presentations."""
 
-    FORMAT: ClassVar[str] = "2.2.0"  # 2.2: the verify block's reviser
+    FORMAT: ClassVar[str] = "2.3.0"  # 2.2: the verify block's reviser; 2.3: optional, volume_match
     PATH: ClassVar[str] = "conditions.json"
 
     format_version: str
@@ -522,22 +540,44 @@ class ContextEntity(Model):
 
 
 class ContextPath(Model):
-    candidate_id: str
+    candidate_id: str | None = Field(description="null on a padding path (no candidate)")
     assertion_ids: list[str]
+
+
+# A volume-matched control's padding section (1.1) is a context shape of its own: no query
+# section retrieves it, so it is not a SectionShape of conditions.json.
+ContextSectionShape = Literal[
+    "candidate_edges", "causal_chain", "target_edges", "context_modifiers", "padding"
+]
 
 
 class ContextSection(Model):
     name: str
     title: str
-    shape: SectionShape
+    shape: ContextSectionShape
     paths: list[ContextPath]
+
+
+class ContextVolume(Model):
+    """How a volume-matched control's block came to its length: the reference block's length,
+    the padded block's, the allowed gap, whether it is within it, and what was excluded."""
+
+    base: str
+    reference: str
+    reference_characters: int
+    base_characters: int
+    characters: int
+    tolerance_characters: int
+    matched: bool
+    seed: str
+    excluded_entity_ids: list[str]
 
 
 class Context(Document):
     """contexts/<scenario>/<condition>.json: one extracted subgraph (`kgbench extract`).
     Assertions are Neo4j's property maps (subject, object and evidence attached)."""
 
-    FORMAT: ClassVar[str] = "1.0.0"
+    FORMAT: ClassVar[str] = "1.1.0"  # 1.1: padding sections and volume_match
     PATH: ClassVar[str] = "contexts/<scenario>/<condition>.json"
     VERSION_FIELD: ClassVar[str] = "schema_version"
 
@@ -549,6 +589,9 @@ class Context(Document):
     entities: dict[str, ContextEntity]
     sections: list[ContextSection]
     assertions: dict[str, dict[str, Any]]
+    volume_match: ContextVolume | None = Field(
+        default=None, description="a volume-matched control's padding record (1.1)"
+    )
 
 
 class Cell(Model):

@@ -26,15 +26,17 @@ def cardio_reference(cardio_probe: CompiledProbe) -> ReferenceGraph:
 
 
 def oracle_precision(limit_roots: int | None = None) -> float:
-    """The oracle's mean precision over cardio's first `limit_roots` roots: 1.0 on a root the
-    reference holds a cause or effect of, 0.0 (the seed's convention for an empty graph) on a
-    root it holds none of. Cardio's reference means "A causes B" (issue 27): three disease
-    roots (essential hypertension, HFrEF, hypercholesterolemia) are linked to the graph only
-    by the drugs that treat them, so the oracle, answering from the reference, adds nothing."""
+    """The oracle's mean precision over cardio's first `limit_roots` roots that are in scope:
+    1.0, since it answers with reference edges only. Cardio's reference means "A causes B"
+    (issue 27): three disease roots (essential hypertension, HFrEF, hypercholesterolemia) are
+    linked to the graph only by the drugs that treat them, so the reference holds no edge at
+    them; the scorer leaves such roots out of the means (harness.probe.scoring.in_scope)
+    rather than scoring the oracle's empty answer there 0."""
     probe = CompiledProbe.open("cardio")
     reference = probe.reference_graph()
     roots = [r["id"] for r in probe.roots][:limit_roots]
-    return sum(1.0 for r in roots if reference.degree[r]) / len(roots)
+    scored = [r for r in roots if reference.degree[r]]
+    return sum(1.0 for _ in scored) / len(scored)
 
 
 def quiet() -> Console:

@@ -160,3 +160,57 @@ def test_distance_index_more_sources_than_one_pass():
 def test_name_key_is_the_node_identity():
     assert name_key("LDL-Cholesterol ") == name_key("ldl cholesterol") == "ldl cholesterol"
     assert name_key("Ｈｙｐｅｒｔｅｎｓｉｏｎ") == "hypertension"  # full-width folded
+
+
+def _oracle_graph(ref: ReferenceGraph, root: str, depth: int = 2, n: int = 3) -> GeneratedGraph:
+    """The oracle's graph by its rule (harness.probe.responders): from the root, the first `n`
+    effects and causes of each concept by entity id, to `depth`; every edge a reference edge."""
+    graph = GeneratedGraph.start(root, f"Concept {root}")
+    keys = {root: name_key(f"Concept {root}")}
+    frontier = [root]
+    for level in range(1, depth + 1):
+        nxt = []
+        for concept in frontier:
+            for other, edge in [
+                *((t, (concept, t)) for t in ref.successors[concept][:n]),
+                *((s, (s, concept)) for s in ref.predecessors[concept][:n]),
+            ]:
+                if other not in keys:
+                    keys[other] = graph.add_node(f"Concept {other}", level, "oracle")
+                    nxt.append(other)
+                graph.add_edge(keys[edge[0]], keys[edge[1]], "oracle")
+        frontier = nxt
+    return graph
+
+
+def test_the_oracle_scores_one_on_its_own_reference_and_unjudgeable_roots_are_out_of_scope():
+    """Issue 27: a root the reference holds no edge at (Z: in the domain only a drug treating
+    it, which is no cause) is out of scope, not a 0 that drags the oracle below 1.0; the
+    oracle's precision and recall are then 1.0 on its own reference, at every k."""
+    ids = ["R", "C1", "C2", "C3", "E1", "Z", "D"]
+    edges = {("C1", "R"), ("C2", "R"), ("R", "E1"), ("C3", "C1")}  # D treats Z: not an edge
+    ref = ReferenceGraph({i: Entity(i, f"Concept {i}", "Thing") for i in ids}, edges)
+    index = DistanceIndex(ref.node_ids, sorted(ref.edges), True)
+    graphs = [_oracle_graph(ref, "R"), _oracle_graph(ref, "Z")]
+    decided = {}
+    for graph in graphs:
+        decided |= {
+            key: Decision(node.name, key, node.name.split()[-1], "exact_name")
+            for key, node in graph.nodes.items()
+        }
+    result = score_graphs(graphs, decided, ref, index, 6, 7, bootstrap=0)
+    r, z = result["roots"]
+    assert r["edges"] == 4 and r["relevant_reference_edges"] == 4
+    assert (r["precision"], r["recall"], r["exact_precision"], r["exact_recall"]) == (1, 1, 1, 1)
+    assert "out_of_scope" not in r
+    assert z["edges"] == 0 and "no edge at this root" in z["out_of_scope"]
+    overall = result["overall"]
+    assert overall["out_of_scope_roots"] == ["Z"] and overall["roots"] == 1
+    for metric in ("precision", "recall", "exact_precision", "exact_recall"):
+        assert overall[metric]["mean"] == 1.0, metric
+    assert all(c["precision"] == c["recall"] == 1.0 for c in result["curve"])
+    # "no": a root the reference can judge stays in the means however poorly it is answered
+    silent = GeneratedGraph.start("R", "Concept R")
+    result = score_graphs([graphs[0], silent], decided, ref, index, 6, 7, bootstrap=0)
+    assert result["overall"]["out_of_scope_roots"] == []
+    assert result["overall"]["precision"]["mean"] == 0.5

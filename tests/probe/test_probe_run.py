@@ -23,9 +23,10 @@ def scores_of(outcome) -> dict:
 def test_oracle_precision_is_one_on_every_root_the_reference_holds(
     probe_run, cardio_probe, cardio_reference
 ):
-    """The oracle scores 1.0 on every root the reference holds a cause or effect of; on a
-    root it holds none of (three cardio diseases, linked only to the drugs that treat them)
-    it answers nothing, which the seed's convention scores 0."""
+    """The oracle scores 1.0 on every root the reference holds a cause or effect of; a root
+    it holds none of (three cardio diseases, linked only to the drugs that treat them) the
+    oracle answers nothing about, and the scorer marks it out of scope, with its reason, and
+    leaves it out of the means (before: counted as 0, mean 17/20)."""
     from .conftest import oracle_precision
 
     scores = scores_of(probe_run("ref:oracle"))
@@ -35,12 +36,16 @@ def test_oracle_precision_is_one_on_every_root_the_reference_holds(
         if not cardio_reference.degree[root["root_id"]]:
             empty.add(root["root_id"])
             assert root["edges"] == 0 and root["precision"] == 0.0, root
+            assert "no edge at this root" in root["out_of_scope"]
             continue
         assert root["edges"] > 0, root["root_id"]
         assert root["precision"] == 1.0 and root["exact_precision"] == 1.0
         assert root["mapped_share"] == 1.0 and root["failures"] == 0
     assert empty == {"DIS_0001", "DIS_0002", "DIS_0008"}
-    assert scores["overall"]["precision"]["mean"] == oracle_precision() == 17 / 20
+    assert scores["overall"]["out_of_scope_roots"] == ["DIS_0001", "DIS_0002", "DIS_0008"]
+    assert scores["overall"]["roots"] == 17
+    assert scores["overall"]["precision"]["mean"] == oracle_precision() == 1.0
+    assert scores["overall"]["exact_precision"]["mean"] == 1.0
     assert [c["k"] for c in scores["curve"]] == list(range(1, 8))
     assert scores["mapping"]["by_method"] == {"exact_name": scores["mapping"]["names"]}
 

@@ -144,3 +144,12 @@ def test_a_study_leaves_verify_conditions_out_by_default_and_says_so(write_study
 
 def test_the_bad_inputs_table_is_not_empty() -> None:
     assert len(CASES) >= 15
+
+
+def test_a_study_runs_the_volume_matched_controls_only_when_it_lists_them(write_study) -> None:
+    """Issue 27 item 6: C6 and C7 are optional, off by default, selectable by id."""
+    text = write_study().read_text()
+    default = load_study(write_study(text.replace("conditions: [C1, C2, C3, C4]\n", "")), "cardio")
+    assert "C6" not in default.conditions and "C7" not in default.conditions
+    listed = text.replace("conditions: [C1, C2, C3, C4]", "conditions: [C3, C4, C7]")
+    assert load_study(write_study(listed), "cardio").conditions == ("C3", "C4", "C7")
