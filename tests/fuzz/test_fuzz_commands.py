@@ -76,6 +76,8 @@ number = st.one_of(
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
     st.sampled_from(["nan", "inf", "-1", "0", "1", "9" * 5000, "1e309", "0x10"]),
 )
+BULK_FLAGS = [[], ["--bulk"], ["--bulk", "--force"], ["--bulk", "--force", "--yes"], ["--force"]]
+BULK_FLAGS += [["--bulk", "--yes"], ["--yes"]]
 not_a_domain = hostile.filter(lambda t: t.strip() not in KNOWN_DOMAINS)
 
 
@@ -240,6 +242,9 @@ def argv(command: str, data: st.DataObject, world: dict[str, Any]) -> list[str]:
             "--domain",
             d(st.sampled_from(["cardio"]) | hostile),
             *opt("--batch-size", number),
+            # NEO4J_URI names a server kgbench does not manage: --bulk is refused before any
+            # count or erase, and --force / --yes without what they qualify are usage errors
+            *d(st.sampled_from(BULK_FLAGS)),
         ]
     if command == "generate":
         return [
