@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from hypothesis import event, given, reject, settings
+from hypothesis import event, example, given, reject, settings
 from hypothesis import strategies as st
 
 from compiler.api import compile_domain
@@ -127,8 +127,39 @@ def write_domain(edits: dict[str, Any], folder: Path) -> Path:
     return domain
 
 
+# Found by `make fuzz` (2026-12-05): claims without a population beside claims with one made
+# two instance keys hold None and a population id at one place, and sorting the pool raised
+# TypeError (harness.scenarios.generator._orderable).
+NONE_BESIDE_A_POPULATION = {
+    "claims": {
+        **{f"ASR_{n:04d}": "keep" for n in range(1, 45)},
+        **dict.fromkeys(["ASR_0020", "ASR_0025", "ASR_0030", "ASR_0037"], "POP_0002"),
+        **dict.fromkeys(["ASR_0022", "ASR_0042", "ASR_0043"], "POP_0001"),
+        **dict.fromkeys(
+            ["ASR_0021", "ASR_0026", "ASR_0029", "ASR_0033", "ASR_0034", "ASR_0035", "ASR_0036"],
+            "no_population",
+        ),
+        "ASR_0031": "drop",
+    },
+    "default_population": False,
+    "profiles": "POP_0001",
+    "drop_rules": {"entity_profiles", "labs", "clinical_scores"},
+    "drop_category_fields": {"marker_distractor", "expects_uncertainty", "salient_classes"},
+    "categories": {
+        "mediated_effect",
+        "multiple_pathways",
+        "direct_effect",
+        "confounded_association",
+        "competing_interventions",
+    },
+    "seed": 480483,
+    "per_category": 1,
+}
+
+
 @BUDGET
 @given(edits=curated_domain())
+@example(edits=NONE_BESIDE_A_POPULATION)
 def test_generate_on_any_valid_domain_is_items_or_one_message(edits: dict[str, Any]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp)
