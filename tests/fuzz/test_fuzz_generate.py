@@ -8,8 +8,8 @@ categories kept or dropped; any seed and count. A draw the compiler refuses is n
 domain and is rejected; on every valid one, `generate` ends with items or one UserError, never
 a traceback, and every item it writes passes `check-scenarios`.
 
-`make test` runs a small derandomized budget (at most 8 examples); `make fuzz` runs
-KGBENCH_FUZZ_EXAMPLES random ones.
+`make test` runs a small derandomized budget (at most 8 examples); `make fuzz` runs as many
+random ones as fit its seconds per target (tests/fuzz/settings.py).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from hypothesis import event, example, given, reject, settings
+from hypothesis import event, example, given, reject
 from hypothesis import strategies as st
 
 from compiler.api import compile_domain
@@ -31,10 +31,11 @@ from harness.scenarios.generator import generate_file
 from harness.scenarios.validation import check_file
 from kgbench.errors import UserError
 
-from .settings import EXAMPLES, FUZZ, RANDOM
+from .settings import budget
 
 TOY = Path(__file__).resolve().parents[1] / "fixtures" / "domains" / "toy"
-BUDGET = settings(FUZZ, max_examples=EXAMPLES if RANDOM else min(EXAMPLES, 8))
+# make test: at most 8 derandomized examples (each compiles and generates a whole domain)
+BUDGET = budget(ms=234, cap=8)
 
 OPTIONAL_RULES = ("clinical_scores", "labs", "entity_profiles", "gold_path_shapes")
 OPTIONAL_CATEGORY = ("marker_distractor", "salient_classes", "expects_uncertainty")

@@ -28,7 +28,7 @@ from compiler.tables import ErrorList, read_table
 from kgbench.errors import Location
 from kgbench.locations import CHECKOUT as REPO_ROOT
 
-from .settings import FUZZ
+from .settings import budget
 
 MINI = REPO_ROOT / "tests" / "fixtures" / "domains" / "mini"
 TABLES = ("entities", "assertions", "evidence_sources", "assertion_evidence")
@@ -105,7 +105,7 @@ def _read(spec: TableSpec, path: Path, reader: str):
     return found, table
 
 
-@FUZZ
+@budget(ms=9.5)
 @given(data=st.data())
 def test_both_readers_report_the_same_errors(specs, data: st.DataObject) -> None:
     table, rows = data.draw(corrupted(specs))
