@@ -102,3 +102,25 @@ def test_ex_a_known_candidate_added_by_hand_is_judged_and_shown(tmp_path: Path) 
     assert code == 0, output
     shown = [ln for ln in output.splitlines() if ln.startswith("  - ")]
     assert len(shown) == len(record["candidates"])
+
+
+def test_a_record_lacking_a_field_is_one_message_for_audit_and_explain(tmp_path: Path) -> None:
+    """Found by `make fuzz` (2026-12-05, the audit target): a record whose "category" key was
+    damaged, or whose gold is not an object, was a KeyError / AttributeError traceback."""
+    line = CARDIO_SET.read_text(encoding="utf-8").split("\n", 1)[0]
+    damaged = tmp_path / "damaged.jsonl"
+    record = json.loads(line)
+    record["gold"] = [1]
+    for text, cause in (
+        (line.replace('"category":', '",category":', 1), "KeyError: 'category'"),
+        (json.dumps(record), "AttributeError"),
+    ):
+        damaged.write_text(text + "\n", encoding="utf-8")
+        for args in (
+            ["audit", "--domain", "cardio", "--scenarios", damaged],
+            ["explain", "SCN_0001", "--domain", "cardio", "--scenarios", damaged],
+        ):
+            code, errors, output = cli(*args)
+            assert code == 2 and "Traceback" not in output, output
+            assert len(errors) == 1 and "scenario 'SCN_0001' lacks or mistypes" in errors[0]
+            assert cause in errors[0] and "kgbench check-scenarios" in errors[0]
