@@ -35,7 +35,7 @@ from .settings import budget
 
 TOY = Path(__file__).resolve().parents[1] / "fixtures" / "domains" / "toy"
 # make test: at most 8 derandomized examples (each compiles and generates a whole domain)
-BUDGET = budget(ms=234, cap=8)
+BUDGET = budget(ms=460, cap=8)
 
 OPTIONAL_RULES = ("clinical_scores", "labs", "entity_profiles", "gold_path_shapes")
 OPTIONAL_CATEGORY = ("marker_distractor", "salient_classes", "expects_uncertainty")

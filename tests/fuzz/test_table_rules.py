@@ -105,7 +105,7 @@ def _read(spec: TableSpec, path: Path, reader: str):
     return found, table
 
 
-@budget(ms=9.5)
+@budget(ms=9.2)
 @given(data=st.data())
 def test_both_readers_report_the_same_errors(specs, data: st.DataObject) -> None:
     table, rows = data.draw(corrupted(specs))
