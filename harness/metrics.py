@@ -63,6 +63,44 @@ def _norm_any(text: str) -> str:
     return _norm_short(text) if len(text) <= MEMO_TEXT else _norm(text)
 
 
+# Words that, just before a name, reject it ("avoid lisinopril", "do not use lisinopril",
+# "never lisinopril"), and phrases that, just after it, do ("lisinopril should be avoided",
+# "lisinopril is not recommended"). A recommendation that rejects the one intervention it
+# names picks nothing (reliability review 2026-12, sc.negated-alone: it scored as a pick).
+REJECTING_BEFORE = frozenset(
+    [
+        "not",
+        "no",
+        "avoid",
+        "avoiding",
+        "never",
+        "stop",
+        "stopping",
+        "discontinue",
+        "withhold",
+        "against",
+        "without",
+    ]
+)
+REJECTING_AFTER = ("avoided", "not recommended", "not advised", "not indicated", "should not")
+REJECT_WINDOW = 3  # tokens
+
+
+def _rejects(key: str, spans: list[tuple[int, int]]) -> bool:
+    """Whether a rejecting word stands within REJECT_WINDOW tokens before a name, or a
+    rejecting phrase right after one, outside every name (a name may hold such a word)."""
+    tokens = key.split(" ")
+    inside = {i for start, n in spans for i in range(start, start + n)}
+    for start, n in spans:
+        before = [tokens[i] for i in range(max(0, start - REJECT_WINDOW), start) if i not in inside]
+        if REJECTING_BEFORE.intersection(before):
+            return True
+        after = " ".join(tokens[start + n : start + n + REJECT_WINDOW + 1])
+        if any(f" {p} " in f" {after} " for p in REJECTING_AFTER):
+            return True
+    return False
+
+
 @dataclass
 class Lexicon:
     """Names, synonyms and class memberships of a domain's entities (from kg.json).
@@ -219,6 +257,19 @@ class Lexicon:
                     found.append(names[gram])
         return found
 
+    def _spans(self, key: str) -> list[tuple[int, int]]:
+        """(first token, token count) of every name occurring in `key` (as `_contained`)."""
+        tokens = key.split(" ")
+        out = []
+        for i, t in enumerate(tokens):
+            for n in self.gram_lengths.get(t, ()):
+                if i + n > len(tokens):
+                    break
+                gram = " ".join(tokens[i : i + n])
+                if len(gram) >= MIN_CONTAINED_NAME and gram in self.names:
+                    out.append((i, n))
+        return out
+
     def resolve(self, text: str) -> set[str]:
         """Entity or class ids a free-text name denotes (exact normalised match, then containment)."""
         return set(self._memoised("resolve", text, self._resolve))
@@ -264,6 +315,8 @@ class Lexicon:
             return set()
         if key in self.names:
             return self._interventions_only(self.names[key])
+        if _rejects(key, self._spans(key)):
+            return set()
         groups = [g for g in map(self._interventions_only, self._contained(key)) if g]
         if not groups:
             return set()

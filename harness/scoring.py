@@ -641,12 +641,20 @@ class RunInputs:
         """Every prompt of the run: prompts.jsonl's, then the verify-and-revise answer prompts
         (prompts/verify.jsonl, written by `kgbench verify`; none when C5 did not run)."""
         known = {c.id for c in self.conditions}
+        declared = {p.id for p in self.compiled.presentations}
         out = []
         for p in [*self.folder.prompts(), *self.folder.verify_prompts()]:
             if p.scenario_id not in self.scenarios or p.condition not in known:
                 raise UserError(
                     f"prompt {p.prompt_id} does not belong to this run's scenarios and "
                     f"conditions; re-run `kgbench prompts --run-dir {self.folder.path}`"
+                )
+            if p.presentation is not None and p.presentation not in declared:
+                # review 2026-12 ord.bogus-presentation: it was scored as if it were absent
+                raise UserError(
+                    f"prompt {p.prompt_id} names the presentation {p.presentation!r}, which "
+                    f"this domain does not declare ({', '.join(sorted(declared)) or 'none'}); "
+                    f"re-run `kgbench prompts --run-dir {self.folder.path} --order-variants`"
                 )
             out.append(p)
         return out

@@ -178,7 +178,11 @@ def _print_warnings(warnings: tuple[str, ...]) -> None:
 def pilot_cmd(
     domain: DomainArg,
     run_dir: Annotated[
-        Path | None, typer.Option(help="Run folder (default runs/pilot-<domain>).")
+        Path | None,
+        typer.Option(
+            help="Run folder (default runs/pilot-<domain>). A folder an earlier pilot made is "
+            "replaced once the new pilot succeeded; any other folder holding files is refused."
+        ),
     ] = None,
     responder: Annotated[
         str, typer.Option(help="Reference responder behind the local server.")

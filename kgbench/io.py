@@ -228,6 +228,27 @@ def disk_errors(path: Path | str) -> Iterator[None]:
         raise write_error(exc, path) from None
 
 
+@contextmanager
+def exclusive_lock(path: Path, busy: str) -> Iterator[None]:
+    """Hold an flock on `path` (created if missing) while the block runs; when another
+    process holds it, a UserError saying `busy`, at once (never a wait behind a job that may
+    run for hours). The kernel drops the lock when its holder dies, even by SIGKILL, so a
+    killed job never leaves a stale lock. The lock file holds no data."""
+    import fcntl
+
+    with disk_errors(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise UserError(busy) from None
+        yield
+    finally:
+        os.close(fd)
+
+
 def fsync_dir(folder: Path) -> None:
     """Make a rename durable: fsync the folder that holds the new name (POSIX)."""
     try:

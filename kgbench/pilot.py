@@ -59,7 +59,8 @@ def run_pilot(
     order_variants: bool = False,
     volume_control: bool = False,
 ) -> tuple[Path, Path]:
-    """Run the pipeline into `run_dir` (replaced); returns the Markdown and HTML reports.
+    """Run the pipeline into `run_dir` (a pilot's folder is replaced, see `_set_aside`);
+    returns the Markdown and HTML reports.
 
     `with_c5`: also run the verify-and-revise conditions (generate, review on Neo4j, revise,
     answer) through the same server; `order_variants`: also render and answer every declared
@@ -90,9 +91,9 @@ def run_pilot(
 
     if not is_responder(responder):  # before anything is compiled, loaded or removed
         raise UserError(f"unknown responder {responder!r}; known: {', '.join(responder_names())}")
-    if run_dir.exists():
-        shutil.rmtree(run_dir)
+    previous = _set_aside(run_dir, default_run_dir(domain))
     run_dir.mkdir(parents=True)
+    (run_dir / PILOT_MARK).write_text("a `kgbench pilot` folder; the next pilot replaces it\n")
     result = step("compile", lambda: compile_domain(domain))
     compiled = CompiledDomain(result.domain, result.out_dir)
     options = PilotOptions(
@@ -103,6 +104,8 @@ def run_pilot(
     else:
         with embedded_neo4j(console, keep=keep_neo4j, step=step):
             md, html = _pipeline(compiled, run_dir, responder, console, step, options)
+    if previous is not None:  # the new pilot is complete: only now is the old one removed
+        shutil.rmtree(previous, ignore_errors=True)
     total = sum(t for _, t in timings)
     console.print(
         "timings: "
@@ -256,6 +259,38 @@ def panel_table(md_path: Path) -> str:
             end += 1
         out += [*lines[start:end], ""]
     return "\n".join(out).rstrip() + "\n"
+
+
+PILOT_MARK = ".kgbench-pilot"  # in every folder a pilot made: the next pilot may replace it
+
+
+def _set_aside(run_dir: Path, default: Path) -> Path | None:
+    """Make room for the pilot's folder without deleting anything first.
+
+    The pilot replaces its own folder (one holding PILOT_MARK, or the default
+    runs/pilot-<domain>, which older pilots made without a mark); any other folder that
+    holds something, a run folder with paid answers say, is refused with one message
+    (issue 28 item 3: `pilot --run-dir` used to delete whatever it named). The old pilot
+    folder is moved to a hidden sibling and removed only once the new pilot succeeded.
+    """
+    from kgbench.errors import UserError
+
+    if not run_dir.exists():
+        return None
+    if not run_dir.is_dir():
+        raise UserError(f"--run-dir {run_dir} is a file, not a folder; name a folder")
+    ours = (run_dir / PILOT_MARK).is_file() or run_dir.resolve() == default.resolve()
+    if not ours and any(run_dir.iterdir()):
+        raise UserError(
+            f"--run-dir {run_dir} holds files no pilot made (no {PILOT_MARK}); the pilot "
+            "replaces its run folder, so it will not touch this one: name another --run-dir, "
+            "or remove it yourself"
+        )
+    aside = run_dir.with_name(f".{run_dir.name}.replaced")
+    if aside.exists():  # left by a pilot that failed: the older pilot folder, rebuilt anyway
+        shutil.rmtree(aside)
+    run_dir.rename(aside)
+    return aside
 
 
 def default_run_dir(domain: str) -> Path:

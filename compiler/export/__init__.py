@@ -64,4 +64,9 @@ def export_domain(domain: str | Path, fmt: str, out_dir: Path | None = None) -> 
     os.umask(umask)
     # all files or none (an ordinary file's mode, not the temporary file's 0600)
     atomic_write_files({target / art.path: art.content for art in arts}, mode=0o666 & ~umask)
-    return ExportResult(ir.name, fmt, target, tuple(a.path for a in arts), ir.warnings)
+    notes: tuple[str, ...] = ()
+    if fmt == "kgx":
+        from . import kgx
+
+        notes = tuple(kgx.warnings(ir))
+    return ExportResult(ir.name, fmt, target, tuple(a.path for a in arts), ir.warnings + notes)

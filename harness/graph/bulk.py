@@ -3,17 +3,19 @@
 `neo4j-admin database import full` writes store files directly (hundreds of thousands of
 records per second, several times the transactional load), but only into a database no
 server has open, and it replaces that database whole. So the bulk load is for an empty
-database of the embedded server kgbench manages: it checks the database is empty (anything
-else, another domain included, would be erased: refused unless `force`), stops the server,
-imports generated/<domain>/neo4j/import/ (the files and arguments import.json lists) into the
-server's home, starts the server again, applies the constraints and indexes (the tool makes
+database of the embedded server kgbench manages: it counts what the database holds (a
+database that is not empty is refused unless `force`, and one holding anything but this
+domain's own graph also needs `yes`; `replace.py` says why), imports
+generated/<domain>/neo4j/import/ (the files and arguments import.json lists) into a staging
+home, stops the server, moves the old store into a backup and the new one in (only after the
+import succeeded), starts the server again, applies the constraints and indexes (the tool makes
 none), runs the compiled validation queries and stamps the load as `kgbench load` does
 (`stamp`: "loading", then "loaded" once every check passed). A server the user runs
 themselves (NEO4J_URI) is never stopped or written to behind their back: refused, with the
 command that imports the same files into it.
 
-After a failed import the server is started again all the same (on an empty or partial
-database, which `extract` then refuses as not loaded), so a user is never left without it.
+After a failed import the server is started again all the same, on the database it had
+(untouched), so a user is never left without it.
 """
 
 from __future__ import annotations
@@ -24,8 +26,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import neo4j
-
 from kgbench.errors import UserError
 from kgbench.untrusted import load_json_object
 
@@ -34,7 +34,8 @@ from ..neo4j import server
 from ..neo4j.connect import connection_settings, open_driver
 from ..neo4j.importer import bulk_import
 from .load import LoadValidationError, apply_constraints, run_checks
-from .stamp import STAMP_LABEL, manifest_digest, mark
+from .replace import inventory, refusal, staging_home, swap_in
+from .stamp import manifest_digest, mark
 
 DATABASE = "neo4j"  # Community Edition serves one user database, the one the launcher opens
 
@@ -49,6 +50,8 @@ class BulkReport:
     phases: dict[str, float] = field(default_factory=dict)  # stop, import, start, ...
     checks: list[tuple[str, int, int]] = field(default_factory=list)
     replaced: int = 0  # nodes the database held before (with force)
+    replaced_what: str = ""  # what they were (Inventory.describe)
+    backup: Path | None = None  # where the replaced database was kept
 
     @property
     def records(self) -> int:
@@ -88,23 +91,11 @@ def _refuse_own_server(uri: str, domain: CompiledDomain) -> None:
     )
 
 
-def _contents(driver: neo4j.Driver, database: str) -> tuple[int, list[str]]:
-    """Nodes in the database and the domains stamped in it."""
-    records, _, _ = driver.execute_query(
-        "MATCH (n) RETURN count(n) AS n", database_=database, routing_=neo4j.RoutingControl.READ
-    )
-    stamped, _, _ = driver.execute_query(
-        f"MATCH (m:{STAMP_LABEL}) RETURN m.domain AS d ORDER BY d",
-        database_=database,
-        routing_=neo4j.RoutingControl.READ,
-    )
-    return int(records[0]["n"]), [str(r["d"]) for r in stamped]
-
-
 def bulk_load(
     domain: CompiledDomain,
     *,
     force: bool = False,
+    yes: bool = False,
     state_dir: Path | str | None = None,
     validate: bool = True,
     progress: Callable[[str], None] | None = None,
@@ -113,8 +104,10 @@ def bulk_load(
     """Replace the embedded server's database with `domain`'s import files (see module doc).
 
     Raises UserError before anything is stopped when NEO4J_URI names the user's own server,
-    NEO4J_DATABASE names a database other than neo4j, or the database holds nodes and
-    `force` is false; LoadValidationError when a validation query fails afterwards.
+    NEO4J_DATABASE names a database other than neo4j, the database holds nodes and `force`
+    is false, or it holds more than this domain's graph and `yes` is false (`replace.refusal`);
+    LoadValidationError when a validation query fails afterwards (the replaced database is in
+    `report.backup` all the same).
     """
     report = BulkReport(domain.name)
     say = progress or (lambda _msg: None)
@@ -130,16 +123,14 @@ def bulk_load(
     plan = import_plan(domain)
     info = server.start(state_dir)  # the running one, or started to look inside
     with open_driver(connection_settings(info.state_dir)) as driver:
-        nodes, stamped = _contents(driver, database)
-    if nodes and not force:
-        held = f"domains {', '.join(stamped)}" if stamped else "nodes kgbench did not load"
-        raise UserError(
-            f"the database '{database}' at {info.uri} is not empty ({nodes} nodes; {held}); "
-            "--bulk replaces the whole database with this domain alone: load without --bulk "
-            "to add or sync one domain transactionally, or pass --force to erase everything "
-            "in it and import this domain"
-        )
-    report.replaced = nodes
+        held = inventory(driver, database)
+    refused = refusal(
+        held, domain.name, domain.label, f"'{database}' at {info.uri}", force=force, yes=yes
+    )
+    if refused:
+        raise UserError(refused)
+    report.replaced = held.nodes
+    report.replaced_what = held.describe()
     phase = time.perf_counter()
 
     def lap(name: str) -> None:
@@ -148,11 +139,12 @@ def bulk_load(
         report.phases[name] = now - phase
         phase = now
 
+    folder = domain.root / "neo4j" / "import"
+    extra = ["--multiline-fields=true"] if plan.get("multiline_fields") else []
+    staged = staging_home(info.home)
     say("stopping the embedded Neo4j")
     server.stop(info.state_dir)
     lap("stop")
-    folder = domain.root / "neo4j" / "import"
-    extra = ["--multiline-fields=true"] if plan.get("multiline_fields") else []
     try:
         say(f"neo4j-admin database import full ({len(plan['nodes'])} node files, "
             f"{len(plan['relationships'])} relationship files)")  # fmt: skip
@@ -161,13 +153,16 @@ def bulk_load(
             plan["nodes"],
             plan["relationships"],
             database,
-            store_dir=info.home,
+            store_dir=staged,
             array_delimiter=plan["array_delimiter"],
             id_type=plan["id_type"],
             extra_args=extra,
             timeout=timeout,
         )
         lap("import")
+        # only now, with the new store complete, is the old one moved aside (kept if it held
+        # anything); a failed import above leaves it where it was
+        report.backup = swap_in(info.home, staged, database, keep=bool(held.nodes))
     finally:
         say("starting the embedded Neo4j")
         restarted = server.start(info.state_dir, home=info.home)
@@ -190,7 +185,13 @@ def bulk_load(
                 lines = [f"{n}: {v} (expected {e})" for n, v, e in report.failures]
                 raise LoadValidationError(
                     f"the bulk-imported graph of '{domain.name}' failed {len(lines)} "
-                    f"validation check(s): " + "; ".join(lines)
+                    f"validation check(s): "
+                    + "; ".join(lines)
+                    + (
+                        f"; the database it replaced is kept in {report.backup}"
+                        if report.backup
+                        else ""
+                    )
                 )
         with driver.session(database=database) as session:
             session.execute_write(mark, domain, digest, "loaded")

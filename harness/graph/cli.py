@@ -40,8 +40,16 @@ def load_command(
         bool,
         typer.Option(
             "--force/--no-force",
-            help="With --bulk: erase a database that is not empty (every domain in it) and "
-            "import this domain alone.",
+            help="With --bulk: replace a database that is not empty and import this domain "
+            "alone; the old database is kept as a backup under the server's home.",
+        ),
+    ] = False,
+    yes: Annotated[
+        bool,
+        typer.Option(
+            "--yes/--no-yes",
+            help="With --bulk --force: also erase what is not this domain's own graph (other "
+            "domains, nodes kgbench did not load); refused without it, listing what they are.",
         ),
     ] = False,
 ) -> None:
@@ -55,6 +63,8 @@ def load_command(
 
     if force and not bulk:
         raise typer.BadParameter("--force only applies to --bulk", param_hint="--force")
+    if yes and not force:
+        raise typer.BadParameter("--yes only applies to --bulk --force", param_hint="--yes")
     check("--batch-size", batch_size, "batch_size")
     compiled = CompiledDomain.open(domain)
     console = _console()
@@ -64,7 +74,10 @@ def load_command(
         with Progress(console=console, transient=True) as bar:
             task = bar.add_task("bulk load", total=None)
             report = bulk_load(
-                compiled, force=force, progress=lambda msg: bar.update(task, description=msg)
+                compiled,
+                force=force,
+                yes=yes,
+                progress=lambda msg: bar.update(task, description=msg),
             )
         phases = ", ".join(f"{name} {secs:.1f} s" for name, secs in report.phases.items())
         _checks_table(
@@ -74,7 +87,12 @@ def load_command(
             report.checks,
         )
         if report.replaced:
-            console.print(f"replaced a database of {report.replaced} nodes (--force)")
+            console.print(f"replaced a database of {escape(report.replaced_what)} (--force)")
+        if report.backup:
+            console.print(
+                f"the replaced database is kept in {escape(report.backup)} "
+                "(README.txt there says how to put it back)"
+            )
         console.print(f"Neo4j serves it at [bold]{escape(report.uri)}[/]")
         return
 

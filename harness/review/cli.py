@@ -43,7 +43,7 @@ def explain_command(
     (judged now when the item carries no justification, e.g. a hand-written one)."""
     from harness.compiled import CompiledDomain
     from harness.review.explain import as_text, explain, find
-    from harness.scenarios.files import generated_set, read_scenarios
+    from harness.scenarios.files import generated_set, read_scenarios, record_fields
     from harness.scenarios.kg import KnowledgeGraph
     from kgbench.untrusted import for_terminal
 
@@ -53,7 +53,10 @@ def explain_command(
         path = path / "scenarios.jsonl"
     records = read_scenarios(path)
     kg = KnowledgeGraph(compiled)
-    print(for_terminal(as_text(kg, explain(kg, find(records, scenario_id)))))
+    record = find(records, scenario_id)
+    with record_fields(path, record, "explain"):
+        text = as_text(kg, explain(kg, record))
+    print(for_terminal(text))
 
 
 @review_app.command("review")

@@ -100,8 +100,10 @@ def explain(
 ) -> Explanation:
     gold = record["gold"]
     judge = judge or item_judge(kg)
+    offered = _known_candidates(kg, record)
     justification = gold.get("justification") or {}
-    if not justification.get("candidates"):
+    judged = {v.get("intervention_id") for v in justification.get("candidates") or []}
+    if not judged or not offered <= judged:  # hand-written, or candidates added after it
         justification = judge.justification(record)
     verdicts = list(justification.get("candidates") or [])
     ids: list[str] = []
@@ -132,6 +134,22 @@ def explain(
         str(justification.get("rules") or "unknown"),
         _judgement_now(judge, record),
     )
+
+
+def _known_candidates(kg: KnowledgeGraph, record: dict[str, Any]) -> set[str]:
+    """The offered interventions; one the domain does not know is a UserError naming it
+    (reliability review 2026-12, ex.unknown-candidate: it was left out of the list silently)."""
+    ids = set()
+    for index, candidate in enumerate(record.get("candidates") or []):
+        cid = candidate.get("intervention_id") if isinstance(candidate, dict) else None
+        if not isinstance(cid, str) or cid not in kg.entities:
+            raise UserError(
+                f"scenario {record.get('scenario_id')}, field 'candidates[{index}]"
+                f".intervention_id': unknown intervention {cid!r}; `kgbench check-scenarios` "
+                "lists every problem of the file"
+            )
+        ids.add(cid)
+    return ids
 
 
 def find(records: list[dict[str, Any]], scenario_id: str) -> dict[str, Any]:

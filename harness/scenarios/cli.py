@@ -248,14 +248,18 @@ def audit_command(
 ) -> None:
     """Re-judge an existing scenario set (e.g. an older release) by the evidence rules."""
     from harness.compiled import CompiledDomain
-    from harness.scenarios.audit import OUTCOMES, audit, summary
-    from harness.scenarios.files import generated_set, read_scenarios
+    from harness.scenarios.audit import OUTCOMES, ItemJudge, summary
+    from harness.scenarios.files import generated_set, read_scenarios, record_fields
 
     compiled = CompiledDomain.open(domain)
     path = scenarios or generated_set(compiled)
     if path.is_dir():
         path = path / "scenarios.jsonl"
-    result = audit(compiled, read_scenarios(path))
+    judge = ItemJudge(compiled)
+    result = []
+    for record in read_scenarios(path):
+        with record_fields(path, record, "audit"):
+            result.append(judge.item(record))
     width = max(len(o) for o in OUTCOMES)
     print(f"{'category':<28}" + "".join(f"{o:>{width + 2}}" for o in OUTCOMES))
     for category, counts in summary(result):

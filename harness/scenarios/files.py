@@ -7,6 +7,8 @@ all go through `read_scenarios`, so each problem is one message naming the file 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,23 @@ def read_scenarios(path: Path) -> list[dict[str, Any]]:
             raise UserError("expected a scenario object with a scenario_id", Location(str(path), n))
         out.append(item)
     return out
+
+
+@contextmanager
+def record_fields(path: Path, record: dict[str, Any], command: str) -> Iterator[None]:
+    """A record that parses but lacks or mistypes a field the block reads (a hand-edited
+    file; older releases keep every field these commands read) is one message naming the
+    file and the scenario, never a KeyError traceback (`make fuzz`, 2026-12-05: `audit` of
+    a record whose "category" key was damaged). `check-scenarios` says what exactly."""
+    try:
+        yield
+    except (KeyError, TypeError, AttributeError) as exc:
+        what = f"{type(exc).__name__}: {str(exc)[:80]}"
+        raise UserError(
+            f"{path}: scenario {str(record.get('scenario_id'))[:40]!r} lacks or mistypes a "
+            f"field {command} reads ({what}); `kgbench check-scenarios {path}` lists the "
+            "record's problems"
+        ) from None
 
 
 def find_scenario(scenarios: list[dict[str, Any]], scenario_id: str) -> dict[str, Any]:

@@ -129,7 +129,7 @@ class Generator:
             )
         pool = sorted(
             (i for i in matched if self.patterns.admissible(i) and self.gold.feasible(i)),
-            key=lambda i: (i.key, i.path.ids if i.path else ()),
+            key=lambda i: (_orderable(i.key), i.path.ids if i.path else ()),
         )
         unique = list({i.key: i for i in reversed(pool)}.values())[::-1]
         stats.eligible = len(unique)
@@ -400,3 +400,10 @@ def generate_file(
     path = out or generated_set(domain)
     atomic_write_bytes(path, jsonl_bytes(records))
     return path, records, gen.report
+
+
+def _orderable(key: tuple) -> tuple:
+    """An instance key that sorts when a part is None in some keys and text in others (a
+    population-less claim beside claims with a population: `make fuzz` found the TypeError).
+    None sorts first; keys without None sort exactly as before, so no domain's items move."""
+    return tuple((False, "") if part is None else (True, part) for part in key)

@@ -64,6 +64,12 @@ def _field(path: Iterable[Any]) -> str:
     return out
 
 
+def _version_key(version: str) -> tuple[tuple[int, str], ...]:
+    """MAJOR.MINOR.PATCH (the schema's pattern) in numeric order, without int() (a part may
+    hold thousands of digits): shorter digit strings first, then by text."""
+    return tuple((len(p.lstrip("0")), p.lstrip("0")) for p in version.split("."))
+
+
 class _Checker:
     def __init__(self, domain: CompiledDomain, file: str, judge: ItemJudge | None = None) -> None:
         self.domain = domain
@@ -98,7 +104,25 @@ class _Checker:
             else:
                 message = f"{err.message}"
             self.add(line, sid, _field(path) or "(record)", message)
-        return not errors
+        return not errors and self.known_version(line, sid, record["schema_version"])
+
+    def known_version(self, line: int, sid: str, version: str) -> bool:
+        """A record of a schema version newer than the compiled domain's is refused: this
+        kgbench does not know what its fields mean (reliability review 2026-12,
+        ck.future-version: a 9.0.0 record passed as valid). Older versions are read."""
+        from kgbench.contract import ScenarioRules
+
+        current = self.domain.document(ScenarioRules).scenario_schema_version
+        if _version_key(version) <= _version_key(current):
+            return True
+        self.add(
+            line,
+            sid,
+            "schema_version",
+            f"schema_version {version[:40]!r} is newer than the scenario schema this kgbench "
+            f"reads ({current}); update kgbench, or correct the version",
+        )
+        return False
 
     def entity(
         self,

@@ -30,7 +30,13 @@ from rich.console import Console
 
 from kgbench.cliutil import escape
 from kgbench.errors import UserError
-from kgbench.io import atomic_write_bytes, atomic_write_json, atomic_write_text, read_jsonl
+from kgbench.io import (
+    atomic_write_bytes,
+    atomic_write_json,
+    atomic_write_text,
+    exclusive_lock,
+    read_jsonl,
+)
 from kgbench.locations import RUNS_DIR
 from kgbench.untrusted import decode, iter_jsonl_text, load_json_object, load_json_or_none
 
@@ -59,6 +65,10 @@ class StudyPaths:
         return self.folder / "prepared.json"
 
     @property
+    def lock(self) -> Path:
+        return self.folder / ".study.lock"
+
+    @property
     def server(self) -> Path:
         return self.folder / "server.json"
 
@@ -80,10 +90,19 @@ def run_study(config: StudyConfig, run_dir: Path, console: Console) -> tuple[Pat
     paths = StudyPaths(Path(run_dir))
     compiled = CompiledDomain.open(config.domain)
     preflight(config)
-    claim(config, paths)
-    prepare(config, paths, compiled, console)
-    run_models(config, paths, console)
-    return analyse(config, paths, compiled, console)
+    # one study per run folder at a time, refused before anything is claimed or started
+    # (reliability review 2026-12, conc.study: the second one failed later, on the first's
+    # busy server port, with a remedy that would have deleted the running study's answers)
+    busy = (
+        f"another `kgbench study` is running on {paths.run_dir} (it holds {paths.lock}); "
+        "wait for it to finish (or stop it) and run again; nothing was changed"
+    )
+    check_claim(config, paths)  # a folder that is not this study's gets no lock file either
+    with exclusive_lock(paths.lock, busy):
+        claim(config, paths)
+        prepare(config, paths, compiled, console)
+        run_models(config, paths, console)
+        return analyse(config, paths, compiled, console)
 
 
 # --- the run folder ------------------------------------------------------------------------
@@ -119,24 +138,8 @@ def claim(config: StudyConfig, paths: StudyPaths) -> None:
     or a run folder that is not a study's, is refused: answers to different items must never
     meet in one analysis. Models may be added to a study between invocations (only the new
     ones are sent) and sampling changes are refused per log by the runner."""
-    run_dir = paths.run_dir
-    ours = identity(config)
-    if paths.study_json.is_file():
-        try:
-            previous = load_json_object(paths.study_json, "study description")["identity"]
-        except (UserError, KeyError, TypeError):
-            raise UserError(f"{paths.study_json} is not a study description") from None
-        if previous != ours:
-            what = next(k for k in ours if previous.get(k) != ours[k])
-            raise UserError(
-                f"{run_dir} holds another study ({what} {previous.get(what)!r}, this study "
-                f"{ours[what]!r}); give this study its own --run-dir"
-            )
-    elif run_dir.exists() and any(run_dir.iterdir()):
-        raise UserError(
-            f"{run_dir} is not empty and holds no study; give the study its own --run-dir"
-        )
-    run_dir.mkdir(parents=True, exist_ok=True)
+    ours = check_claim(config, paths)
+    paths.run_dir.mkdir(parents=True, exist_ok=True)
     atomic_write_json(
         paths.study_json,
         {
@@ -155,6 +158,32 @@ def claim(config: StudyConfig, paths: StudyPaths) -> None:
             "statistics": statistics_settings(config),
         },
     )
+
+
+def check_claim(config: StudyConfig, paths: StudyPaths) -> dict[str, Any]:
+    """`claim`'s refusals, writing nothing; returns this study's identity. The study's lock
+    file alone does not make a folder another's."""
+    run_dir = paths.run_dir
+    ours = identity(config)
+    if paths.study_json.is_file():
+        try:
+            previous = load_json_object(paths.study_json, "study description")["identity"]
+        except (UserError, KeyError, TypeError):
+            raise UserError(f"{paths.study_json} is not a study description") from None
+        if previous != ours:
+            what = next(k for k in ours if previous.get(k) != ours[k])
+            raise UserError(
+                f"{run_dir} holds another study ({what} {previous.get(what)!r}, this study "
+                f"{ours[what]!r}); give this study its own --run-dir"
+            )
+    elif run_dir.exists() and (
+        any(p != paths.folder for p in run_dir.iterdir())
+        or (paths.folder.is_dir() and any(p != paths.lock for p in paths.folder.iterdir()))
+    ):
+        raise UserError(
+            f"{run_dir} is not empty and holds no study; give the study its own --run-dir"
+        )
+    return ours
 
 
 def statistics_settings(config: StudyConfig) -> dict[str, Any]:

@@ -193,3 +193,30 @@ def test_order_protocol_through_the_loopback_server(
     assert served["scenarios"] == N
     assert served["presentations"]["reversed"]["flip_rate"]["mean"] == 1.0
     assert all(f["first_option_share"]["mean"] == 1.0 for f in served["presentations"].values())
+
+
+def test_ord_bogus_presentation_is_refused_when_scoring(run_dir: Path) -> None:
+    """Reliability review 2026-12, ord.bogus-presentation: prompts.jsonl edited after the run
+    so one variant names a presentation the domain does not declare; `score` used to exit 0
+    and leave it out. Now: exit 2, one message naming the prompt and the presentation, and
+    nothing scored."""
+    from typer.testing import CliRunner
+
+    from kgbench.cli import app
+
+    run_model(RunConfig(run_dir=run_dir, model="ref:first-option", use_cache=False), quiet())
+    path = run_dir / "prompts" / "prompts.jsonl"
+    lines = path.read_text("utf-8").splitlines()
+    index = next(i for i, ln in enumerate(lines) if '"presentation": "reversed"' in ln)
+    record = json.loads(lines[index])
+    record["presentation"] = "bogus"
+    record["prompt_id"] = record["prompt_id"].replace("@reversed", "@bogus")
+    lines[index] = json.dumps(record)
+    path.write_text("\n".join(lines) + "\n", "utf-8")
+    result = CliRunner().invoke(app, ["score", "--run-dir", str(run_dir)])
+    assert result.exit_code == 2, result.output
+    errors = [ln for ln in result.stderr.splitlines() if ln.startswith("error: ")]
+    assert len(errors) == 1 and "Traceback" not in result.output
+    assert f"prompt {record['prompt_id']} names the presentation 'bogus'" in errors[0]
+    assert "reversed" in errors[0]  # the declared ones are listed
+    assert not (run_dir / "scores").exists()

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from compiler.api import check_domain
@@ -19,7 +19,7 @@ from compiler.yamlfile import read_yaml
 from kgbench.errors import Location, SpecError, UserError
 from kgbench.locations import CHECKOUT as REPO_ROOT
 
-from .settings import EXAMPLES, FUZZ
+from .settings import budget
 from .strategies import mutated, near_text
 
 MINI = REPO_ROOT / "tests" / "fixtures" / "domains" / "mini"
@@ -48,7 +48,7 @@ def _write(data: bytes) -> Path:
     return Path(name)
 
 
-@FUZZ
+@budget(ms=1.5)
 @given(data=st.one_of(near_text.map(lambda t: t.encode("utf-8", "surrogatepass")), st.binary()))
 def test_yaml_reader_on_arbitrary_bytes(data: bytes) -> None:
     path = _write(data)
@@ -60,7 +60,7 @@ def test_yaml_reader_on_arbitrary_bytes(data: bytes) -> None:
         path.unlink()
 
 
-@FUZZ
+@budget(ms=6.1)
 @given(data=st.data(), which=st.sampled_from(YAML_FILES))
 def test_yaml_reader_on_mutated_spec_files(data: st.DataObject, which: Path) -> None:
     path = _write(data.draw(mutated(which.read_bytes())))
@@ -72,7 +72,7 @@ def test_yaml_reader_on_mutated_spec_files(data: st.DataObject, which: Path) -> 
         path.unlink()
 
 
-@FUZZ
+@budget(ms=2.8)
 @given(data=st.data(), table=st.sampled_from(sorted(CSV_FILES)))
 def test_csv_reader_on_mutated_tables(tables, data: st.DataObject, table: str) -> None:
     raw = data.draw(
@@ -94,7 +94,7 @@ def test_csv_reader_on_mutated_tables(tables, data: st.DataObject, table: str) -
         path.unlink()
 
 
-@settings(FUZZ, max_examples=max(5, EXAMPLES // 4))
+@budget(ms=111, divisor=4, floor=5)
 @given(
     data=st.data(), which=st.sampled_from(["domain.yaml", *(f"data/{t}.csv" for t in CSV_FILES)])
 )

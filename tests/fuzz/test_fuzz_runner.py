@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from harness.runfolder import RUN_FORMAT
@@ -20,7 +20,7 @@ from harness.runner.parse import ResponseJudge
 from harness.scoring import ResponsesLog
 from kgbench.errors import UserError
 
-from .settings import EXAMPLES, FUZZ
+from .settings import budget
 from .strategies import json_value, model_answer, near_text
 
 SCHEMA = {
@@ -31,7 +31,7 @@ SCHEMA = {
 }
 
 
-@FUZZ
+@budget(ms=7.7)
 @given(raw=st.one_of(model_answer(), near_text, st.none()))
 @example(raw="1e999")  # found by `make fuzz` (issue 28): parsed to inf, logged as Infinity
 @example(raw="NaN")
@@ -46,7 +46,7 @@ def test_judging_and_logging_any_answer(raw) -> None:
         assert back["k"]["raw"] == raw
 
 
-@FUZZ
+@budget(ms=11.3)
 @given(lines=st.lists(st.one_of(near_text, json_value.map(json.dumps)), max_size=30))
 def test_reading_any_responses_log(lines: list[str]) -> None:
     with tempfile.TemporaryDirectory() as tmp:
@@ -111,7 +111,7 @@ reply = st.one_of(
 )
 
 
-@settings(FUZZ, max_examples=max(4, EXAMPLES // 8))
+@budget(ms=71, divisor=8, floor=4)
 @given(replies=st.tuples(reply, reply, reply))
 def test_any_reply_through_the_openai_client_is_recorded(
     endpoint: str, replies: tuple, monkeypatch: pytest.MonkeyPatch

@@ -9,7 +9,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from hypothesis import example, given, settings
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from compiler.api import compile_domain
@@ -26,7 +26,7 @@ from harness.scoring import (
 )
 from kgbench.locations import CHECKOUT as REPO_ROOT
 
-from .settings import EXAMPLES, FUZZ
+from .settings import budget
 from .strategies import contract_like, json_value, model_answer
 
 MINI = REPO_ROOT / "tests" / "fixtures" / "domains" / "mini"
@@ -49,7 +49,7 @@ def _context(sid: str, cond: str) -> dict | None:
     return json.loads(path.read_text()) if path.exists() else None
 
 
-@FUZZ
+@budget(ms=11.4)
 @given(
     answer=st.one_of(model_answer(), contract_like(), json_value),
     which=st.integers(0, 7),
@@ -68,7 +68,7 @@ def test_any_answer_is_scored(mini, scenarios, answer, which, cond) -> None:
     assert dict(lib) == item.scores and lib.parse_status == item.parse_status
 
 
-@settings(FUZZ, max_examples=max(4, EXAMPLES // 8))
+@budget(ms=126, divisor=8, floor=4)
 @given(pool=st.lists(model_answer(), min_size=1, max_size=5), offset=st.integers(0, 4))
 @example(
     pool=['{"recommended_intervention": null, "causal_path_assertion_ids": ["\x85"]}'], offset=0

@@ -214,9 +214,24 @@ def test_bulk_load_gives_the_transactional_graph_and_refuses_a_full_database(
     errors = [ln for ln in result.stderr.splitlines() if ln.startswith("error: ")]
     assert errors and "is not empty" in errors[0] and "Traceback" not in result.output
     assert status(own_server).pid == pid
-    # --force replaces it
-    report = bulk_load(mini, state_dir=own_server, force=True)
-    assert report.replaced > 0 and not report.failures
+    # a node kgbench did not load: --force alone is refused (what it would erase is listed,
+    # nothing stops); --force --yes replaces the database and keeps the old one as a backup
+    with open_driver(connection_settings(own_server)) as driver:
+        driver.execute_query("CREATE (:HandMade {note: 'keep me'})")
+    with pytest.raises(UserError, match=r"would erase 1 nodes .*HandMade 1.*--yes"):
+        bulk_load(mini, state_dir=own_server, force=True)
+    assert status(own_server).pid == pid
+    report = bulk_load(mini, state_dir=own_server, force=True, yes=True)
+    assert report.replaced == 16 + 16 + 2 + 2 and not report.failures  # and the stamp, HandMade
+    assert report.backup is not None and (report.backup / "databases" / "neo4j").is_dir()
+    assert "kgbench neo4j stop" in (report.backup / "README.txt").read_text(encoding="utf-8")
+    with open_driver(connection_settings(own_server)) as driver:
+        assert snapshot(driver, mini.label) == bulk_graph
+        gone, _, _ = driver.execute_query("MATCH (n:HandMade) RETURN count(n) AS n")
+        assert gone[0]["n"] == 0
+    # the database now holds mini's own graph only: --force replaces it without --yes
+    again = bulk_load(mini, state_dir=own_server, force=True)
+    assert again.replaced == 16 + 16 + 2 + 1 and again.backup not in (None, report.backup)
 
 
 def test_bulk_load_refuses_a_server_kgbench_does_not_manage(
