@@ -1,6 +1,6 @@
 """Whether generated/<domain>/ is current: the no-op compile's decision.
 
-Decided from hashes alone, with nothing heavier than hashlib and json imported (no LinkML,
+Decided from hashes alone, with nothing heavier than hashlib and kgbench's untrusted-text reader imported (no LinkML,
 pyarrow, numpy, pydantic, backend, nor the kernel's dataclasses and readers): a no-op compile
 is what `make` and the pilot run most, and its floor is a bare interpreter hashing the same
 files (`python -m bench --only compile_bench`), so this module and the console entry that
@@ -18,10 +18,11 @@ reports whatever is wrong.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import stat
 from pathlib import Path
+
+from kgbench.untrusted import load_json_or_none
 
 from .paths import (
     DECLARATIONS_DIR,
@@ -90,9 +91,9 @@ def _read_manifest(path: Path) -> dict | None:
     try:
         if os.stat(path).st_size > MAX_MANIFEST_BYTES:
             return None
-        manifest = json.loads(path.read_bytes())
-    except (OSError, ValueError, RecursionError):
+    except OSError:
         return None
+    manifest = load_json_or_none(path)
     return manifest if isinstance(manifest, dict) else None
 
 

@@ -59,7 +59,13 @@ def test_padding_never_names_a_candidate_the_target_or_a_candidates_neighbour(
     # neighbour is part of, are all in the graph and none may pad
     about_candidate = [a for a in by_id.values() if a["subject_id"] in candidates]
     about_target = [a for a in by_id.values() if a["object_id"] == params["target_id"]]
-    neighbour = next(iter(hood - candidates - {params["target_id"]}))
+    # a neighbour that is an assertion's endpoint (the neighbourhood also holds populations
+    # and classes that no assertion names as subject or object); sorted, so the choice does
+    # not depend on the interpreter's string hashing
+    endpoints = {a["subject_id"] for a in by_id.values()} | {a["object_id"] for a in by_id.values()}
+    neighbours = sorted((hood - candidates - {params["target_id"]}) & endpoints)
+    assert neighbours, "SCN_0001's neighbourhood holds no node beyond candidates and target"
+    neighbour = neighbours[0]
     about_neighbour = [a for a in by_id.values() if neighbour in (a["subject_id"], a["object_id"])]
     for relevant in (about_candidate, about_target, about_neighbour):
         assert relevant and not pool & {a["assertion_id"] for a in relevant}

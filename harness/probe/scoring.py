@@ -20,9 +20,10 @@ Definitions (m maps a generated node to its entity; unmapped nodes have none):
   intermediary nodes" (its "length <= 7" counts nodes; it warns the bound overestimates);
   the curve reports k = 1..curve_max_k, 7 included.
 
-A root the reference holds no edge at (no cause and no effect of it: in cardio, essential
-hypertension, HFrEF and hypercholesterolemia, which the graph links only to the drugs that
-treat them and to populations associated with them, neither a cause) is out of scope: the
+A root the reference holds no edge at (no cause and no effect of it: in the shipped
+cardiology domain, essential hypertension, HFrEF and hypercholesterolemia, which the graph
+links only to the drugs that treat them and to populations associated with them, neither a
+cause) is out of scope: the
 reference cannot tell a right answer about it from a wrong one, and the seed's convention
 would score any answer there 0 (the oracle's own, empty, graph included). Such a root is
 still run and listed with `out_of_scope` saying why, and left out of the means, the pooled

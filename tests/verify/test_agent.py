@@ -43,12 +43,14 @@ def cardio(neo4j_driver: neo4j.Driver) -> CompiledDomain:
 
 
 def prepare(run_dir: Path, driver: neo4j.Driver, compiled: CompiledDomain) -> None:
+    # the conditions `kgbench extract` writes by default: the volume-matched controls (C6, C7)
+    # are opt-in, so the default pairs below hold no control contrast
     lines = generated_set(compiled).read_text("utf-8").splitlines()[:N_SCENARIOS]
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "scenarios.jsonl").write_text("\n".join(lines) + "\n", "utf-8")
     for line in lines:
         scenario = json.loads(line)
-        for cond in (c.id for c in compiled.conditions if c.query):
+        for cond in (c.id for c in compiled.default_conditions if c.query):
             RunFolder(run_dir).write_contexts([extract(driver, compiled, scenario, cond)])
     build_prompts(run_dir, "cardio")
 
