@@ -221,9 +221,7 @@ class BatchRunner:
                 retry, last = True, exc
             if not retry or attempt == self.policy.max_attempts - 1:
                 break
-            await asyncio.sleep(
-                min(self.policy.cap_s, self.policy.base_s * 2**attempt) * self.rng.random()
-            )
+            await asyncio.sleep(self.policy.delay(attempt, self.rng))
         raise ServiceError(
             scrub(f"batch {what} failed: {type(last).__name__}: {last}", self.secrets)
         )
@@ -252,9 +250,7 @@ class BatchRunner:
                 found = await self._find_batch(file_id)
                 if found is not None:
                     return found
-                await asyncio.sleep(
-                    min(self.policy.cap_s, self.policy.base_s * 2**attempt) * self.rng.random()
-                )
+                await asyncio.sleep(self.policy.delay(attempt, self.rng))
             except openai.APIError as exc:
                 raise ServiceError(
                     scrub(f"batch create from {file_id} failed: {exc}", self.secrets)

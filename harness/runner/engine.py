@@ -43,6 +43,11 @@ class RetryPolicy:
     base_s: float = 1.0
     cap_s: float = 60.0
 
+    def delay(self, retry: int, rng: random.Random) -> float:
+        """Seconds to wait before retry number `retry` (0-based): the one backoff of the
+        runner (full jitter, `controller.backoff_delay`), for requests and batch calls alike."""
+        return backoff_delay(retry, self.base_s, self.cap_s, rng)
+
 
 OnOk = Callable[[RequestItem, Completion, int, float], dict[str, Any]]
 OnFailed = Callable[[RequestItem, RequestFailure, int], dict[str, Any]]
@@ -134,9 +139,7 @@ class OnlineRunner:
                         self._abort(failure)
                     return self.make_failed(item, failure, attempts)
                 if delay is None:
-                    delay = backoff_delay(
-                        errors + limited - 1, self.policy.base_s, self.policy.cap_s, self.rng
-                    )
+                    delay = self.policy.delay(errors + limited - 1, self.rng)
                 await asyncio.sleep(delay)
                 continue
             await self.limiter.release("ok", epoch)
