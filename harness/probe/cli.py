@@ -100,8 +100,8 @@ def probe_command(
     ] = False,
 ) -> None:
     """Grow a causal graph per root concept with a model, map it to the domain, score it."""
-    from harness.runner.batch import BatchOptions
     from harness.runner.engine import RetryPolicy
+    from harness.runner.job import BatchOptions
     from harness.runner.plan import Settings
     from harness.runner.stage import StageConfig
     from kgbench.locations import RUNS_DIR

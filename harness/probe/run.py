@@ -29,8 +29,8 @@ from kgbench.errors import UserError
 from kgbench.io import atomic_write_json
 
 from ..runfolder import RunFolder
-from ..runner.api import _safe_url
 from ..runner.log import RunLock
+from ..runner.spec import safe_url
 from ..runner.stage import Stage, StageConfig, StageRequest, run_stage, stage_spec
 from .compiled import CompiledProbe
 from .distances import DistanceIndex
@@ -231,7 +231,7 @@ def _run(
             "format_version": RUN_FORMAT_VERSION,
             "domain": probe.name,
             "model": runner.model,
-            "base_url": _safe_url(runner.base_url),
+            "base_url": safe_url(runner.base_url),
             "roots": [r["id"] for r in roots],
             "stages": stages,
             "settings": settings,

@@ -18,11 +18,8 @@ import json
 import random
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from rich.console import Console
 
 from kgbench.errors import ServiceError, UserError
 from kgbench.io import atomic_write_bytes, atomic_write_json, utf8_bytes
@@ -30,36 +27,14 @@ from kgbench.untrusted import ParseError, load_json_object, parse_json
 from kgbench.untrusted import lines as untrusted_lines
 
 from .client import Completion, MalformedCompletion, build_body, scrub
-from .engine import RetryPolicy
-from .log import JsonlLog
-from .parse import ResponseJudge
+from .job import BatchLimits, Books, Job, SendOptions
 from .plan import RequestItem
-from .pricing import Prices
-from .progress import RunProgress, Tally
 from .records import failed_record, ok_record
-from .spec import ModelSpec
+from .spec import ModelSpec, safe_url
 
 TERMINAL = frozenset({"completed", "expired", "cancelled", "failed"})
 NOT_RUN = frozenset({"batch_expired", "batch_cancelled"})
 CHAT_URL = "/v1/chat/completions"
-
-
-@dataclass(frozen=True)
-class BatchLimits:
-    """Per-file limits of the Batch API (parameters so tests can use tiny ones)."""
-
-    max_requests: int = 50_000
-    max_bytes: int = 200 * 1024 * 1024
-
-
-@dataclass(frozen=True)
-class BatchOptions:
-    limits: BatchLimits = BatchLimits()
-    poll_interval_s: float = 10.0
-    poll_cap_s: float = 300.0
-    wait: bool = True
-    stop_after_submit: bool = False
-    """Test hook: return right after the state file records the batches (like a crash)."""
 
 
 class BatchState:
@@ -146,45 +121,34 @@ def split_chunks(
 
 
 class BatchRunner:
+    """Sends a job's requests through the Batch API; records go to the job's books."""
+
     def __init__(
         self,
         client: Any,
-        spec: ModelSpec,
-        run_dir: Path,
-        schema: dict[str, Any],
-        structured: bool,
-        judge: ResponseJudge,
-        prices: Prices,
-        log: JsonlLog,
-        cache: JsonlLog | None,
-        lookup: dict[str, RequestItem],
-        done: set[str],
-        tally: Tally,
-        progress: RunProgress,
-        console: Console,
-        options: BatchOptions,
-        policy: RetryPolicy,
+        job: Job,
+        books: Books,
+        options: SendOptions,
         secrets: tuple[str, ...] = (),
-        endpoint: str | None = None,
     ) -> None:
         self.client = client
-        self.spec = spec
-        self.owner = {"model": spec.text, "endpoint": endpoint}
-        self.dir = run_dir / "batches"
+        self.spec = job.spec
+        self.owner = {"model": job.spec.text, "endpoint": safe_url(job.spec.base_url)}
+        self.dir = job.batch_dir
         self.state = BatchState(self.dir / "state.json")
-        self.schema = schema
-        self.structured = structured
-        self.judge = judge
-        self.prices = prices
-        self.log = log
-        self.cache = cache
-        self.lookup = lookup
-        self.done = done
-        self.tally = tally
-        self.progress = progress
-        self.console = console
-        self.options = options
-        self.policy = policy
+        self.schema = job.schema
+        self.structured = options.settings.structured
+        self.judge = job.judge
+        self.prices = books.prices
+        self.log = books.log
+        self.cache = books.cache
+        self.lookup = job.lookup
+        self.done = books.done
+        self.tally = books.tally
+        self.progress = books.progress
+        self.console = books.console
+        self.options = options.batch_options
+        self.policy = options.policy
         self.secrets = secrets
         self.rng = random.Random()
         self.submitted = 0

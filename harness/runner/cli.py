@@ -128,8 +128,8 @@ def run_command(
     from kgbench.ranges import check
 
     from .api import RunConfig, run_model
-    from .batch import BatchLimits, BatchOptions
     from .engine import RetryPolicy
+    from .job import BatchLimits, BatchOptions
     from .plan import Settings
 
     for name, value, kind in (  # every number checked where it enters (kgbench.ranges)

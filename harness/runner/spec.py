@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
 
 from kgbench.errors import UserError
 
@@ -71,10 +73,32 @@ def parse_model_spec(
     raise UserError(f"unknown model provider '{provider}' in --model '{text}'; use {forms}")
 
 
+def resolve_model_spec(
+    model: str, base_url: str | None = None, responders: tuple[str, ...] | None = None
+) -> ModelSpec:
+    """The model spec a command sends to; an openai: model without a base URL honours
+    $OPENAI_BASE_URL (the SDK would silently use it anyway, and the endpoint must be part of
+    every request's key)."""
+    if base_url is None and model.startswith("openai:"):
+        base_url = os.environ.get("OPENAI_BASE_URL") or None
+    return parse_model_spec(model, base_url, responders)
+
+
+def safe_url(url: str | None) -> str | None:
+    """A base URL without user:password, query or fragment, fit for files."""
+    if not url:
+        return url
+    parts = urlsplit(url)
+    netloc = parts.hostname or ""
+    if parts.port:
+        netloc += f":{parts.port}"
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
 PROVIDERS = ("openai", "ref")
 
 
-# What `kgbench run --log-name` accepts (harness.runner.api.LOG_NAME): a reading command
+# What `kgbench run --log-name` accepts (harness.runner.api.log_stem): a reading command
 # takes no other, so `../responses/x` cannot reach outside the run's folders.
 PLAIN_LOG_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 

@@ -29,40 +29,25 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
-import time
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from rich.console import Console
 
 from kgbench.errors import UserError
-from kgbench.io import atomic_write_json, canonical_json, sha256_text
+from kgbench.io import canonical_json, sha256_text
 
-from .api import (
-    NO_KEY,
-    _api_key,
-    _copy_cache_hits,
-    _partition,
-    _safe_url,
-    default_cache_dir,
-    send_online,
-)
-from .batch import BatchOptions, BatchRunner
-from .client import Completion, OpenAITransport, RequestFailure, scrub
-from .engine import RetryPolicy
-from .failures import note_requests
+from .client import Completion, RequestFailure, scrub
+from .job import Job, SendOptions, Started
 from .keys import request_key
-from .log import JsonlLog, RunLock
-from .parse import ResponseJudge
+from .log import RunLock
+from .pipeline import check_options, send
 from .plan import RequestItem, Settings, request_params
-from .pricing import resolve_prices
-from .progress import RunProgress, Tally, summary_lines
-from .spec import ModelSpec, parse_model_spec
+from .progress import Tally
+from .spec import ModelSpec, resolve_model_spec
 
 STAGE_NAME = re.compile(r"^[a-z0-9][a-z0-9_.-]{0,63}$")
 
@@ -88,23 +73,11 @@ Respond = Callable[[str, StageRequest], "dict[str, Any] | str"]
 
 
 @dataclass(frozen=True)
-class StageConfig:
-    """How to run stages: the model and the runner's options (as `kgbench run` has them)."""
+class StageConfig(SendOptions):
+    """How to run stages: the model and the runner's options (as `kgbench run` has them),
+    the folder of the stage logs, and the in-process responders of `ref:` models."""
 
     out_dir: Path
-    model: str
-    base_url: str | None = None
-    settings: Settings = field(default_factory=Settings)
-    concurrency: int = 16
-    retry_failed: bool = False
-    batch: bool = False
-    price_in: float | None = None
-    price_out: float | None = None
-    cache_dir: Path | None = None
-    use_cache: bool = True
-    timeout_s: float = 300.0
-    policy: RetryPolicy = field(default_factory=RetryPolicy)
-    batch_options: BatchOptions = field(default_factory=BatchOptions)
     responders: tuple[str, ...] = ()
     respond: Respond | None = None
 
@@ -127,10 +100,7 @@ class StageResult:
 
 def stage_spec(config: StageConfig) -> ModelSpec:
     """The model spec; an openai: model without a base URL honours $OPENAI_BASE_URL."""
-    base_url = config.base_url
-    if base_url is None and config.model.startswith("openai:"):
-        base_url = os.environ.get("OPENAI_BASE_URL") or None
-    return parse_model_spec(config.model, base_url, config.responders)
+    return resolve_model_spec(config.model, config.base_url, config.responders)
 
 
 def plan_stage(
@@ -177,140 +147,49 @@ def run_stage(config: StageConfig, stage: Stage, console: Console | None = None)
 
 
 async def _run(config: StageConfig, stage: Stage, console: Console) -> StageResult:
-    started = time.perf_counter()
-    started_at = datetime.now(UTC).isoformat(timespec="seconds")
+    started = Started.now()
     spec = stage_spec(config)
-    if config.batch and spec.is_reference:
-        raise UserError("--batch needs an openai: model; ref: responders answer in-process")
     if spec.is_reference and config.respond is None:
         raise AssertionError("a ref: model needs StageConfig.respond")
-    if min(config.concurrency, config.policy.max_attempts) < 1:
-        raise UserError("--concurrency and --max-attempts must be at least 1")
-    api_key = None if spec.is_reference else _api_key(spec)
+    key = check_options(
+        config,
+        spec,
+        {"--concurrency": config.concurrency, "--max-attempts": config.policy.max_attempts},
+    )
     plan, key_of = plan_stage(stage, spec, config.settings)
-    lookup = {item.key: item for item in plan}
     requests = {r.request_id: r for r in stage.requests}
-    prices = resolve_prices(spec, config.price_in, config.price_out)
-    judge = ResponseJudge({})  # every stage request carries its own schema
-    tally = Tally(planned=len(plan))
-    log = JsonlLog(Path(config.out_dir) / f"{stage.name}.jsonl")
-    existing, _ = log.load()
-    to_send, done = _partition(plan, existing, config.retry_failed, tally)
-    cache = None
-    if config.use_cache and not spec.is_reference:
-        cache = JsonlLog(
-            (config.cache_dir or default_cache_dir()) / f"{spec.slug}.jsonl", shared=True
-        )
-        to_send = _copy_cache_hits(cache, log, to_send, done, tally)
-    if prices.source == "unknown" and to_send:
-        tally.notes.append(f"no price known for {spec.name}: " + prices.describe())
-    label = f"{stage.name}: {spec.text} ({'batch' if config.batch else 'online'})"
-    fell_back = False
-    with RunProgress(len(to_send), label, console, tally) as progress:
-        if config.batch and to_send:
-            await _send_batch(config, spec, api_key, stage, judge, prices, log, cache, lookup,
-                              done, tally, progress, console, to_send)  # fmt: skip
-        elif to_send:
-            if spec.is_reference:
-                assert config.respond is not None
-                transport: Any = StageReferenceTransport(spec, requests, config.respond)
-            else:
-                transport = OpenAITransport(
-                    spec, api_key or NO_KEY, config.timeout_s, {}, config.settings.structured
-                )
-            await send_online(
-                transport, spec, config.concurrency, config.policy, judge, prices, log, cache,
-                tally, progress, to_send,
-            )  # fmt: skip
-            fell_back = transport.fell_back
-    log.compact()
-    final, _ = log.load(wanted=set(key_of.values()))
-    tally.final_ok = sum(1 for r in final.values() if r["status"] == "ok")
-    tally.final_failed = len(final) - tally.final_ok
-    tally.missing = len(plan) - len(final)
-    pending = config.batch and not config.batch_options.wait
-    note_requests(
-        f"stage {stage.name}",
-        tally.final_failed,
-        0 if pending else tally.missing,
-        tally.missing if pending else 0,
+    out_dir = Path(config.out_dir)
+
+    def reference() -> StageReferenceTransport:
+        assert config.respond is not None
+        return StageReferenceTransport(spec, requests, config.respond)
+
+    def describe(final: dict[str, dict[str, Any]]) -> dict[str, Any]:
+        return {
+            "stage": stage.name,
+            "requests": len(stage.requests),
+            "distinct_requests": len(plan),
+        }
+
+    job = Job(
+        spec=spec,
+        plan=plan,
+        log_path=out_dir / f"{stage.name}.jsonl",
+        meta_path=out_dir / f"{stage.name}.run.json",
+        batch_dir=out_dir / "batches" / stage.name / "batches",
+        step=f"stage {stage.name}",
+        started=started,
+        label=f"{stage.name}: ",
+        reference=reference,
+        describe=describe,
+        skip_idle=True,
     )
-    if fell_back:
-        tally.notes.append(
-            "the endpoint rejected response_format: answers were requested as JSON in the prompt "
-            "and validated locally against the schema"
-        )
-    records = {rid: final[key] for rid, key in key_of.items() if key in final}
+    sent = await send(job, config, console, key)
+    records = {rid: sent.final[k] for rid, k in key_of.items() if k in sent.final}
     missing = [rid for rid in key_of if rid not in records]
-    wall = time.perf_counter() - started
-    meta = {
-        "stage": stage.name,
-        "model": spec.text,
-        "base_url": _safe_url(spec.base_url),
-        "settings": asdict(config.settings),
-        "structured_fallback": fell_back,
-        "mode": "batch" if config.batch else ("reference" if spec.is_reference else "online"),
-        "requests": len(stage.requests),
-        "distinct_requests": len(plan),
-        "prices": prices.describe(),
-        "started_at": started_at,
-        "wall_s": round(wall, 3),
-        "counts": {k: v for k, v in asdict(tally).items() if k != "notes"},
-        "notes": tally.notes,
-    }
-    atomic_write_json(Path(config.out_dir) / f"{stage.name}.run.json", meta)
-    lines = summary_lines(tally, wall, str(log.path), prices.describe())
-    return StageResult(stage.name, log.path, records, missing, tally, wall, lines)
-
-
-async def _send_batch(
-    config: StageConfig,
-    spec: ModelSpec,
-    api_key: str | None,
-    stage: Stage,
-    judge: ResponseJudge,
-    prices: Any,
-    log: JsonlLog,
-    cache: JsonlLog | None,
-    lookup: dict[str, RequestItem],
-    done: set[str],
-    tally: Tally,
-    progress: RunProgress,
-    console: Console,
-    items: list[RequestItem],
-) -> None:
-    from openai import AsyncOpenAI
-
-    client = AsyncOpenAI(
-        api_key=api_key, base_url=spec.base_url, max_retries=0, timeout=config.timeout_s
+    return StageResult(
+        stage.name, sent.log_path, records, missing, sent.tally, sent.wall_s, sent.lines
     )
-    try:
-        runner = BatchRunner(
-            client,
-            spec,
-            Path(config.out_dir) / "batches" / stage.name,
-            {},
-            config.settings.structured,
-            judge,
-            prices,
-            log,
-            cache,
-            lookup,
-            done,
-            tally,
-            progress,
-            console,
-            config.batch_options,
-            config.policy,
-            secrets=(api_key or "",),
-            endpoint=_safe_url(spec.base_url),
-        )
-        await runner.run(items)
-    finally:
-        await client.close()
-        log.close()
-        if cache is not None:
-            cache.close()
 
 
 class StageReferenceTransport:

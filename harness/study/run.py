@@ -319,7 +319,7 @@ def extract_contexts(
 def run_models(config: StudyConfig, paths: StudyPaths, console: Console) -> None:
     """Each model through `run_model`, one after another, into responses/<model>.jsonl."""
     from harness.runner.api import RunConfig, run_model
-    from harness.runner.batch import BatchOptions
+    from harness.runner.job import BatchOptions
 
     with _study_server(config, paths) as server_url:
         for m in config.models:
@@ -491,14 +491,14 @@ def _counts(items: list[dict[str, Any]], conditions: tuple[str, ...]) -> dict[st
 
 
 def _model_provenance(m: StudyModel, paths: StudyPaths) -> dict[str, Any]:
-    from harness.runner.api import _safe_url
+    from harness.runner.spec import safe_url
 
     out = m.describe()
     meta = _json(RunFolder(paths.run_dir).log_settings(m.name))
     out["endpoint"] = (
         "the study's loopback reference server"
         if m.via_study_server
-        else _safe_url(m.base_url) or ("api.openai.com" if m.kind == "openai" else None)
+        else safe_url(m.base_url) or ("api.openai.com" if m.kind == "openai" else None)
     )
     out["prices"] = meta.get("prices")
     out["structured_fallback"] = meta.get("structured_fallback")

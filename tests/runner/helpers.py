@@ -9,8 +9,8 @@ from typing import Any
 from rich.console import Console
 
 from harness.runner.api import RunConfig, RunResult, run_model
-from harness.runner.batch import BatchOptions
 from harness.runner.engine import RetryPolicy
+from harness.runner.job import BatchOptions
 
 FAST = RetryPolicy(max_attempts=6, base_s=0.01, cap_s=0.05)
 

@@ -6,7 +6,7 @@ import json
 import signal
 import subprocess
 
-from harness.runner.batch import BatchLimits, BatchOptions
+from harness.runner.job import BatchLimits, BatchOptions
 from harness.server.app import wait_until
 
 from .conftest import fast_env, make_run_folder, read_log, runner_cmd

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from harness.runner.batch import BatchOptions
+from harness.runner.job import BatchOptions
 from harness.runner.stage import Stage, StageConfig, StageRequest, run_stage
 
 

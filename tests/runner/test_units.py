@@ -7,9 +7,10 @@ from email.utils import formatdate
 
 import pytest
 
-from harness.runner.batch import BatchLimits, split_chunks
+from harness.runner.batch import split_chunks
 from harness.runner.client import build_body, retry_after_seconds, scrub
 from harness.runner.controller import AIMDController, backoff_delay
+from harness.runner.job import BatchLimits
 from harness.runner.keys import request_key
 from harness.runner.parse import ResponseJudge
 from harness.runner.pricing import resolve_prices, table_price
