@@ -31,6 +31,8 @@ from .spec import PLAIN_LOG_NAME, ModelSpec, resolve_model_spec
 
 @dataclass(frozen=True)
 class RunConfig(SendOptions):
+    """`kgbench run`: the runner's options, the run folder, and which of its prompts."""
+
     run_dir: Path
     limit: int | None = None
     log_name: str | None = None  # responses/<log_name>.jsonl; default the model's slug

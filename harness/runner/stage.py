@@ -12,7 +12,8 @@ strict JSON Schema). `run_stage`:
 2. keeps what the stage's log `<out_dir>/<stage>.jsonl` already holds (ok, and failed unless
    `retry_failed`), copies hits from the shared response cache, and sends the rest online
    (adaptive concurrency, counted retries, progress bar, cost) or through the Batch API
-   (state under `<out_dir>/batches/<stage>/`, re-attached after a crash);
+   (state under `<out_dir>/batches/<stage>/`, re-attached after a crash), all through the
+   one send pipeline that `kgbench run` uses (harness.runner.pipeline);
 3. returns the final record of every request id (`StageResult.records`), in the response
    record format of harness/README.md (`prompt_id` is the request id, `condition` the stage).
 
