@@ -92,19 +92,8 @@ def load_domain(domain: str | Path, derive: bool = True) -> ir.Domain:
 
 def _load_domain(domain: str | Path, derive: bool) -> ir.Domain:
     domain_dir = resolve_domain_dir(domain)
-    domain_file = domain_dir / "domain.yaml"
-    doc = load_declaration(domain_file, "DomainConfig")
+    doc = _domain_config(domain_dir)
     cfg = doc.data
-    if cfg["name"] != domain_dir.name:
-        raise SpecError(
-            f"domain name '{cfg['name']}' must match its folder name '{domain_dir.name}'",
-            doc.location(["name"], "name"),
-        )
-    if not SEMVER.match(str(cfg["version"])):  # the schema's pattern lets "1.0.0\n" through
-        raise SpecError(
-            f"domain version {cfg['version']!r} is not semantic; expected MAJOR.MINOR.PATCH",
-            doc.location(["version"], "version"),
-        )
     spec_version = _spec_version()
 
     schema_path = confined(domain_dir, cfg["schema"], doc.location(["schema"], "schema")).resolve()
@@ -122,47 +111,15 @@ def _load_domain(domain: str | Path, derive: bool) -> ir.Domain:
         doc.location(["curie_prefix"] if cfg.get("curie_prefix") else ["name"], "curie_prefix"),
     )
 
-    conditions_doc = load_declaration(
-        _declared_path(domain_dir, doc, "conditions", DECLARATIONS_DIR / "conditions.yaml"),
-        "ConditionSet",
-    )
-    metrics_doc = load_declaration(
-        _declared_path(domain_dir, doc, "metrics", DECLARATIONS_DIR / "metrics.yaml"), "MetricSet"
-    )
-    scenarios_doc = (
-        load_declaration(
-            confined(
-                domain_dir, cfg["scenarios"], doc.location(["scenarios"], "scenarios")
-            ).resolve(),
-            "ScenarioRules",
-        )
-        if cfg.get("scenarios")
-        else None
-    )
+    conditions_doc, metrics_doc, scenarios_doc = _declarations(domain_dir, doc)
     conditions = resolve_conditions(
         parse_conditions(conditions_doc), conditions_doc, model.predicates, cfg["name"]
     )
     metrics = parse_metrics(metrics_doc)
 
     errors = ErrorList()
-    tables: dict[str, Table] = {}
     table_files = as_mapping(doc, "tables")
-    for name in TABLE_ORDER:
-        rel = table_files.get(name)
-        if rel is None:
-            continue
-        spec = model.tables.get(name)
-        if spec is None:  # pragma: no cover - the core schema always defines these tables
-            raise SpecError(f"the schema defines no table '{name}'", doc.location(["tables", name]))
-        path = confined(domain_dir, rel, doc.location(["tables", name], name))
-        tables[name] = read_table(spec, path, errors)
-        if name in NONEMPTY_TABLES and not len(tables[name]) and not errors.errors:
-            errors.add(
-                f"the table has a header but no rows; expected at least one {spec.class_name} record",
-                Location(display_path(path), 2),
-            )
-    if any(name in tables and not len(tables[name]) for name in NONEMPTY_TABLES):
-        errors.raise_if_any()  # nothing can be cross-checked against an empty table
+    tables = _read_tables(domain_dir, doc, model, table_files, errors)
 
     # `validate` runs exactly what `compile` runs, in the same order, so the two never
     # disagree on a domain; it only skips writing.
@@ -207,6 +164,76 @@ def _load_domain(domain: str | Path, derive: bool) -> ir.Domain:
         domain_dir, doc, model, conditions_doc, metrics_doc, table_files, scenarios_doc, probe_path
     )
     return _replace_inputs(domain, inputs)
+
+
+def _domain_config(domain_dir: Path) -> YamlDoc:
+    """domain.yaml, read against its schema, with the two checks the schema cannot make."""
+    doc = load_declaration(domain_dir / "domain.yaml", "DomainConfig")
+    cfg = doc.data
+    if cfg["name"] != domain_dir.name:
+        raise SpecError(
+            f"domain name '{cfg['name']}' must match its folder name '{domain_dir.name}'",
+            doc.location(["name"], "name"),
+        )
+    if not SEMVER.match(str(cfg["version"])):  # the schema's pattern lets "1.0.0\n" through
+        raise SpecError(
+            f"domain version {cfg['version']!r} is not semantic; expected MAJOR.MINOR.PATCH",
+            doc.location(["version"], "version"),
+        )
+    return doc
+
+
+def _declarations(domain_dir: Path, doc: YamlDoc) -> tuple[YamlDoc, YamlDoc, YamlDoc | None]:
+    """The conditions, metrics and (optional) scenario-rule declarations domain.yaml names
+    (the shared ones of the spec where it names none)."""
+    cfg = doc.data
+    conditions_doc = load_declaration(
+        _declared_path(domain_dir, doc, "conditions", DECLARATIONS_DIR / "conditions.yaml"),
+        "ConditionSet",
+    )
+    metrics_doc = load_declaration(
+        _declared_path(domain_dir, doc, "metrics", DECLARATIONS_DIR / "metrics.yaml"), "MetricSet"
+    )
+    scenarios_doc = (
+        load_declaration(
+            confined(
+                domain_dir, cfg["scenarios"], doc.location(["scenarios"], "scenarios")
+            ).resolve(),
+            "ScenarioRules",
+        )
+        if cfg.get("scenarios")
+        else None
+    )
+    return conditions_doc, metrics_doc, scenarios_doc
+
+
+def _read_tables(
+    domain_dir: Path,
+    doc: YamlDoc,
+    model: SchemaModel,
+    table_files: dict[str, Any],
+    errors: ErrorList,
+) -> dict[str, Table]:
+    """Each declared table on its own (types, patterns, unique ids), errors gathered; raises
+    at once only when a table nothing can be checked without has no rows."""
+    tables: dict[str, Table] = {}
+    for name in TABLE_ORDER:
+        rel = table_files.get(name)
+        if rel is None:
+            continue
+        spec = model.tables.get(name)
+        if spec is None:  # pragma: no cover - the core schema always defines these tables
+            raise SpecError(f"the schema defines no table '{name}'", doc.location(["tables", name]))
+        path = confined(domain_dir, rel, doc.location(["tables", name], name))
+        tables[name] = read_table(spec, path, errors)
+        if name in NONEMPTY_TABLES and not len(tables[name]) and not errors.errors:
+            errors.add(
+                f"the table has a header but no rows; expected at least one {spec.class_name} record",
+                Location(display_path(path), 2),
+            )
+    if any(name in tables and not len(tables[name]) for name in NONEMPTY_TABLES):
+        errors.raise_if_any()  # nothing can be cross-checked against an empty table
+    return tables
 
 
 def _probe(probe_path: Path, categories, entity_classes, predicates) -> ir.ProbeSpec:
