@@ -324,9 +324,8 @@ def score_panel(
             value = KINDS[spec.kind](field_value, gold.get(spec.gold_field), inp)
             out[spec.name] = value
     finally:
-        SHARED_SETS.reset(
-            token
-        )  # the shared sets live for one call (and hold no answer afterwards)
+        # the shared sets live for one call (and hold no answer afterwards)
+        SHARED_SETS.reset(token)
     return out
 
 
@@ -376,47 +375,13 @@ class PanelPlan:
         lexicon: Lexicon,
     ) -> dict[str, float | None]:
         """Every metric of the panel on one (gold, response, context) triple."""
-        rsets: dict[str, frozenset[str]] = {}
-        gsets: dict[str, frozenset[str]] = {}
-        claims: list[dict[str, Any]] | None = None
-        count = -1  # claim_count, computed on first use
+        answer = _AnswerSets(gold, response)
+        rsets, gsets = answer.rsets, answer.gsets  # read inline below: the hot path
         out: dict[str, float | None] = {}
         for name, kind, rule, rf, gf, spec in self.steps:
-            # defined_when (is_defined), on the sets computed once
-            if rule != "always":
-                if rule == "gold_true":
-                    ok = gold.get(gf) is True
-                elif rule == "grounded_with_claims":
-                    ok = isinstance(context, dict)
-                    if ok:
-                        if count < 0:
-                            claims = claims_of(response) if claims is None else claims
-                            cited = rsets.get("causal_path_assertion_ids")
-                            if cited is None:
-                                cited = rsets["causal_path_assertion_ids"] = strings_of(
-                                    response.get("causal_path_assertion_ids")
-                                )
-                            count = len(cited) + len(claims)
-                        ok = count > 0
-                else:
-                    ok = True
-                    if rule in ("response_nonempty", "both_nonempty"):
-                        value = response.get(rf)
-                        if not isinstance(value, bool):
-                            r = rsets.get(rf)
-                            if r is None:
-                                r = rsets[rf] = strings_of(value)
-                            ok = bool(r)
-                    if ok and rule in ("gold_nonempty", "both_nonempty"):
-                        value = gold_value(spec, gold) if gf[:1] == "\x00" else gold.get(gf)
-                        if not isinstance(value, bool):
-                            g = gsets.get(gf)
-                            if g is None:
-                                g = gsets[gf] = strings_of(value)
-                            ok = bool(g)
-                if not ok:
-                    out[name] = None
-                    continue
+            if rule != "always" and not answer.defined(rule, rf, gf, spec, context):
+                out[name] = None
+                continue
             if kind == "boolean_match":
                 resp, want = response.get(rf), gold.get(gf)
                 ok = isinstance(resp, bool) and isinstance(want, bool)
@@ -438,12 +403,7 @@ class PanelPlan:
                 if not isinstance(context, dict):
                     out[name] = None
                     continue
-                claims = claims_of(response) if claims is None else claims
-                cited = rsets.get("causal_path_assertion_ids")
-                if cited is None:
-                    cited = rsets["causal_path_assertion_ids"] = strings_of(
-                        response.get("causal_path_assertion_ids")
-                    )
+                claims, cited = answer.claims(), answer.rset(_CAUSAL_IDS)
                 out[name] = (
                     unsupported_rate(context, cited, claims, lexicon, self.readers[name])
                     if cited or claims
@@ -465,12 +425,64 @@ class PanelPlan:
                     continue
                 cited_asr: set[str] = set()
                 for key in CITED_ASSERTION_FIELDS:
-                    c = rsets.get(key)
-                    if c is None:
-                        c = rsets[key] = strings_of(response.get(key))
-                    cited_asr |= c
+                    cited_asr |= answer.rset(key)
                 out[name] = supported_share(r, cited_asr, lexicon)
             else:  # a kind added to KINDS and not compiled here: the generic path
                 inp = MetricInputs(lexicon, context, response, gold, spec)
                 out[name] = KINDS[kind](response.get(rf), gold.get(gf), inp)
         return out
+
+
+_CAUSAL_IDS = "causal_path_assertion_ids"
+
+
+class _AnswerSets:
+    """One answer's id lists (and its gold's) as sets, each built on first use and then
+    shared by every metric of the panel that reads it: PanelPlan.score's working state."""
+
+    __slots__ = ("_claims", "gold", "gsets", "response", "rsets")
+
+    def __init__(self, gold: dict[str, Any], response: dict[str, Any]) -> None:
+        self.gold = gold
+        self.response = response
+        self.rsets: dict[str, frozenset[str]] = {}
+        self.gsets: dict[str, frozenset[str]] = {}
+        self._claims: list[dict[str, Any]] | None = None
+
+    def rset(self, field_name: str) -> frozenset[str]:
+        r = self.rsets.get(field_name)
+        if r is None:
+            r = self.rsets[field_name] = strings_of(self.response.get(field_name))
+        return r
+
+    def claims(self) -> list[dict[str, Any]]:
+        if self._claims is None:
+            self._claims = claims_of(self.response)
+        return self._claims
+
+    def defined(
+        self, rule: str, rf: str, gf: str, spec: Metric, context: dict[str, Any] | None
+    ) -> bool:
+        """`is_defined` on the shared sets (a chain kind's gold key starts with NUL: its set
+        is every id on a gold chain)."""
+        if rule == "gold_true":
+            return self.gold.get(gf) is True
+        if rule == "grounded_with_claims":
+            return (
+                isinstance(context, dict) and len(self.rset(_CAUSAL_IDS)) + len(self.claims()) > 0
+            )
+        if (
+            rule in ("response_nonempty", "both_nonempty")
+            and not isinstance(self.response.get(rf), bool)
+            and not self.rset(rf)
+        ):
+            return False
+        if rule in ("gold_nonempty", "both_nonempty"):
+            value = gold_value(spec, self.gold) if gf[:1] == "\x00" else self.gold.get(gf)
+            if not isinstance(value, bool):
+                g = self.gsets.get(gf)
+                if g is None:
+                    g = self.gsets[gf] = strings_of(value)
+                if not g:
+                    return False
+        return True
