@@ -70,28 +70,7 @@ def apply_standards(
             ent_rows.update(tables["entities"].row_index("id"))
         return tables["entities"].location(ent_rows[eid], "xrefs")
 
-    xref_table = tables.get("xrefs")
-    extra = []
-    inexact = []
-    if xref_table is not None:
-        in_rows = {(e.id, x) for e in domain.entities for x in e.xrefs}
-        for i, row in enumerate(xref_table.rows):
-            match = row.get("match") or "exact"
-            # a row naming an xref the entities table already has only qualifies its match
-            # (vocabulary curation never edits the entity rows); an exact restatement is a
-            # duplicate, which merge_xrefs reports
-            if match == "exact" or (row["entity_id"], row["xref"]) not in in_rows:
-                extra.append((row["entity_id"], row["xref"], xref_table.location(i, "xref")))
-            if match != "exact":
-                if not row.get("match_source"):
-                    errors.add(
-                        f"a {match} match needs its match_source (who judged it, or the "
-                        "authority's record of the term)",
-                        xref_table.location(i, "match_source"),
-                    )
-                inexact.append(
-                    (row["entity_id"], row["xref"], match, row.get("match_source") or "")
-                )
+    extra, inexact = _xref_rows(domain, tables.get("xrefs"), errors)
     entities = merge_xrefs(
         domain.entities,
         extra,
@@ -139,3 +118,31 @@ def apply_standards(
         evidence_class_uri=core.get("class_uris", {}).get("EvidenceSource")
         or "biolink:Publication",
     )
+
+
+def _xref_rows(
+    domain: ir.Domain, xref_table: Table | None, errors: ErrorList
+) -> tuple[list[tuple[str, str, Location]], list[tuple[str, str, str, str]]]:
+    """The xrefs table's rows: the cross-references it adds to entities (with their
+    locations), and its inexact matches (entity, xref, match, match_source)."""
+    extra: list[tuple[str, str, Location]] = []
+    inexact: list[tuple[str, str, str, str]] = []
+    if xref_table is None:
+        return extra, inexact
+    in_rows = {(e.id, x) for e in domain.entities for x in e.xrefs}
+    for i, row in enumerate(xref_table.rows):
+        match = row.get("match") or "exact"
+        # a row naming an xref the entities table already has only qualifies its match
+        # (vocabulary curation never edits the entity rows); an exact restatement is a
+        # duplicate, which merge_xrefs reports
+        if match == "exact" or (row["entity_id"], row["xref"]) not in in_rows:
+            extra.append((row["entity_id"], row["xref"], xref_table.location(i, "xref")))
+        if match != "exact":
+            if not row.get("match_source"):
+                errors.add(
+                    f"a {match} match needs its match_source (who judged it, or the "
+                    "authority's record of the term)",
+                    xref_table.location(i, "match_source"),
+                )
+            inexact.append((row["entity_id"], row["xref"], match, row.get("match_source") or ""))
+    return extra, inexact
