@@ -468,8 +468,4 @@ def _replace_inputs(domain: ir.Domain, inputs: tuple[ir.InputFile, ...]) -> ir.D
     return replace(domain, inputs=inputs)
 
 
-def describe(path: Path) -> str:
-    return display_path(path)
-
-
 __all__ = ["Location", "load_domain", "resolve_domain_dir"]
