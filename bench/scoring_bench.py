@@ -40,8 +40,10 @@ from typing import Any
 import jsonschema
 
 from bench.timing import figure, load_average
+from harness.claims import direction_of
 from harness.compiled import GENERATED, CompiledDomain
-from harness.metrics import Lexicon, _direction_of, _norm, _norm_short, score_panel
+from harness.lexicon import Lexicon, norm, norm_short
+from harness.metrics import score_panel
 from harness.scoring import (
     MAX_UNKNOWN_IDS,
     coerce_response,
@@ -137,8 +139,8 @@ def _forget(scorer: Any) -> None:
     """Empty every memo the scorer keeps, so the next pass starts cold."""
     for memo in scorer.lexicon._memo.values():
         memo.clear()
-    _norm_short.cache_clear()
-    _direction_of.cache_clear()
+    norm_short.cache_clear()
+    direction_of.cache_clear()
 
 
 def _interleave(fns: list[Callable[[], None]], runs: int) -> list[list[float]]:
@@ -155,7 +157,7 @@ def _interleave(fns: list[Callable[[], None]], runs: int) -> list[list[float]]:
 
 def _regex_resolve(lex: Lexicon, text: str) -> set[str]:
     """The previous containment match: one regular expression per known name."""
-    key = _norm(text)
+    key = norm(text)
     if key in lex.names:
         return set(lex.names[key])
     hits: set[str] = set()

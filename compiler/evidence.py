@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from collections.abc import Hashable, Iterable
 from functools import cached_property
 from typing import Any
 
@@ -171,7 +170,7 @@ class EvidenceChecker:
     # per row of a 4,000,000-row table would cost gigabytes on the happy path).
     @cached_property
     def _asr_row(self) -> dict[str, int]:
-        return _index(self.tables["assertions"].columns["assertion_id"])
+        return self.tables["assertions"].row_index("assertion_id")
 
     @cached_property
     def _assertion(self) -> dict[str, ir.Assertion]:
@@ -179,12 +178,11 @@ class EvidenceChecker:
 
     @cached_property
     def _ev_row(self) -> dict[str, int]:
-        return _index(self.tables["evidence_sources"].columns["evidence_id"])
+        return self.tables["evidence_sources"].row_index("evidence_id")
 
     @cached_property
     def _links(self) -> dict[tuple[str, str], int]:
-        cols = self.tables["assertion_evidence"].columns
-        return _index(zip(cols["assertion_id"], cols["evidence_id"], strict=True))
+        return self.tables["assertion_evidence"].row_index("assertion_id", "evidence_id")
 
     def is_group(self, entity_id: str) -> bool:
         return entity_id in self.group_ids
@@ -502,8 +500,3 @@ class EvidenceChecker:
 
     def _sources_of(self, assertion_id: str) -> frozenset[str]:
         return self._source_types.get(assertion_id, NO_SOURCES)
-
-
-def _index(keys: Iterable[Hashable]) -> dict:
-    """Each key's row index (the last row, where a key repeats)."""
-    return {key: i for i, key in enumerate(keys)}

@@ -133,6 +133,17 @@ class Table:
     def location(self, index: int, field: str | None = None) -> Location:
         return Location(display_path(self.path), self.lines[index], field)
 
+    def row_index(self, *names: str) -> dict[Any, int]:
+        """Each key's row index (the last row, where a key repeats): a column's values, or
+        the tuples of several columns' values.
+
+        For locating errors only, so callers build it on the first error: a dict per row of
+        a 4,000,000-row table would cost gigabytes on the happy path.
+        """
+        cols = self.columns
+        keys = cols[names[0]] if len(names) == 1 else zip(*(cols[n] for n in names), strict=True)
+        return {key: i for i, key in enumerate(keys)}
+
 
 def _record_lines(path: Path) -> tuple[int, ...]:
     """The file line where each data record starts (quoted fields may span lines)."""

@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from harness.lexicon import norm
 from kgbench.contract import Presentation
 
 ORIGINAL = "original"
@@ -42,10 +43,6 @@ LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 ACCURACY = "intervention_accuracy"
 FORMAT = "1.0.0"
 _LABELLED = re.compile(r"^\(?([A-Z])(?:[).:]\s*|\s+|$)(.*)$")
-
-
-def _norm(text: str) -> str:
-    return " ".join(re.sub(r"[^0-9a-z]+", " ", text.lower()).split())
 
 
 @dataclass(frozen=True)
@@ -134,7 +131,7 @@ def choice(
     """The intervention id an answer chose, `abstain`, or `other` (see the module docstring).
 
     `answer` is the parsed answer object, or raw text (then nothing could be read: other).
-    With the scorer's `lexicon` (harness.metrics.Lexicon), a recommendation that is not an
+    With the scorer's `lexicon` (harness.lexicon.Lexicon), a recommendation that is not an
     option's exact name is read as the scorer reads it (synonyms, "lisinopril 10 mg daily",
     "ACE inhibitor (lisinopril)"): the one listed option it names, so an answer the scorer
     credits under two orders is the same choice under both, never a flip."""
@@ -146,11 +143,11 @@ def choice(
     if not isinstance(rec, str):
         return "other"
     text = rec.strip()[:4096]
-    by_name = {_norm(names.get(i, i)): i for i in arrangement.ids}
+    by_name = {norm(names.get(i, i)): i for i in arrangement.ids}
     by_letter = {lab: i for lab, i in zip(arrangement.labels, arrangement.ids, strict=True) if lab}
 
     def named(raw: str) -> str | None:
-        key = _norm(raw)
+        key = norm(raw)
         if key in by_name:
             return by_name[key]
         if lexicon is None or not key:
@@ -160,9 +157,9 @@ def choice(
         return hits[0] if len(hits) == 1 else None
 
     m = _LABELLED.match(text)
-    if m and m[1] in by_letter and _norm(text) not in by_name:
+    if m and m[1] in by_letter and norm(text) not in by_name:
         rest = m[2]
-        if not _norm(rest) or named(rest) == by_letter[m[1]]:
+        if not norm(rest) or named(rest) == by_letter[m[1]]:
             return by_letter[m[1]]
         return named(rest) or "other"
     return named(text) or "other"

@@ -32,15 +32,15 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
+from harness.claims import CITED_ASSERTION_FIELDS
 from harness.compiled import CompiledDomain
+from harness.lexicon import Lexicon
 from harness.metrics import (
     CAUSAL_READINGS,
     CHAIN_KINDS,
-    CITED_ASSERTION_FIELDS,
     DEFINED_WHEN,
     KINDS,
     UNPARSEABLE_POLICIES,
-    Lexicon,
     PanelPlan,
     score_panel,
 )

@@ -11,16 +11,10 @@ from typing import Any
 
 import pytest
 
+from harness.claims import CITED_ASSERTION_FIELDS, index_assertions
 from harness.compiled import GENERATED, CompiledDomain
-from harness.metrics import (
-    CITED_ASSERTION_FIELDS,
-    DEFINED_WHEN,
-    KINDS,
-    Lexicon,
-    PanelPlan,
-    _index_assertions,
-    score_panel,
-)
+from harness.lexicon import Lexicon
+from harness.metrics import DEFINED_WHEN, KINDS, PanelPlan, score_panel
 from harness.scoring import (
     _objects_with_string_keys,
     coerce_response,
@@ -271,7 +265,7 @@ def test_assertion_index_reads_as_before(domain: CompiledDomain) -> None:
         assertions = _odd_assertions(graph, rng)
         subjects = set(rng.sample(ents, min(20, len(ents) // 2)))
         subjects |= {a["subject_id"] for a in graph["assertions"][:: rng.randint(3, 9)]}
-        ours = _index_assertions(assertions, subjects)
+        ours = index_assertions(assertions, subjects)
         assert ours == _reference_index(assertions, subjects)
         found += sum(map(len, ours.values()))
     assert found, "some assertions are indexed"

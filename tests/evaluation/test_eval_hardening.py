@@ -15,17 +15,11 @@ from typing import Any
 import pytest
 import yaml
 
+from harness.claims import claim_reader, unsupported_claims
 from harness.compiled import CompiledDomain
-from harness.metrics import (
-    DEFAULT_UNPARSEABLE_POLICY,
-    MEMO_SIZE,
-    MEMO_TEXT,
-    Lexicon,
-    MetricInputs,
-    _norm,
-    claim_reader,
-    unsupported_claims,
-)
+from harness.lexicon import MEMO_SIZE, MEMO_TEXT, Lexicon, norm
+from harness.metric_inputs import MetricInputs
+from harness.metrics import DEFAULT_UNPARSEABLE_POLICY
 from harness.prompts import build_prompts
 from harness.runner.api import answer_with_reference
 from harness.runner.log import JsonlLog
@@ -129,11 +123,11 @@ def _scan_supported(
     reader = claim_reader(spec)
     subj = lexicon.equivalents(lexicon._resolve(claim["subject"]))
     obj = lexicon.equivalents(lexicon._resolve(claim["object"]))
-    kind = reader.kind_of(_norm(claim["predicate"]))
+    kind = reader.kind_of(norm(claim["predicate"]))
     table = {k.name: k for k in spec.claim_support.kinds}
     for a in context["assertions"].values():
         if a["subject_id"] in subj and a["object_id"] in obj:
-            if _norm(claim["predicate"]) and _norm(claim["predicate"]) == _norm(a["predicate"]):
+            if norm(claim["predicate"]) and norm(claim["predicate"]) == norm(a["predicate"]):
                 return True
             role = lexicon.predicate_roles.get(a["predicate"])
             for s in table[kind].supported_by if kind else ():

@@ -10,7 +10,8 @@ import pytest
 import yaml
 
 from harness.compiled import CompiledDomain
-from harness.metrics import DEFINED_WHEN, KINDS, Lexicon
+from harness.lexicon import Lexicon
+from harness.metrics import DEFINED_WHEN, KINDS
 from harness.scoring import (
     Contract,
     FieldRule,

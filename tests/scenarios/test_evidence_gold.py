@@ -21,7 +21,7 @@ import pytest
 
 from compiler.api import compile_domain
 from harness.compiled import CompiledDomain
-from harness.metrics import Lexicon
+from harness.lexicon import Lexicon
 from harness.scenarios.evidence import OutcomeJudge
 from harness.scenarios.generator import Generator, rule_order_dependent
 from harness.scenarios.kg import KnowledgeGraph
