@@ -130,7 +130,7 @@ def compiled_rows(compiled: CompiledDomain) -> Rows:
 
 def release_of(compiled: CompiledDomain, scenarios: Path) -> str:
     """The published gold release whose scenarios.jsonl is byte-identical to `scenarios`."""
-    from .release.layout import MANIFEST, SCENARIOS, releases
+    from .gold_layout import MANIFEST, SCENARIOS, releases
 
     if not scenarios.is_file():
         return NOT_RECORDED

@@ -313,6 +313,7 @@ def _mount_subcommands() -> None:
     from harness.graph.cli import extract_command, load_command
     from harness.neo4j.cli import neo4j_app
     from harness.probe.cli import probe_app
+    from harness.release.cli import release_app
     from harness.review.cli import explain_command, review_command
     from harness.runner.cli import run_command
     from harness.scenarios.cli import scenario_app
@@ -326,6 +327,7 @@ def _mount_subcommands() -> None:
     app.command("serve-reference")(serve_reference_command)
     app.registered_commands.extend(evaluation_app.registered_commands)
     app.registered_commands.extend(scenario_app.registered_commands)
+    app.registered_commands.extend(release_app.registered_commands)
     app.command("explain")(explain_command)
     app.command("review")(review_command)
     app.registered_commands.extend(probe_app.registered_commands)

@@ -176,7 +176,7 @@ def extract_command(
     from harness.graph.stamp import require_current
     from harness.neo4j import connection_settings, open_driver
     from harness.runfolder import RunFolder
-    from harness.scenarios.files import find_scenario, generated_set, read_scenarios
+    from harness.scenario_files import find_scenario, generated_set, read_scenarios
 
     compiled = CompiledDomain.open(domain)
     if scenarios is None:

@@ -313,7 +313,7 @@ def _release(
     doc: Any, data: dict[str, Any], domain: str, study_path: Path, compiled: Any
 ) -> tuple[Path, dict[str, Any]]:
     """The release folder, verified (hashes, records, index, pinned digest)."""
-    from harness.release.layout import Version
+    from harness.gold_layout import Version
     from harness.release.verify import verify_or_raise
 
     ref = data["release"]
@@ -330,7 +330,7 @@ def _release(
         path = compiled.root / "gold" / str(version)
         where = doc.location(["release", "version"], "version")
         if not path.is_dir():
-            from harness.release.layout import releases
+            from harness.gold_layout import releases
 
             have = ", ".join(str(v) for v in sorted(releases(compiled.root / "gold"))) or "none"
             raise SpecError(
