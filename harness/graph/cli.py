@@ -1,4 +1,4 @@
-"""`kgbench load` and `kgbench extract` (mounted by kgbench/cli.py, whose root group turns a
+"""`kgbench load` and `kgbench extract` (mounted by kgbench/cli/main.py, whose root group turns a
 UserError into one message and exit code 2)."""
 
 from __future__ import annotations

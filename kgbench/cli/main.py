@@ -12,7 +12,7 @@ default); a model is named by its spec (`openai:gpt-4o`, `ref:oracle`) everywher
 
 Imports are lazy: `kgbench --help` must stay fast, and LinkML alone costs about a second to
 import, so each command imports what it needs when it runs. The console script itself is
-`kgbench.entry.main`, which answers a no-op compile before this module is imported.
+`kgbench.cli.entry.main`, which answers a no-op compile before this module is imported.
 """
 
 from __future__ import annotations
@@ -219,7 +219,7 @@ def pilot_cmd(
     ] = False,
 ) -> None:
     """The whole pipeline end to end with a reference baseline, then the panel."""
-    from kgbench.pilot import default_run_dir, panel_table, run_pilot
+    from kgbench.cli.pilot import default_run_dir, panel_table, run_pilot
 
     console = _stderr()
     target = run_dir or default_run_dir(domain)
@@ -293,7 +293,7 @@ def study_cmd(
     """
     from harness.runner.failures import checked_failures
     from harness.study.run import default_run_dir, run_study
-    from kgbench.study import load_study
+    from kgbench.cli.study import load_study
 
     study = load_study(config, domain)
     console = _stderr(soft_wrap=True)
