@@ -180,11 +180,8 @@ def extract_command(
 
     compiled = CompiledDomain.open(domain)
     if scenarios is None:
-        scenarios = (
-            run_dir / "scenarios.jsonl"
-            if run_dir and (run_dir / "scenarios.jsonl").exists()
-            else generated_set(compiled)
-        )
+        copy = RunFolder(run_dir).scenarios_file if run_dir else None
+        scenarios = copy if copy is not None and copy.exists() else generated_set(compiled)
     items = read_scenarios(scenarios)
     # the optional conditions (volume-matched controls) only when named
     conditions = (
