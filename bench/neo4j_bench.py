@@ -41,7 +41,7 @@ from harness.compiled import CompiledDomain
 from harness.graph.extract import WARM_UP_ROUNDS, WARM_UP_SCENARIOS, extract, warm_up
 from harness.graph.load import apply_constraints, load
 from harness.neo4j import connection_settings, open_driver, start, stop
-from harness.scenarios.files import generated_set, read_scenarios
+from harness.scenario_files import generated_set, read_scenarios
 from kgbench.locations import CHECKOUT as REPO_ROOT
 
 from .synth import make_domain

@@ -126,7 +126,7 @@ def stage(
 ):
     """A study folder with every answer logged: (config, paths, compiled)."""
     from harness.study.run import StudyPaths, claim, prepare, run_models
-    from kgbench.study import load_study
+    from kgbench.cli.study import load_study
 
     release = release or publish_release(root)
     path = root / "study.yaml"

@@ -26,7 +26,7 @@ from harness.compiled import CompiledDomain
 from harness.graph.load import load
 from harness.neo4j import connection_settings, open_driver, start, stop
 from harness.prompts import PromptRenderer
-from harness.scenarios.files import generated_set, read_scenarios
+from harness.scenario_files import generated_set, read_scenarios
 from harness.verify import steps
 from harness.verify.responders import VerifyResponder
 from harness.verify.review import Reviewer, VerifySettings

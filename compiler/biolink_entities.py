@@ -9,7 +9,7 @@
 - `primary_knowledge_source`: the `infores:` CURIE every exported edge names.
 
 The result is stored on the IR (ir.Domain.biolink_readings, event_classes, entity_biolink,
-entity_events, knowledge_source) for compiler/export/kgx.py.
+entity_events, knowledge_source) for compiler/backends/kgx.py.
 """
 
 from __future__ import annotations

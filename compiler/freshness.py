@@ -4,7 +4,7 @@ Decided from hashes alone, with nothing heavier than hashlib and kgbench's untru
 pyarrow, numpy, pydantic, backend, nor the kernel's dataclasses and readers): a no-op compile
 is what `make` and the pilot run most, and its floor is a bare interpreter hashing the same
 files (`python -m bench --only compile_bench`), so this module and the console entry that
-calls it (`kgbench.entry`) are held to about twice that. `compiler.api.up_to_date` is its
+calls it (`kgbench.cli.entry`) are held to about twice that. `compiler.api.up_to_date` is its
 face for the rest of the code.
 
 Current means all of: the manifest's compiler versions (dependencies and the compiler's own

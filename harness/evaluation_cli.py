@@ -1,6 +1,6 @@
 """`kgbench prompts`, `kgbench score` and `kgbench report`: the evaluation half of a run.
 
-Mounted at the top level of `kgbench` (kgbench/cli.py, whose root group turns a UserError
+Mounted at the top level of `kgbench` (kgbench/cli/main.py, whose root group turns a UserError
 into one message and exit code 2). Imports are lazy so `kgbench --help` stays fast.
 """
 

@@ -42,7 +42,7 @@ from kgbench.io import atomic_write_json, atomic_write_text, jsonl_text, read_js
 from kgbench.untrusted import ParseError, load_json_or_none, parse_json
 
 from .compiled import GENERATED, CompiledDomain
-from .scenarios.files import read_scenarios
+from .scenario_files import read_scenarios
 
 RUN_FORMAT = "2.0.0"
 """The run.json format this kgbench reads and writes (2: relative paths, versioned)."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from kgbench.entry import main
+from kgbench.cli.entry import main
 
 if __name__ == "__main__":
     main(prog_name="kgbench")

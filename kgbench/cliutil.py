@@ -91,7 +91,7 @@ def error_boundary() -> Iterator[None]:
     """The one place a UserError becomes one message on stderr and its exit code (2), and
     RequestsFailed (requests that ended failed or missing) its one line and exit code 1.
 
-    The root command group runs every command inside it (kgbench/cli.py), so no command
+    The root command group runs every command inside it (kgbench/cli/main.py), so no command
     module catches UserError itself. An OSError the disk raised (no space, a read-only
     folder, a path that is a file: `kgbench.io.DISK_ERRNOS`) is one message too. Anything
     else propagates with its traceback: a broken invariant to report, not a user's mistake.

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from compiler.api import check_domain, validate_domain
+from compiler.backends import kgx
 from compiler.biolink_readings import Reading, choose, parse_reading, sign_conflicts
-from compiler.export import artifacts, export_domain, kgx
+from compiler.export import artifacts, export_domain
 from kgbench.errors import UserError
 
 REPO = Path(__file__).resolve().parents[1]

@@ -1,6 +1,6 @@
 """A no-op compile decides "up to date" from hashes before importing what it does not need:
 no numpy, pyarrow or LinkML (nor pydantic, typer, click or rich on the console entry's fast
-path, `kgbench.entry`), and it says exactly what the `compile` command says. Anything that is
+path, `kgbench.cli.entry`), and it says exactly what the `compile` command says. Anything that is
 not a plain no-op goes through typer as before. Every kind of input change (spec, domain
 data, template, a new input file, the compiler's code, a dependency's version, an output)
 still makes it "not up to date"."""
@@ -22,7 +22,7 @@ import compiler.paths as compiler_paths
 import compiler.versions as versions
 import kgbench.locations as locations
 from compiler.api import compile_domain, up_to_date
-from kgbench import entry
+from kgbench.cli import entry
 
 REPO = Path(__file__).resolve().parents[1]
 HEAVY = ("numpy", "pyarrow", "linkml", "linkml_runtime", "jinja2")
@@ -42,7 +42,7 @@ try:
         from kgbench.cli import app
         code = app(argv)
     else:
-        from kgbench.entry import main
+        from kgbench.cli.entry import main
         code = main()
 except SystemExit as exc:
     code = exc.code

@@ -8,7 +8,7 @@ import io
 
 import pytest
 
-from compiler.export.kgx import NODE_COLUMNS, tsv_bytes
+from compiler.backends.kgx import NODE_COLUMNS, tsv_bytes
 
 NAMES = ['"Lisinopril', 'Ramipril "Altace" mix', "Amlo\u2028dipine", "tab\there", "Plain"]
 

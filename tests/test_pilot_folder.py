@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from kgbench.cli import app
+from kgbench.cli.pilot import PILOT_MARK, _set_aside
 from kgbench.errors import UserError
-from kgbench.pilot import PILOT_MARK, _set_aside
 
 
 def test_a_folder_no_pilot_made_is_refused_and_left_as_it_was(tmp_path, monkeypatch) -> None:

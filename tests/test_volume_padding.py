@@ -26,7 +26,7 @@ def cardio() -> CompiledDomain:
 
 def _params(domain: CompiledDomain, scenario_id: str = "SCN_0001") -> dict:
     from harness.graph.extract import parameters
-    from harness.scenarios.files import read_scenarios
+    from harness.scenario_files import read_scenarios
 
     items = read_scenarios(domain.root / "scenarios" / "scenarios.jsonl")
     return parameters(next(s for s in items if s["scenario_id"] == scenario_id), domain)

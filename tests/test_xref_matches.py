@@ -10,7 +10,8 @@ from pathlib import Path
 import pytest
 
 from compiler.api import validate_domain
-from compiler.export import kgx, linkml_json
+from compiler.backends import kgx
+from compiler.export import linkml_json
 from kgbench.errors import UserErrors
 
 ROWS = "entity_id,xref,match,match_source\n"

@@ -1,18 +1,312 @@
-"""`kgx/`: the graph as KGX nodes and edges (Biolink), the export `kgbench export -f kgx` writes.
+"""KGX: the domain graph as Biolink nodes and edges (TSV and JSON Lines); the `kgx/` backend
+and the `kgbench export -f kgx` format.
 
-Compiled with every domain, so the graph a release was generated from exists beside it as
-exact bytes hashed by the compiled manifest; `kgbench publish` copies these files into the
-release and hashes them there (harness/release/graph.py). Written by kgbench's own exporter
-(compiler/export/kgx.py): compiling needs neither KGX nor its environment.
+Nodes are the entities and the evidence sources; edges are the reified assertions (each
+with its assertion id as the edge id) and the MEMBER_OF links. Everything is written as
+Biolink and KGX expect it:
+
+- ids are CURIEs: the domain's own under its declared prefix (kgbench.<domain>:DRG_0001), with
+  the entity's exact standard-vocabulary matches in `xref`, and the terms the xrefs table
+  declares broader, narrower or close (SSSOM match types) in `kgbench_broad_match`,
+  `kgbench_narrow_match` and `kgbench_close_match`, never as equivalent ids;
+- `category` is the class's Biolink class (evidence sources: their source type's category);
+- `predicate` is the predicate's Biolink `meaning`; a predicate declared `biolink_inverse`
+  has subject and object swapped (its Biolink predicate is the canonical inverse), one
+  declared `biolink_negated` is written with `negated: true` (a null result);
+- the predicate's declared qualifiers, the assertion's population as
+  `population_context_qualifier`, its `knowledge_level` and `agent_type`, its confidence as
+  `has_confidence_score`, and its evidence sources as `publications` and `has_evidence`;
+- kgbench's own fields ride along under their own names (`kgbench_predicate`,
+  `causal_status`, ...), which KGX carries through and does not validate.
+
+`prefixes.json` maps every prefix the files use to its IRI (the domain's prefix and the
+declared vocabularies), for consumers and for the offline `kgx validate` (tools/kgx/).
+
+Two callers, one writer: the `kgx` backend below compiles the TSV files and the prefix map
+into `generated/<domain>/kgx/` with every domain (`compiled`), so the graph a release was
+generated from exists beside it as exact bytes hashed by the compiled manifest (`kgbench
+publish` copies them into the release, harness/release/graph.py); `kgbench export -f kgx`
+(compiler.export) writes the same rows plus JSON Lines (`emit`). It lives with the backends,
+not in compiler/export/, so that the backends import nothing above them (compiler.export
+imports compiler.backends, never the reverse). Compiling needs neither KGX nor its
+environment.
 """
 
 from __future__ import annotations
 
-from ..export import kgx
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from kgbench.io import json_bytes, jsonl_bytes
+from kgbench.untrusted import tsv_field
+
+from ..biolink_entities import category, reader
 from ..ir import Domain
-from .base import Artifact, Backend, EmitContext
+from . import base
+from .base import CSV_BATCH, Artifact, Backend, EmitContext
 
 FOLDER = "kgx"
+LIST_DELIMITER = "|"
+NODE_COLUMNS = (
+    "id",
+    "category",
+    "name",
+    "description",
+    "synonym",
+    "xref",
+    "kgbench_broad_match",
+    "kgbench_narrow_match",
+    "kgbench_close_match",
+    "publication_type",
+    "kgbench_class",
+    "kgbench_source_type",
+    "year",
+)
+EDGE_COLUMNS = (
+    "id",
+    "subject",
+    "predicate",
+    "object",
+    "primary_knowledge_source",
+    "knowledge_level",
+    "agent_type",
+    "negated",
+    "qualified_predicate",
+    "object_aspect_qualifier",
+    "object_direction_qualifier",
+    "response_context_qualifier",
+    "population_context_qualifier",
+    "has_confidence_score",
+    "publications",
+    "has_evidence",
+    "kgbench_predicate",
+    "relation_class",
+    "direction",
+    "causal_status",
+    "evidence_level",
+    "validated",
+    "temporality",
+)
+MEMBER_OF = "biolink:member_of"
+# The SSSOM match types other than exact (spec/kg.yaml XrefMatch): such a term is not an
+# equivalent identifier, so it is written in its own column, never in Biolink's `xref`.
+INEXACT = ("broad", "narrow", "close")
+# The expansion of `infores:` CURIEs (the Biolink Information Resource Registry).
+INFORES = "https://w3id.org/biolink/infores/"
+
+
+def nodes(domain: Domain) -> list[dict[str, Any]]:
+    return list(iter_nodes(domain))
+
+
+def edges(domain: Domain) -> list[dict[str, Any]]:
+    return list(iter_edges(domain))
+
+
+def iter_nodes(domain: Domain) -> Iterator[dict[str, Any]]:
+    """The node records, entities then evidence sources, in the spec's order."""
+    classes = domain.class_by_name
+    categories = dict(domain.source_type_categories)
+    meanings = dict(domain.source_type_meanings)
+    matches = domain.xref_matches
+    for e in domain.entities:
+        rec: dict[str, Any] = {
+            "id": domain.curie(e.id),
+            "category": [category(domain, e.id, classes[e.category])],
+            "name": e.name,
+            "kgbench_class": e.category,
+        }
+        if e.description:
+            rec["description"] = e.description
+        if e.synonyms:
+            rec["synonym"] = list(e.synonyms)
+        exact = [x for x in e.xrefs if (e.id, x) not in matches]
+        if exact:
+            rec["xref"] = exact
+        for kind in INEXACT:
+            terms = [x for x in e.xrefs if matches.get((e.id, x)) == kind]
+            if terms:
+                rec[f"kgbench_{kind}_match"] = terms
+        yield rec
+    for ev in domain.evidence_sources:
+        rec = {
+            "id": domain.curie(ev.evidence_id),
+            "category": [categories.get(ev.source_type, domain.evidence_class_uri)],
+            "name": ev.title,
+            "description": ev.citation,
+            "kgbench_class": "EvidenceSource",
+            "kgbench_source_type": ev.source_type,
+            "year": ev.year,
+        }
+        if ev.source_type in meanings:
+            rec["publication_type"] = [meanings[ev.source_type]]
+        yield rec
+
+
+def iter_edges(domain: Domain) -> Iterator[dict[str, Any]]:
+    """The edge records: each assertion (its id the edge id), then the MEMBER_OF links."""
+    preds = domain.predicate_by_name
+    evidence: dict[str, list[str]] = {}
+    for s in domain.supports:
+        evidence.setdefault(s.assertion_id, []).append(domain.curie(s.evidence_id))
+    read = reader(domain)
+    for a in domain.assertions:
+        p = preds[a.predicate]
+        reading = read(a)
+        subject, obj = domain.curie(a.subject_id), domain.curie(a.object_id)
+        if p.biolink_inverse:
+            subject, obj = obj, subject
+        edge_id = domain.curie(a.assertion_id)
+        rec: dict[str, Any] = {
+            "id": edge_id,
+            "subject": subject,
+            "predicate": reading.predicate,
+            "object": obj,
+            "primary_knowledge_source": domain.knowledge_source,
+            "knowledge_level": a.knowledge_level,
+            "agent_type": a.agent_type,
+            "has_confidence_score": a.confidence,
+            "kgbench_predicate": a.predicate,
+            "relation_class": a.relation_class,
+            "direction": a.direction,
+            "causal_status": a.causal_status,
+            "evidence_level": a.evidence_level,
+            "validated": a.validated,
+            "temporality": a.temporality,
+        }
+        if p.biolink_negated:
+            rec["negated"] = True
+        for slot, value in reading.qualifiers:
+            rec[slot] = value
+        if a.population_id:
+            rec["population_context_qualifier"] = domain.curie(a.population_id)
+        sources = sorted(evidence.get(a.assertion_id, ()))
+        if sources:
+            rec["publications"] = sources
+            rec["has_evidence"] = sources
+        yield rec
+    for cls in domain.intervention_classes:
+        for member in cls.member_ids:
+            edge_id = domain.curie(f"MEMBER_OF.{cls.class_id}.{member}")
+            yield {
+                "id": edge_id,
+                "subject": domain.curie(member),
+                "predicate": MEMBER_OF,
+                "object": domain.curie(cls.class_id),
+                "primary_knowledge_source": domain.knowledge_source,
+                "knowledge_level": "knowledge_assertion",
+                "agent_type": "manual_agent",
+                "kgbench_predicate": "MEMBER_OF",
+            }
+
+
+def _cell(column: str, value: Any) -> str:
+    """One TSV cell as KGX reads it: lists joined by '|', no tabs, newlines or stray '|'."""
+    if value is None:
+        return ""
+    if column == "negated":  # KGX casts any non-empty string in this column to True
+        return "True" if value else ""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, list):
+        return LIST_DELIMITER.join(_text(v) for v in value)
+    return _text(value)
+
+
+def _text(value: Any) -> str:
+    text = str(value)
+    for breaking in ("\t", "\r", "\n", "\u2028", "\u2029", "\x85"):  # line-based readers split
+        text = text.replace(breaking, " ")
+    return text.replace("|", "/")
+
+
+def tsv_rewrites(kind: str, columns: tuple[str, ...], rows: list[dict[str, Any]]) -> list[str]:
+    """What the TSV writes otherwise than the domain holds it: a value holding `|` (KGX's
+    list delimiter, which would split it) is written with `/`. The JSON Lines files keep the
+    value, so the two exports differ there, and `kgbench export` says so (reliability review
+    2026-12, kgx.pipe-name: a name was rewritten without a word)."""
+    out = []
+    for row in rows:
+        for column in columns:
+            value = row.get(column)
+            for text in value if isinstance(value, list) else [value]:
+                if isinstance(text, str) and LIST_DELIMITER in text:
+                    out.append(
+                        f"{kind} {row.get('id')}: {column} {text!r} holds '{LIST_DELIMITER}', "
+                        f"KGX's TSV list delimiter; the TSV writes {_text(text)!r} (the JSON "
+                        "Lines files keep it as it is)"
+                    )
+    return out
+
+
+def warnings(domain: Domain) -> list[str]:
+    """`tsv_rewrites` of the nodes and edges `emit` writes."""
+    return [
+        *tsv_rewrites("node", NODE_COLUMNS, nodes(domain)),
+        *tsv_rewrites("edge", EDGE_COLUMNS, edges(domain)),
+    ]
+
+
+def tsv_bytes(columns: tuple[str, ...], rows: Iterable[dict[str, Any]]) -> bytes:
+    """The TSV KGX reads with pandas' default quoting: a cell holding a double quote is
+    quoted (`tsv_field`), else a name starting with `"` opened a quoted field and swallowed
+    the rows after it."""
+    return b"".join(tsv_chunks(columns, rows))
+
+
+def tsv_chunks(
+    columns: tuple[str, ...], rows: Iterable[dict[str, Any]], batch: int = CSV_BATCH
+) -> Iterator[bytes]:
+    """The same bytes as `tsv_bytes`, `batch` rows at a time (a large graph is never held)."""
+    lines = ["\t".join(columns)]
+    for r in rows:
+        lines.append("\t".join(tsv_field(_cell(c, r.get(c))) for c in columns))
+        if len(lines) >= batch:
+            yield ("\n".join(lines) + "\n").encode("utf-8")
+            lines = []
+    if lines:
+        yield ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def prefix_context(domain: Domain) -> dict[str, str]:
+    """Every prefix the export uses, with its IRI (biolink, the domain's, the vocabularies)."""
+    context = {"biolink": "https://w3id.org/biolink/vocab/", "infores": INFORES}
+    context[domain.curie_prefix] = domain.curie_expansion
+    context.update(dict(domain.xref_prefixes))
+    return dict(sorted(context.items()))
+
+
+def compiled(domain: Domain, folder: str = FOLDER) -> list[Artifact]:
+    """The export as compile artifacts under `folder`/: the TSV node and edge files KGX
+    reads and the prefix map, written by every compile so that a release can ship the graph
+    it was generated from (`kgbench publish` copies them; see harness/release/graph.py).
+    Streamed, like the other large outputs, beyond `COMPACT_ROWS` rows."""
+    stem = f"{folder}/{domain.name}"
+    n_nodes = len(domain.entities) + len(domain.evidence_sources)
+    n_edges = len(domain.assertions) + sum(len(c.member_ids) for c in domain.intervention_classes)
+    out = []
+    for path, columns, n, make in (
+        (f"{stem}_nodes.tsv", NODE_COLUMNS, n_nodes, iter_nodes),
+        (f"{stem}_edges.tsv", EDGE_COLUMNS, n_edges, iter_edges),
+    ):
+        if n > base.COMPACT_ROWS:  # read when called: a test lowers it
+            out.append(Artifact.streamed(path, lambda c=columns, m=make: tsv_chunks(c, m(domain))))
+        else:
+            out.append(Artifact(path, tsv_bytes(columns, make(domain))))
+    out.append(Artifact(f"{folder}/prefixes.json", json_bytes(prefix_context(domain))))
+    return out
+
+
+def emit(domain: Domain) -> list[Artifact]:
+    node_rows, edge_rows = nodes(domain), edges(domain)
+    stem = domain.name
+    return [
+        Artifact(f"{stem}_nodes.tsv", tsv_bytes(NODE_COLUMNS, node_rows)),
+        Artifact(f"{stem}_edges.tsv", tsv_bytes(EDGE_COLUMNS, edge_rows)),
+        Artifact(f"{stem}_nodes.jsonl", jsonl_bytes(node_rows)),
+        Artifact(f"{stem}_edges.jsonl", jsonl_bytes(edge_rows)),
+        Artifact("prefixes.json", json_bytes(prefix_context(domain))),
+    ]
 
 
 class KgxBackend(Backend):
@@ -21,7 +315,7 @@ class KgxBackend(Backend):
     outputs = (f"{FOLDER}/*_nodes.tsv", f"{FOLDER}/*_edges.tsv", f"{FOLDER}/prefixes.json")
 
     def emit(self, domain: Domain, ctx: EmitContext) -> list[Artifact]:
-        return kgx.compiled(domain, FOLDER)
+        return compiled(domain, FOLDER)
 
 
 BACKEND = KgxBackend()

@@ -6,7 +6,8 @@ input (an unknown Biolink term, an undeclared CURIE prefix, a malformed xref) is
 and nothing is written; the files are then written one by one, each atomically.
 
 - `kgx`: KGX nodes and edges (TSV and JSON Lines) with CURIE ids, Biolink categories,
-  predicates and qualifiers, knowledge level, agent type and evidence, for Translator tools.
+  predicates and qualifiers, knowledge level, agent type and evidence, for Translator tools
+  (written by compiler/backends/kgx.py, which also compiles its TSV files with every domain).
 - `linkml-json`: the graph as an instance of the domain's LinkML tree root, with the files
   `linkml-validate` needs to check it, references included (see linkml_json.py).
 """
@@ -40,7 +41,7 @@ def default_out_dir(domain: str, fmt: str) -> Path:
 def artifacts(domain: Domain, fmt: str, out_dir: Path) -> list[Artifact]:
     """The files of one format (LinkML is imported only for the format that needs it)."""
     if fmt == "kgx":
-        from . import kgx
+        from ..backends import kgx
 
         return kgx.emit(domain)
     if fmt == "linkml-json":
@@ -55,9 +56,9 @@ def export_domain(domain: str | Path, fmt: str, out_dir: Path | None = None) -> 
 
     from kgbench.io import atomic_write_files
 
-    from ..api import validate_domain
+    from ..frontend import load_domain
 
-    ir = validate_domain(domain)
+    ir = load_domain(domain)  # what `compile` validates (compiler.api.validate_domain)
     target = out_dir or default_out_dir(ir.name, fmt)
     arts = artifacts(ir, fmt, target)
     umask = os.umask(0)
@@ -66,7 +67,7 @@ def export_domain(domain: str | Path, fmt: str, out_dir: Path | None = None) -> 
     atomic_write_files({target / art.path: art.content for art in arts}, mode=0o666 & ~umask)
     notes: tuple[str, ...] = ()
     if fmt == "kgx":
-        from . import kgx
+        from ..backends import kgx
 
         notes = tuple(kgx.warnings(ir))
     return ExportResult(ir.name, fmt, target, tuple(a.path for a in arts), ir.warnings + notes)

@@ -1,4 +1,4 @@
-"""`kgbench load` and `kgbench extract` (mounted by kgbench/cli.py, whose root group turns a
+"""`kgbench load` and `kgbench extract` (mounted by kgbench/cli/main.py, whose root group turns a
 UserError into one message and exit code 2)."""
 
 from __future__ import annotations
@@ -176,15 +176,12 @@ def extract_command(
     from harness.graph.stamp import require_current
     from harness.neo4j import connection_settings, open_driver
     from harness.runfolder import RunFolder
-    from harness.scenarios.files import find_scenario, generated_set, read_scenarios
+    from harness.scenario_files import find_scenario, generated_set, read_scenarios
 
     compiled = CompiledDomain.open(domain)
     if scenarios is None:
-        scenarios = (
-            run_dir / "scenarios.jsonl"
-            if run_dir and (run_dir / "scenarios.jsonl").exists()
-            else generated_set(compiled)
-        )
+        copy = RunFolder(run_dir).scenarios_file if run_dir else None
+        scenarios = copy if copy is not None and copy.exists() else generated_set(compiled)
     items = read_scenarios(scenarios)
     # the optional conditions (volume-matched controls) only when named
     conditions = (

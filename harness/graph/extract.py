@@ -16,7 +16,7 @@ from kgbench.contract import Context, VolumeMatch
 from kgbench.errors import UserError
 
 from ..compiled import CompiledDomain
-from .chains import chain_rank_key
+from ..scenarios.chain_index import chain_rank_key
 
 CONTEXT_SCHEMA_VERSION = Context.FORMAT
 # Scenarios the warm-up runs every grounded condition's query for (see `warm_up`). Measured on

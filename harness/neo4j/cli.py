@@ -2,7 +2,7 @@
 
 Human-readable messages go to stderr (rich); stdout carries only the Bolt URI, so scripts can
 do `uri=$(kgbench neo4j status)`. User-facing problems raise `UserError`/`ServiceError`, which
-the root group of kgbench/cli.py prints without a traceback (exit 2).
+the root group of kgbench/cli/main.py prints without a traceback (exit 2).
 """
 
 from __future__ import annotations

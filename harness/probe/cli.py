@@ -1,6 +1,6 @@
-"""`kgbench probe` and `kgbench probe-review` (mounted at the top level by kgbench/cli.py).
+"""`kgbench probe` and `kgbench probe-review` (mounted at the top level by kgbench/cli/main.py).
 
-Imports are lazy so `kgbench --help` stays fast; the root group of kgbench/cli.py turns a
+Imports are lazy so `kgbench --help` stays fast; the root group of kgbench/cli/main.py turns a
 UserError into one message and exit code 2.
 The probe's summary goes to stderr and the scores file's path to stdout.
 """

@@ -20,7 +20,7 @@ from typing import Any
 from kgbench.untrusted import lines as untrusted_lines
 from kgbench.untrusted import parse_json_or_none
 
-from .layout import BUMPS, GOLD, GOLD_SCHEMA, GRAPH_DIR, SCENARIO_SCHEMA, SCENARIOS
+from ..gold_layout import BUMPS, GOLD, GOLD_SCHEMA, GRAPH_DIR, SCENARIO_SCHEMA, SCENARIOS
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """The graph a release was generated from, shipped inside the release as its KGX export.
 
 Every compile writes the domain's graph as KGX files under generated/<domain>/kgx/ (the
-compiler's `kgx` backend, compiler/export/kgx.py), hashed by the compiled manifest. Publishing
+compiler's `kgx` backend, compiler/backends/kgx.py), hashed by the compiled manifest. Publishing
 copies exactly those bytes into the release folder (release/kgx/...), where the release
 manifest hashes them like every other file and its `graph` section says what they are:
 
@@ -33,7 +33,7 @@ from kgbench import untrusted
 from kgbench.errors import UserError
 from kgbench.io import sha256_bytes
 
-from .layout import GRAPH_DIR
+from ..gold_layout import GRAPH_DIR
 
 GRAPH_FORMAT = "kgx"
 # The release format from which a release must ship its graph (1.0.0 releases predate it).

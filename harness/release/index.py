@@ -23,7 +23,7 @@ from kgbench.errors import UserError
 from kgbench.io import sha256_file
 from kgbench.untrusted import load_json, load_json_object
 
-from .layout import MANIFEST, SEMVER, Version
+from ..gold_layout import MANIFEST, SEMVER, Version
 
 INDEX = "index.json"
 INDEX_FORMAT = "1.0.0"

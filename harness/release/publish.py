@@ -21,17 +21,14 @@ from pathlib import Path
 from typing import Any
 
 from harness.compiled import CompiledDomain
-from harness.scenarios.files import generated_set
+from harness.scenario_files import generated_set
 from harness.scenarios.validation import check_file
 from kgbench.contract import ScenarioRules
 from kgbench.errors import UserError
 from kgbench.io import json_bytes, jsonl_bytes, replace_folder, sha256_bytes
 from kgbench.untrusted import load_json_object
 
-from .compat import assess
-from .graph import graph_files, graph_record
-from .index import INDEX, append_release, read_index, release_digest
-from .layout import (
+from ..gold_layout import (
     BUMPS,
     DATA_FILES,
     GOLD,
@@ -46,6 +43,9 @@ from .layout import (
     content_hash,
     releases,
 )
+from .compat import assess
+from .graph import graph_files, graph_record
+from .index import INDEX, append_release, read_index, release_digest
 from .verify import verify_or_raise
 
 CHANGELOG = "CHANGELOG.md"

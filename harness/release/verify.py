@@ -18,17 +18,7 @@ from kgbench import untrusted
 from kgbench.errors import UserError, UserErrors
 from kgbench.io import sha256_bytes
 
-from .graph import graph_problems
-from .index import (
-    INDEX,
-    append_release,
-    chain_problems,
-    index_entry,
-    normalise_digest,
-    read_index,
-    release_digest,
-)
-from .layout import (
+from ..gold_layout import (
     DATA_FILES,
     GOLD,
     GOLD_SCHEMA,
@@ -38,6 +28,16 @@ from .layout import (
     SEMVER,
     Version,
     content_hash,
+)
+from .graph import graph_problems
+from .index import (
+    INDEX,
+    append_release,
+    chain_problems,
+    index_entry,
+    normalise_digest,
+    read_index,
+    release_digest,
 )
 
 GOLD_RECORD_KEYS = {"schema_version", "scenario_id", "category", "gold"}

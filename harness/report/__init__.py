@@ -48,7 +48,7 @@ def write_report(
         order = folder.order_figures(stem)
         if order is not None:
             panel["order"] = order
-    from ..provenance import collect
+    from .provenance import collect
 
     title = f"kgbench report: {run_dir.resolve().name}"
     provenance = collect(run_dir, panels)

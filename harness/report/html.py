@@ -5,8 +5,8 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from ..provenance import ModelProvenance, Provenance
 from . import svg
+from .provenance import ModelProvenance, Provenance
 from .tables import (
     Table,
     alternative_table,

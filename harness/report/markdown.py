@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ..provenance import ModelProvenance, Provenance
+from .provenance import ModelProvenance, Provenance
 from .tables import (
     Table,
     alternative_table,

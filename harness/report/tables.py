@@ -60,7 +60,7 @@ POLICY_WORDS = {
 
 
 def provenance_table(caption: str, rows: list[tuple[str, str]]) -> Table:
-    """A provenance block (harness.provenance) as a two-column table."""
+    """A provenance block (harness.report.provenance) as a two-column table."""
     return Table(caption, ["", ""], [[k, v] for k, v in rows], [False, False])
 
 

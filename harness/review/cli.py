@@ -21,12 +21,6 @@ ScenariosOption = Annotated[
 ]
 
 
-def default_reviews(domain: str) -> Path:
-    from kgbench.locations import DOMAINS_DIR
-
-    return DOMAINS_DIR / domain / "reviews.csv"
-
-
 @review_app.command("explain")
 def explain_command(
     scenario_id: Annotated[str, typer.Argument(help="Scenario id, e.g. SCN_0046.")],
@@ -43,7 +37,7 @@ def explain_command(
     (judged now when the item carries no justification, e.g. a hand-written one)."""
     from harness.compiled import CompiledDomain
     from harness.review.explain import as_text, explain, find
-    from harness.scenarios.files import generated_set, read_scenarios, record_fields
+    from harness.scenario_files import generated_set, read_scenarios, record_fields
     from harness.scenarios.kg import KnowledgeGraph
     from kgbench.untrusted import for_terminal
 
@@ -102,12 +96,13 @@ def review_command(
     from harness.review.sheet import write_sheet
     from harness.review.verdicts import (
         coverage,
+        default_reviews,
         read_reviews,
         read_verdicts,
         released_items,
         verdict_rows,
     )
-    from harness.scenarios.files import generated_set, read_scenarios
+    from harness.scenario_files import generated_set, read_scenarios
     from harness.scenarios.kg import KnowledgeGraph
     from kgbench.cliutil import stderr_console
     from kgbench.errors import UserError

@@ -91,7 +91,7 @@ def rewrite_with_backup(path: Path, text: str) -> Path:
 
 def own_records_or_none(own_set: Path, given: Path) -> list[dict[str, Any]] | None:
     """The domain's own generated set, when it exists and is not the set given."""
-    from harness.scenarios.files import read_scenarios
+    from harness.scenario_files import read_scenarios
 
     if not own_set.is_file() or own_set.resolve() == given.resolve():
         return None

@@ -41,6 +41,14 @@ SHA256 = re.compile(r"^[0-9a-f]{64}$")
 MAX_PROBLEMS = 50
 
 
+def default_reviews(domain: str) -> Path:
+    """Where a domain's verdicts live unless `--reviews` says otherwise (review, publish and
+    dataset all default to it)."""
+    from kgbench.locations import DOMAINS_DIR
+
+    return DOMAINS_DIR / domain / "reviews.csv"
+
+
 def content_sha256(record: dict[str, Any]) -> str:
     """The hash a verdict is keyed by: the record's canonical JSON line."""
     return sha256_text(record_line(record))
@@ -76,7 +84,7 @@ def released_items(gold_root: Path) -> frozenset[tuple[str, str]]:
     """(scenario id, content hash) of every item of every release published under gold_root:
     the item versions a review row may still speak about after the items have changed."""
 
-    from harness.release.layout import SCENARIOS, releases
+    from harness.gold_layout import SCENARIOS, releases
 
     out: set[tuple[str, str]] = set()
     for folder in releases(gold_root).values():

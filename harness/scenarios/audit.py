@@ -182,9 +182,9 @@ class ItemJudge:
 
     @cached_property
     def _builder(self):
+        from .chains import ChainFinder
         from .clinical import Clinical
         from .gold import GoldBuilder
-        from .paths import ChainFinder
 
         finder = ChainFinder(self.kg, self.rules.gold_path_shapes)
         clinical = Clinical(self.kg, finder, self.rules, self.judge)

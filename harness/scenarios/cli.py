@@ -1,7 +1,9 @@
-"""`kgbench generate`, `check-scenarios`, `audit`, `publish`, `verify-release`, `pin-releases`.
+"""`kgbench generate`, `check-scenarios` and `audit`: making and checking scenario sets.
 
 Plain typer commands on `scenario_app`; the top-level CLI mounts them (its root group turns a
 UserError into one clear message and exit code 2). Imports are lazy so `--help` stays fast.
+The release commands (`publish`, `verify-release`, `dataset`, `pin-releases`) are
+harness.release.cli's: a release is built from scenarios and reviews, so it sits above both.
 """
 
 from __future__ import annotations
@@ -75,162 +77,13 @@ def check_scenarios(
 ) -> None:
     """Validate a scenario file against the scenario schema, the graph and the gold rules."""
     from harness.compiled import CompiledDomain
-    from harness.scenarios.files import generated_set
+    from harness.scenario_files import generated_set
     from harness.scenarios.validation import check_file
 
     compiled = CompiledDomain.open(domain)
     path = file or generated_set(compiled)
     records = check_file(compiled, path)
     _console().print(f"[green]valid[/] {len(records)} scenarios in {_display(path)}")
-
-
-@scenario_app.command("publish")
-def publish(
-    release: Annotated[
-        str, typer.Option("--release", help="Release version to publish (MAJOR.MINOR.PATCH).")
-    ],
-    domain: DomainOption,
-    scenarios: Annotated[
-        Path | None,
-        typer.Option(help="Scenario file (default: generated/<domain>/scenarios/scenarios.jsonl)."),
-    ] = None,
-    reviews: Annotated[
-        Path | None,
-        typer.Option(help="Review verdicts (default: domains/<domain>/reviews.csv, if present)."),
-    ] = None,
-    changelog: Annotated[
-        Path | None, typer.Option(help="A CHANGELOG.md to ship in the release.")
-    ] = None,
-    dataset: Annotated[
-        bool,
-        typer.Option(
-            "--dataset/--no-dataset",
-            help="Also write the release as a dataset (Parquet, dataset card, Croissant) "
-            "under generated/<domain>/datasets/<version>/.",
-        ),
-    ] = True,
-) -> None:
-    """Publish scenarios and gold as an immutable, versioned release under generated/<domain>/gold/."""
-    from harness.compiled import CompiledDomain
-    from harness.release.publish import publish_release
-    from harness.review.cli import default_reviews
-
-    if reviews is None and default_reviews(domain).exists():
-        reviews = default_reviews(domain)
-    compiled = CompiledDomain.open(domain)
-    result = publish_release(compiled, release, scenarios, reviews, changelog)
-    if dataset:
-        from harness.release.dataset import write_dataset
-
-        written = write_dataset(result.path, reviews=reviews, compiled_root=compiled.root)
-        _console().print(f"[green]dataset[/] {_display(written.out_dir)}")
-    if result.unchanged:
-        _console().print(
-            f"[green]unchanged[/] release {escape(release)} already holds this content: "
-            f"{_display(result.path)}; release digest {result.digest}"
-        )
-        return
-    bump = f" ({result.bump} bump from {result.previous})" if result.previous else ""
-    _console().print(
-        f"[green]published[/] release {escape(release)}{bump}: {result.scenarios} scenarios in "
-        f"{_display(result.path)}"
-    )
-    _console().print(f"release digest {result.digest} (recorded in gold/index.json; pin it)")
-    typer.echo(result.digest)
-    review = result.review
-    if review is None:
-        _console().print(
-            "[yellow]warning[/]: no reviews.csv: the release records no clinical review"
-        )
-    elif review["unreviewed"]:
-        _console().print(
-            f"[yellow]warning[/]: {review['unreviewed']} item(s) not reviewed: "
-            + ", ".join(review["unreviewed_ids"][:10]),
-            markup=True,
-        )
-
-
-@scenario_app.command("verify-release")
-def verify_release(
-    path: Annotated[
-        Path, typer.Argument(help="A release folder (generated/<domain>/gold/<version>).")
-    ],
-    digest: Annotated[
-        str | None,
-        typer.Option(help="The release digest you pinned (printed by publish): sha256:..."),
-    ] = None,
-    index: Annotated[
-        Path | None,
-        typer.Option(help="A release index to check against (default: gold/index.json beside it)."),
-    ] = None,
-) -> None:
-    """Re-check every hash and validate every record of a release; exit 2 on tampering.
-
-    The folder's own hashes cannot reveal a manifest recomputed after an edit; a pinned
-    --digest, or the release index beside the release, can.
-    """
-    from harness.release.index import INDEX, release_digest
-    from harness.release.verify import AUTO, verify_or_raise
-
-    manifest = verify_or_raise(path, digest, index if index is not None else AUTO)
-    pinned = []
-    if digest:
-        pinned.append("the pinned digest")
-    if index is not None or (path / ".." / INDEX).is_file():
-        pinned.append("the release index")
-    how = (
-        "matches " + " and ".join(pinned)
-        if pinned
-        else "checked against its own manifest only; pin it with --digest"
-    )
-    graph = manifest.get("graph")
-    shipped = (
-        f", its graph ({graph['node_count']} nodes, {graph['edge_count']} edges, KGX)"
-        if isinstance(graph, dict)
-        else ""
-    )
-    _console().print(
-        f"[green]verified[/] release {escape(manifest['release_version'])} of "
-        f"{escape(manifest['domain'])}: "
-        f"{len(manifest['files'])} files, {manifest['counts']['scenarios']} scenarios{shipped}; "
-        f"release digest {release_digest(path)} ({how})"
-    )
-
-
-@scenario_app.command("dataset")
-def dataset_command(
-    path: Annotated[
-        Path, typer.Argument(help="A release folder (generated/<domain>/gold/<version>).")
-    ],
-    out: Annotated[
-        Path | None,
-        typer.Option(help="Output folder (default generated/<domain>/datasets/<version>/)."),
-    ] = None,
-    reviews: Annotated[
-        Path | None,
-        typer.Option(help="Review verdicts for per-item coverage (default: the domain's)."),
-    ] = None,
-) -> None:
-    """Write a verified release as a dataset: Parquet tables, a Hugging Face dataset card
-    (README.md) and Croissant metadata (croissant.json); `datasets.load_dataset(folder)`."""
-    from harness.release.dataset import write_dataset
-    from harness.release.layout import MANIFEST
-    from harness.review.cli import default_reviews
-
-    if not (path / MANIFEST).is_file():
-        from kgbench.errors import UserError
-
-        raise UserError(f"{path}: not a release folder (no {MANIFEST})")
-    compiled_root = path.resolve().parent.parent
-    domain = compiled_root.name
-    if reviews is None and default_reviews(domain).exists():
-        reviews = default_reviews(domain)
-    result = write_dataset(path, out, reviews, compiled_root)
-    rows = ", ".join(f"{name} {n}" for name, n in result.rows.items())
-    _console().print(f"[green]dataset[/] {_display(result.out_dir)}: {escape(rows)}")
-    if result.graph_note:
-        _console().print(escape(result.graph_note))
-    typer.echo(str(result.out_dir))
 
 
 @scenario_app.command("audit")
@@ -248,8 +101,8 @@ def audit_command(
 ) -> None:
     """Re-judge an existing scenario set (e.g. an older release) by the evidence rules."""
     from harness.compiled import CompiledDomain
+    from harness.scenario_files import generated_set, read_scenarios, record_fields
     from harness.scenarios.audit import OUTCOMES, ItemJudge, summary
-    from harness.scenarios.files import generated_set, read_scenarios, record_fields
 
     compiled = CompiledDomain.open(domain)
     path = scenarios or generated_set(compiled)
@@ -278,18 +131,3 @@ def audit_command(
         for i in result:
             if i.outcome != "unchanged":
                 print(f"{i.scenario_id} {i.category}: {i.outcome} ({i.detail})")
-
-
-@scenario_app.command("pin-releases")
-def pin_releases(domain: DomainOption) -> None:
-    """Record releases published before the release index existed (each must verify)."""
-    from harness.compiled import CompiledDomain
-    from harness.release.layout import releases
-    from harness.release.publish import publish_lock
-    from harness.release.verify import pin_existing
-
-    gold = CompiledDomain.open(domain).root / "gold"
-    with publish_lock(gold):
-        recorded = pin_existing(gold, domain, releases(gold))
-    what = ", ".join(recorded) if recorded else "nothing new"
-    _console().print(f"[green]pinned[/] {escape(what)} in {_display(gold / 'index.json')}")

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from .chains import Chain, ChainFinder
 from .evidence import OutcomeJudge
 from .kg import KnowledgeGraph
-from .paths import Chain, ChainFinder
 from .rules import ChainRule, Rules
 
 

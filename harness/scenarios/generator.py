@@ -29,16 +29,16 @@ from harness.compiled import CompiledDomain
 from kgbench.errors import UserError
 from kgbench.io import atomic_write_bytes, jsonl_bytes
 
+from ..scenario_files import generated_set
 from .audit import WRONG_ANSWER, ItemJudge
+from .chains import ChainFinder
 from .clinical import Clinical
 from .evidence import OutcomeJudge
 from .exclusive import clashes, exclusions
-from .files import generated_set
 from .gold import GoldBuilder, GoldError
 from .kg import KnowledgeGraph
 from .memo import memoise_distractor_questions
 from .narratives import Wording, capitalise
-from .paths import ChainFinder
 from .patients import PatientMaker
 from .patterns import Instance, Patterns
 from .pinned import Pins

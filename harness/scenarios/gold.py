@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from .chains import ChainFinder
 from .clinical import Clinical
 from .evidence import (
     CONTRAINDICATED,
@@ -36,7 +37,6 @@ from .evidence import (
 )
 from .goals import GoalRule, Resolution
 from .narratives import lower_name
-from .paths import ChainFinder
 from .patterns import UNQUALIFIED, Instance
 from .rules import Rules
 

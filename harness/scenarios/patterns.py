@@ -29,10 +29,10 @@ import itertools
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from .chains import Chain, ChainFinder
 from .clinical import Clinical
 from .evidence import CONTRAINDICATED, QUALIFIED, Judgement, OutcomeJudge
 from .goals import GoalRule
-from .paths import Chain, ChainFinder
 from .rules import CategoryRule, Rules
 
 

@@ -1,6 +1,6 @@
 """`kgbench serve-reference`: the local OpenAI-compatible reference server, in the foreground.
 
-A plain typer-annotated function, mounted at top level by kgbench/cli.py (whose root group
+A plain typer-annotated function, mounted at top level by kgbench/cli/main.py (whose root group
 turns a UserError into one message and exit code 2). The server's URL goes to stdout, so
 scripts can do `url=$(kgbench serve-reference --port 0 &)`; `python -m kgbench
 serve-reference` runs it where the `kgbench` script is not on the PATH.

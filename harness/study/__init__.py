@@ -8,6 +8,6 @@ deltas, the model x condition interaction, a ranking with its uncertainty, and r
 across replicates; then one self-contained HTML report.
 
 Modules: `config` (the study file), `run` (orchestration), `stats` (the statistics),
-`report` (the HTML), `cli` (the command). The provenance block is harness.provenance's, the
+`report` (the HTML), `cli` (the command). The provenance block is harness.report.provenance's, the
 one the QA report uses.
 """

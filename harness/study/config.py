@@ -1,6 +1,6 @@
 """The study file: validated like every declaration, then checked for what a schema cannot say.
 
-`kgbench.study.load_study(path, domain)` reads the file through the compiler's declaration
+`kgbench.cli.study.load_study(path, domain)` reads the file through the compiler's declaration
 reader (bounded YAML, line numbers) against `StudyConfig` of spec/study/study.yaml (the LinkML
 schema turned into JSON Schema); `study_from` here then checks, without the compiler: the domain and conditions exist, model names are unique, each
 model's settings fit its kind and do not contradict each other, and the release verifies.
@@ -117,7 +117,7 @@ class StudyConfig:
 
 def study_from(doc: Any, path: Path, domain: str) -> StudyConfig:
     """The study of a study file that passed its schema (`doc`: the compiler's YamlDoc, from
-    `compiler.declarations.load_study_file`; kgbench.study composes the two); a SpecError
+    `compiler.declarations.load_study_file`; kgbench.cli.study composes the two); a SpecError
     (file, line, field) on the first problem the schema cannot see."""
     from harness.runfolder import open_compiled
 
@@ -313,7 +313,7 @@ def _release(
     doc: Any, data: dict[str, Any], domain: str, study_path: Path, compiled: Any
 ) -> tuple[Path, dict[str, Any]]:
     """The release folder, verified (hashes, records, index, pinned digest)."""
-    from harness.release.layout import Version
+    from harness.gold_layout import Version
     from harness.release.verify import verify_or_raise
 
     ref = data["release"]
@@ -330,7 +330,7 @@ def _release(
         path = compiled.root / "gold" / str(version)
         where = doc.location(["release", "version"], "version")
         if not path.is_dir():
-            from harness.release.layout import releases
+            from harness.gold_layout import releases
 
             have = ", ".join(str(v) for v in sorted(releases(compiled.root / "gold"))) or "none"
             raise SpecError(

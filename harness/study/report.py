@@ -12,10 +12,10 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from harness.provenance import provenance_rows
 from harness.report import svg
 from harness.report.html import CSS
 from harness.report.html import table_html as _table_html
+from harness.report.provenance import provenance_rows
 from harness.report.tables import NA, Table, fmt, fmt_p, metric_label, provenance_table
 
 MODEL_COLOURS = ["#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2"]
@@ -423,7 +423,7 @@ def usage_table(stats: dict[str, Any]) -> Table:
 
 
 def provenance_html(block: dict[str, Any]) -> str:
-    """The block as the QA report shows its own (harness.provenance rows, the same table)."""
+    """The block as the QA report shows its own (harness.report.provenance rows, the same table)."""
     return _table_html(provenance_table("This study", provenance_rows(block)))
 
 

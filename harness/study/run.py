@@ -424,8 +424,8 @@ def compute_statistics(
     config: StudyConfig, paths: StudyPaths, compiled: CompiledDomain, score: bool = True
 ) -> dict[str, Any]:
     """Scores (unless `score` is False), statistics, usage and provenance as one dict."""
-    from harness.provenance import provenance_block
     from harness.release.index import release_digest
+    from harness.report.provenance import provenance_block
     from harness.scoring import load_compiled_scorer
 
     from .stats import Settings, compute, study_data

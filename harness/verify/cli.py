@@ -1,7 +1,7 @@
 """`kgbench verify` (run condition C5 over a run folder) and `kgbench explain-run` (one
 item's chain of triplets, verdicts and revisions).
 
-Plain typer functions, mounted at top level by kgbench/cli.py, whose root group is the one
+Plain typer functions, mounted at top level by kgbench/cli/main.py, whose root group is the one
 error boundary (a UserError is one message and exit code 2). The summary goes to stdout as
 JSON, progress to stderr.
 """

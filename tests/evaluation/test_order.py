@@ -26,7 +26,7 @@ from harness.prompts import build_prompts
 from harness.report import write_report
 from harness.runfolder import RunFolder
 from harness.runner.api import RunConfig, run_model
-from harness.scenarios.files import generated_set
+from harness.scenario_files import generated_set
 from harness.scoring import score_run
 from harness.server.app import start_server_in_thread
 from kgbench.contract import Presentation

@@ -10,10 +10,10 @@ import neo4j
 import pytest
 
 from harness.compiled import CompiledDomain
-from harness.graph.chains import ChainIndex
 from harness.graph.extract import extract
 from harness.graph.load import load
-from harness.scenarios.files import generated_set, read_scenarios
+from harness.scenario_files import generated_set, read_scenarios
+from harness.scenarios.chain_index import ChainIndex
 
 pytestmark = pytest.mark.neo4j
 

@@ -22,7 +22,7 @@ from harness.graph.extract import (
     warm_up,
 )
 from harness.graph.load import LoadValidationError, graph_counts, load, run_checks, snapshot
-from harness.scenarios.files import generated_set
+from harness.scenario_files import generated_set
 
 pytestmark = pytest.mark.neo4j
 

@@ -13,7 +13,7 @@ import pytest
 from harness.compiled import CompiledDomain
 from harness.graph.extract import extract
 from harness.graph.load import load
-from harness.scenarios.files import read_scenarios
+from harness.scenario_files import read_scenarios
 from harness.scoring import load_compiled_scorer
 
 pytestmark = pytest.mark.neo4j

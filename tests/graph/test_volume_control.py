@@ -15,7 +15,7 @@ from harness.graph.extract import check_against_compile, extract, shaped_asserti
 from harness.graph.load import load
 from harness.graph.volume import check_padding, neighbourhood, padding_pool, with_padding
 from harness.prompts import PromptRenderer
-from harness.scenarios.files import read_scenarios
+from harness.scenario_files import read_scenarios
 from kgbench.errors import UserError
 
 pytestmark = pytest.mark.neo4j

@@ -11,7 +11,7 @@ import pytest
 from rich.console import Console
 
 from harness.neo4j import connection_settings
-from kgbench.pilot import panel_table, run_pilot
+from kgbench.cli.pilot import panel_table, run_pilot
 from tests.response_grammar import StrictGrammar
 
 pytestmark = pytest.mark.neo4j

@@ -14,7 +14,7 @@ import pytest
 from rich.console import Console
 
 from harness.neo4j import connection_settings
-from kgbench.pilot import run_pilot
+from kgbench.cli.pilot import run_pilot
 
 pytestmark = pytest.mark.neo4j
 REPO = Path(__file__).resolve().parents[2]

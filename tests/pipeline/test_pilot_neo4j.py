@@ -10,8 +10,8 @@ import pytest
 from rich.console import Console
 
 from harness.neo4j import status, stop
+from kgbench.cli.pilot import embedded_neo4j
 from kgbench.errors import UserError
-from kgbench.pilot import embedded_neo4j
 
 pytestmark = [pytest.mark.neo4j, pytest.mark.slow]
 SHORT_LIVED = "-XX:TieredStopAtLevel=1"

@@ -187,7 +187,7 @@ def test_publish_writes_the_dataset_beside_the_release_and_compiles_keep_it(
 
 def _committed_releases() -> list[tuple[str, Path]]:
     """(domain, newest release folder) for every domain with published gold in generated/."""
-    from harness.release.layout import releases
+    from harness.gold_layout import releases
 
     repo = Path(__file__).resolve().parents[2]
     found = []

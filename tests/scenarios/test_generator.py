@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from harness.compiled import CompiledDomain
-from harness.scenarios.files import generated_set
+from harness.scenario_files import generated_set
+from harness.scenarios.chains import ChainFinder
 from harness.scenarios.generator import Generator
 from harness.scenarios.kg import KnowledgeGraph
-from harness.scenarios.paths import ChainFinder
 from harness.scenarios.validation import validate_records
 from kgbench.io import jsonl_bytes
 
@@ -102,7 +102,7 @@ def test_every_gold_path_is_a_real_chain_to_the_target(domain, cardio_scenarios,
 def test_gold_paths_are_the_chains_the_grounded_context_shows(cardio_scenarios, cardio) -> None:
     """Every gold path is one C3 retrieves (the mirror of the Cypher, bounds and all; the
     Cypher is compared with it on a real Neo4j in tests/graph)."""
-    from harness.graph.chains import ChainIndex
+    from harness.scenarios.chain_index import ChainIndex
 
     index = ChainIndex(cardio.graph, cardio.evidence_rank)
     kg = KnowledgeGraph(cardio)

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from harness.gold_layout import Version
 from harness.release import read_release, verify_release
 from harness.release.compat import Assessment, compare_schemas
-from harness.release.layout import Version
 from harness.release.publish import publish_release
 from kgbench.errors import UserError, UserErrors
 from kgbench.io import jsonl_bytes

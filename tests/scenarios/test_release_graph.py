@@ -13,13 +13,12 @@ from typer.testing import CliRunner
 
 import harness.compiled
 from compiler.api import compile_domain, validate_domain
-from compiler.backends import base
-from compiler.export import kgx
+from compiler.backends import base, kgx
 from harness.compiled import CompiledDomain
+from harness.gold_layout import content_hash
 from harness.release import verify_release
 from harness.release.compat import assess
 from harness.release.graph import cited_ids, graph_problems
-from harness.release.layout import content_hash
 from harness.release.publish import publish_release
 from harness.scenarios.generator import generate_file
 from kgbench.cli import app

@@ -12,8 +12,8 @@ import pytest
 from typer.testing import CliRunner
 
 import harness.release.publish as publish_module
+from harness.gold_layout import releases
 from harness.release.index import INDEX, read_index
-from harness.release.layout import releases
 from harness.release.publish import LOCK, publish_release
 from harness.release.verify import pin_existing, verify_release
 from kgbench.errors import UserError

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from harness.gold_layout import Version, content_hash
 from harness.release.index import INDEX, chain_problems, read_index, release_digest
-from harness.release.layout import Version, content_hash
 from harness.release.publish import publish_release
 from harness.release.verify import verify_release
 from kgbench.errors import UserError

@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from kgbench.cli import app
-from kgbench.study import load_study
+from kgbench.cli.study import load_study
 
 BASE = """name: bad
 domain: cardio

@@ -120,7 +120,7 @@ def test_usage_counts_and_provenance(stand_in_study) -> None:
 
 
 def test_a_run_folder_belongs_to_one_study(stand_in_study, tmp_path, write_study) -> None:
-    from kgbench.study import load_study
+    from kgbench.cli.study import load_study
 
     _, paths, _ = stand_in_study
     other = load_study(write_study(replicates=3), "cardio")  # another design

@@ -44,7 +44,7 @@ def _prepared_output(root, release) -> str:
     from bench.study_bench import study_yaml, synthetic_contexts
     from harness.compiled import CompiledDomain
     from harness.study.run import StudyPaths, claim, prepare
-    from kgbench.study import load_study
+    from kgbench.cli.study import load_study
 
     root.mkdir(parents=True, exist_ok=True)
     path = root / "study.yaml"

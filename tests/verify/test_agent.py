@@ -21,7 +21,7 @@ from harness.report import write_report
 from harness.runfolder import RunFolder
 from harness.runner.api import RunConfig, run_model
 from harness.runner.stage import StageConfig
-from harness.scenarios.files import generated_set
+from harness.scenario_files import generated_set
 from harness.scoring import score_run
 from harness.server.app import start_server_in_thread
 from harness.verify.agent import VerifyConfig, explain_chain, run_verify

@@ -15,7 +15,7 @@ from typing import Any
 from kgbench.errors import Location, UserError
 from kgbench.io import iter_jsonl
 
-from ..compiled import CompiledDomain
+from .compiled import CompiledDomain
 
 
 def generated_set(domain: CompiledDomain) -> Path:

@@ -12,7 +12,7 @@ default); a model is named by its spec (`openai:gpt-4o`, `ref:oracle`) everywher
 
 Imports are lazy: `kgbench --help` must stay fast, and LinkML alone costs about a second to
 import, so each command imports what it needs when it runs. The console script itself is
-`kgbench.entry.main`, which answers a no-op compile before this module is imported.
+`kgbench.cli.entry.main`, which answers a no-op compile before this module is imported.
 """
 
 from __future__ import annotations
@@ -219,7 +219,7 @@ def pilot_cmd(
     ] = False,
 ) -> None:
     """The whole pipeline end to end with a reference baseline, then the panel."""
-    from kgbench.pilot import default_run_dir, panel_table, run_pilot
+    from kgbench.cli.pilot import default_run_dir, panel_table, run_pilot
 
     console = _stderr()
     target = run_dir or default_run_dir(domain)
@@ -293,7 +293,7 @@ def study_cmd(
     """
     from harness.runner.failures import checked_failures
     from harness.study.run import default_run_dir, run_study
-    from kgbench.study import load_study
+    from kgbench.cli.study import load_study
 
     study = load_study(config, domain)
     console = _stderr(soft_wrap=True)
@@ -313,6 +313,7 @@ def _mount_subcommands() -> None:
     from harness.graph.cli import extract_command, load_command
     from harness.neo4j.cli import neo4j_app
     from harness.probe.cli import probe_app
+    from harness.release.cli import release_app
     from harness.review.cli import explain_command, review_command
     from harness.runner.cli import run_command
     from harness.scenarios.cli import scenario_app
@@ -326,6 +327,7 @@ def _mount_subcommands() -> None:
     app.command("serve-reference")(serve_reference_command)
     app.registered_commands.extend(evaluation_app.registered_commands)
     app.registered_commands.extend(scenario_app.registered_commands)
+    app.registered_commands.extend(release_app.registered_commands)
     app.command("explain")(explain_command)
     app.command("review")(review_command)
     app.registered_commands.extend(probe_app.registered_commands)

@@ -23,7 +23,7 @@ OPTIONS = {"--domain": "domain", "-d": "domain", "--out": "out"}
 def main(prog_name: str | None = None) -> object:
     if noop_compile(sys.argv[1:]):
         return 0
-    from kgbench.cli import app
+    from kgbench.cli.main import app
 
     return app(prog_name=prog_name) if prog_name else app()
 
@@ -87,7 +87,7 @@ def report_up_to_date(domain: str, out_dir: Path, files: int, took: float) -> No
         sys.stderr.flush()
         return
     from compiler.api import CompileResult
-    from kgbench.cli import _report_compile
+    from kgbench.cli.main import _report_compile
 
     _report_compile(CompileResult(domain, out_dir, files, True), took)
 

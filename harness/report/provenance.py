@@ -37,9 +37,9 @@ from kgbench.io import sha256_file
 from kgbench.untrusted import load_json_or_none, parse_json_or_none
 from kgbench.version import commit, describe
 
-from .compiled import CompiledDomain
-from .responders import is_responder
-from .runfolder import RunFolder, open_compiled
+from ..compiled import CompiledDomain
+from ..responders import is_responder
+from ..runfolder import RunFolder, open_compiled
 
 REFERENCE_FINGERPRINT = "kgbench-ref-"  # how the local reference server signs its answers
 NOT_RECORDED = "not recorded"
@@ -130,7 +130,7 @@ def compiled_rows(compiled: CompiledDomain) -> Rows:
 
 def release_of(compiled: CompiledDomain, scenarios: Path) -> str:
     """The published gold release whose scenarios.jsonl is byte-identical to `scenarios`."""
-    from .release.layout import MANIFEST, SCENARIOS, releases
+    from ..gold_layout import MANIFEST, SCENARIOS, releases
 
     if not scenarios.is_file():
         return NOT_RECORDED

@@ -2,7 +2,7 @@
 
 A chain is a sequence of assertions in which each one's object is the next one's subject. A
 rule that names a condition (e.g. C3) takes its chains from what that condition's causal_chain
-section shows, through `harness.graph.chains.ChainIndex`, the mirror the extraction queries
+section shows, through `chain_index.ChainIndex`, the mirror the extraction queries
 are tested against, so a gold path is one the grounded context shows; where the domain
 declares `gold_path_shapes`, only the chains of the first shape that matches count. A rule
 without a condition walks every simple chain over its roles (used for the stricter checks:
@@ -15,8 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
-from harness.graph.chains import ChainIndex
-
+from .chain_index import ChainIndex
 from .kg import KnowledgeGraph
 from .rules import ChainRule
 
