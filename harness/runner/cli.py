@@ -1,6 +1,6 @@
 """`kgbench run`.
 
-A plain typer-annotated function, mounted at top level by kgbench/cli.py (whose root group
+A plain typer-annotated function, mounted at top level by kgbench/cli/main.py (whose root group
 turns a UserError into one message and exit code 2). The run summary goes to stderr and the
 response log's path to stdout, so scripts can do `log=$(kgbench run ...)`.
 """
