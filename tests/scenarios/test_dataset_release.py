@@ -256,3 +256,29 @@ def test_a_damaged_reviews_file_is_one_located_message_and_exit_2(
     assert len(errors) == 1, result.stderr
     assert f"{reviews}, line 2" in errors[0] and message in errors[0], errors[0]
     assert not out.exists()
+
+
+def test_two_domains_of_one_release_version_load_their_own_rows_from_one_cache(tmp_path):
+    """Issue 31: every domain's dataset folder is named after the release version, and
+    `datasets` keys a local folder's cache by its last component and the config, so loading
+    afib's then cardio's folder by name with one cache gave afib's rows for cardio. The way
+    the README loads a release (the Parquet files by path) keeps each domain's rows apart."""
+    import datasets
+
+    from harness.release.dataset import default_out_dir
+
+    newest = dict(_committed_releases())
+    assert {"afib", "cardio"} <= set(newest)
+
+    cache = tmp_path / "one-cache"
+    for domain in ("afib", "cardio"):
+        folder = default_out_dir(newest[domain])
+        loaded = datasets.load_dataset(
+            "parquet",
+            data_files={"test": str(folder / "data" / "scenarios" / "test.parquet")},
+            split="test",
+            cache_dir=str(cache),
+        )
+        ids = [s["scenario_id"] for s in jsonl(newest[domain] / "scenarios.jsonl")]
+        assert set(loaded["domain"]) == {domain}
+        assert loaded["scenario_id"] == ids
