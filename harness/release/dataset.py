@@ -23,7 +23,6 @@ column: `json.loads(row["scenario"])` is the JSONL record.
 
 from __future__ import annotations
 
-import csv
 import io
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,6 +30,7 @@ from typing import Any
 
 from kgbench.errors import UserError
 from kgbench.io import canonical_json, replace_folder, sha256_bytes
+from kgbench.untrusted import csv_reader, read_text
 
 from .index import release_digest
 from .verify import Release, read_release
@@ -105,16 +105,20 @@ def review_roles(
     if reviews is None or not reviews.is_file():
         return out
     current = {r["scenario_id"]: content_sha256(r) for r in records}
-    with reviews.open(encoding="utf-8", newline="") as handle:
-        for row in csv.DictReader(handle):
-            sid = (row.get("scenario_id") or "").strip()
-            verdict = (row.get("verdict") or "").strip()
-            if sid not in current or (row.get("content_sha256") or "").strip() != current[sid]:
-                continue
-            if verdict in out[sid]:
-                role = (row.get("role") or "").strip() or DEFAULT_ROLE
-                if role not in out[sid][verdict]:
-                    out[sid][verdict].append(role)
+    # Through the one reader of untrusted text: a damaged file (not UTF-8, NUL, a malformed
+    # row) is a UserError naming the file and line, not a traceback.
+    reader = csv_reader(read_text(reviews, "reviews CSV"), str(reviews))
+    header = [h.strip() for h in next(reader, [])]
+    for cells in reader:
+        row = dict(zip(header, cells, strict=False))
+        sid = (row.get("scenario_id") or "").strip()
+        verdict = (row.get("verdict") or "").strip()
+        if sid not in current or (row.get("content_sha256") or "").strip() != current[sid]:
+            continue
+        if verdict in out[sid]:
+            role = (row.get("role") or "").strip() or DEFAULT_ROLE
+            if role not in out[sid][verdict]:
+                out[sid][verdict].append(role)
     for entry in out.values():
         entry["accept"].sort()
         entry["dispute"].sort()

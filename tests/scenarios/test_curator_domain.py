@@ -185,19 +185,31 @@ def test_a_scheme_without_a_fixed_prefix_is_named_by_its_kind() -> None:
     assert literal_prefix(IdScheme("^(CL|AS)[0-9]$")) == ""
 
 
-def test_the_commands_run_on_the_fixture_by_name(tmp_path: Path, monkeypatch) -> None:
+def test_the_commands_run_on_the_fixture_by_name(
+    t2d: CompiledDomain, tmp_path: Path, monkeypatch
+) -> None:
     """validate, compile, generate, check-scenarios, audit and explain as a curator types them
-    (the CLI, the domain by path then by name), the compiled tree in a folder of the test."""
+    (the CLI, the domain by path then by name), the compiled tree in a folder of the test.
+
+    `compile` is given that folder with `--out`, not by patching a module's GENERATED_DIR:
+    the up-to-date check (compiler.freshness) holds its own binding, so a stray, current
+    generated/t2dcare in the checkout made `compile` a no-op there and `generate` found no
+    compiled domain in the test's folder (issue 29)."""
     from typer.testing import CliRunner
 
     from kgbench.cli import app
 
-    monkeypatch.setattr("compiler.api.GENERATED_DIR", tmp_path)
     monkeypatch.setattr("harness.compiled.GENERATED", tmp_path)
+    # The default output root holds a current compile of the fixture, as a stray
+    # generated/t2dcare would: the steps must still use the test's folder.
+    stray = t2d.root.parent
+    monkeypatch.setattr("compiler.freshness.GENERATED_DIR", stray)
+    monkeypatch.setattr("compiler.api.GENERATED_DIR", stray)
+    before = sorted(p.relative_to(stray) for p in stray.rglob("*"))
     scenarios = tmp_path / "t2dcare.jsonl"
     steps = [
         ["validate", "--domain", str(T2D)],
-        ["compile", "--domain", str(T2D)],
+        ["compile", "--domain", str(T2D), "--out", str(tmp_path)],
         ["generate", "--domain", "t2dcare", "--out", str(scenarios)],
         ["check-scenarios", "--domain", "t2dcare", str(scenarios)],
         ["audit", "--domain", "t2dcare", "--scenarios", str(scenarios)],
@@ -209,4 +221,5 @@ def test_the_commands_run_on_the_fixture_by_name(tmp_path: Path, monkeypatch) ->
         assert result.exit_code == 0, (argv, result.output)
         outputs.append(result.output)
     assert (tmp_path / "t2dcare" / "manifest.json").exists()
+    assert sorted(p.relative_to(stray) for p in stray.rglob("*")) == before
     assert "stated goal, weight loss" in outputs[-1]

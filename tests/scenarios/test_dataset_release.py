@@ -223,3 +223,62 @@ def test_every_domains_newest_release_ships_its_dataset_record_for_record(domain
         assert json.loads(row["scenario"]) == record
         assert json.loads(row["gold"]) == gold[record["scenario_id"]]
     assert verify_release(release) == []
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (
+            b"scenario_id,content_sha256,verdict\nS1,x,accept caf\xe9\n",
+            "not UTF-8 text (byte 0xe9)",
+        ),
+        (b"scenario_id,content_sha256,verdict\nS1,x,\x00\n", "a NUL character"),
+    ],
+    ids=["not-utf8", "nul"],
+)
+def test_a_damaged_reviews_file_is_one_located_message_and_exit_2(
+    cli, published, tmp_path, content, message
+):
+    """`kgbench dataset --reviews` reads the CSV through kgbench.untrusted (issue 28): a
+    damaged file names itself and its line, exit 2, and no dataset is written. It was a
+    UnicodeDecodeError traceback, exit 1."""
+    from typer.testing import CliRunner
+
+    _, release = published
+    reviews = tmp_path / "reviews.csv"
+    reviews.write_bytes(content)
+    out = tmp_path / "ds"
+    args = ["dataset", str(release), "--out", str(out), "--reviews", str(reviews)]
+    result = CliRunner().invoke(cli, args)
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    errors = [ln for ln in result.stderr.splitlines() if ln.startswith("error: ")]
+    assert len(errors) == 1, result.stderr
+    assert f"{reviews}, line 2" in errors[0] and message in errors[0], errors[0]
+    assert not out.exists()
+
+
+def test_two_domains_of_one_release_version_load_their_own_rows_from_one_cache(tmp_path):
+    """Issue 31: every domain's dataset folder is named after the release version, and
+    `datasets` keys a local folder's cache by its last component and the config, so loading
+    afib's then cardio's folder by name with one cache gave afib's rows for cardio. The way
+    the README loads a release (the Parquet files by path) keeps each domain's rows apart."""
+    import datasets
+
+    from harness.release.dataset import default_out_dir
+
+    newest = dict(_committed_releases())
+    assert {"afib", "cardio"} <= set(newest)
+
+    cache = tmp_path / "one-cache"
+    for domain in ("afib", "cardio"):
+        folder = default_out_dir(newest[domain])
+        loaded = datasets.load_dataset(
+            "parquet",
+            data_files={"test": str(folder / "data" / "scenarios" / "test.parquet")},
+            split="test",
+            cache_dir=str(cache),
+        )
+        ids = [s["scenario_id"] for s in jsonl(newest[domain] / "scenarios.jsonl")]
+        assert set(loaded["domain"]) == {domain}
+        assert loaded["scenario_id"] == ids
