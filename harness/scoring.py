@@ -617,7 +617,7 @@ class RunInputs:
     """What scoring reads from a run folder, loaded once for every model."""
 
     folder: RunFolder
-    domain: str | None = None
+    domain: str | CompiledDomain | None = None
     _contexts: dict[tuple[str, str], dict[str, Any] | None] = field(default_factory=dict)
 
     @cached_property
@@ -829,7 +829,7 @@ def score_run(
     pairs: Sequence[tuple[str, str]] | None = None,
     bootstrap: int = 10000,
     seed: int = 0,
-    domain: str | None = None,
+    domain: str | CompiledDomain | None = None,
     causal_reading: str | None = None,
 ) -> list[Path]:
     """`kgbench score`: items.jsonl and panel.json under scores/<log>/ for each responses

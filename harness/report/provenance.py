@@ -39,7 +39,7 @@ from kgbench.version import commit, describe
 
 from ..compiled import CompiledDomain
 from ..responders import is_responder
-from ..runfolder import RunFolder, open_compiled
+from ..runfolder import RunFolder
 
 REFERENCE_FINGERPRINT = "kgbench-ref-"  # how the local reference server signs its answers
 NOT_RECORDED = "not recorded"
@@ -237,8 +237,11 @@ class Provenance:
     models: dict[str, ModelProvenance]  # by log name (the panel's slug)
 
 
-def collect(run_dir: Path, panels: list[dict[str, Any]]) -> Provenance:
-    """The provenance of a run folder and of each scored log in `panels`."""
+def collect(
+    run_dir: Path, panels: list[dict[str, Any]], given: CompiledDomain | None = None
+) -> Provenance:
+    """The provenance of a run folder and of each scored log in `panels`; `given` is the
+    caller's open compiled domain (checked against the run, not opened again)."""
     folder = RunFolder(run_dir)
     models = {
         str(p["slug"]): model_provenance(folder, str(p["slug"]), str(p.get("model", p["slug"])))
@@ -247,9 +250,11 @@ def collect(run_dir: Path, panels: list[dict[str, Any]]) -> Provenance:
     domain = next((str(p["domain"]) for p in panels if p.get("domain")), None)
     try:
         if folder.run_json.exists():
-            compiled: CompiledDomain | None = folder.compiled()
+            compiled: CompiledDomain | None = folder.compiled(given)
+        elif given is not None:
+            compiled = given
         else:
-            compiled = open_compiled(domain) if domain else None
+            compiled = CompiledDomain.open(domain) if domain else None
     except UserError:  # provenance says what it cannot find; it never fails the report
         compiled = None
     if compiled is None:
