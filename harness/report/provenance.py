@@ -91,7 +91,7 @@ def tool_rows() -> Rows:
 def compiled_facts(compiled: CompiledDomain) -> dict[str, Any]:
     """The domain and how it was compiled, from generated/<domain>/manifest.json (None where
     the manifest cannot be read: provenance says what it cannot find, it never fails)."""
-    path = compiled.root / "manifest.json"
+    path = compiled.manifest_path
     manifest = load_json_or_none(path, max_depth=None)
     try:
         digest: str | None = sha256_file(path) if manifest is not None else None
@@ -135,7 +135,7 @@ def release_of(compiled: CompiledDomain, scenarios: Path) -> str:
     if not scenarios.is_file():
         return NOT_RECORDED
     digest = sha256_file(scenarios)
-    for version, folder in sorted(releases(compiled.root / "gold").items(), reverse=True):
+    for version, folder in sorted(releases(compiled.gold_dir).items(), reverse=True):
         manifest = load_json_or_none(folder / MANIFEST)
         if not isinstance(manifest, dict):
             continue
