@@ -358,8 +358,11 @@ class RunFolder:
                 Location(str(self.run_json)),
             )
 
-    def response_schema(self) -> tuple[Path, dict[str, Any]]:
-        """The response schema the run's prompts ask for, and its path."""
+    def response_schema(
+        self, compiled: CompiledDomain | None = None
+    ) -> tuple[Path, dict[str, Any]]:
+        """The response schema the run's prompts ask for, and its path; `compiled` is the
+        run's compiled domain when the caller holds it open (else it is found here)."""
         explicit = self.description.response_schema
         if explicit is not None:
             path = (self.path / explicit).resolve()
@@ -369,7 +372,7 @@ class RunFolder:
                     Location(str(self.run_json)),
                 )
         else:
-            path = self.compiled().schema_path("response")
+            path = self.compiled(compiled).schema_path("response")
             if not path.exists():
                 raise UserError(
                     f"{path} is missing; run `kgbench compile --domain {self.description.domain}`"

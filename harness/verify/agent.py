@@ -348,11 +348,11 @@ def _run_agent(
     return chains, rejected_answers, answer_prompts, answers
 
 
-def _response_schema(folder: RunFolder, compiled: Any) -> dict[str, Any]:
+def _response_schema(folder: RunFolder, compiled: CompiledDomain) -> dict[str, Any]:
     """The response schema the run's prompts ask for (run.json's, after `kgbench prompts`),
     else the compiled domain's: the C5 answer uses the same JSON contract as C1-C4."""
     if folder.run_json.exists():
-        return folder.response_schema()[1]
+        return folder.response_schema(compiled)[1]
     path = compiled.schema_path("response")
     return read_json_object(path, "JSON Schema")
 
