@@ -213,6 +213,7 @@ def _pipeline(
             base_url=base_url,
             concurrency=16,
             use_cache=False,
+            compiled=compiled,
         )
         step(f"answer with {responder} via {base_url}", lambda: run_model(config, console))
         if options.with_c5:
