@@ -8,6 +8,7 @@ naming the file and `make compile DOMAIN=<d>`, never a KeyError deep inside a co
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
@@ -26,30 +27,111 @@ class CompiledDomain:
     root: Path
 
     @classmethod
-    def open(cls, domain: str, generated: Path | None = None) -> CompiledDomain:
-        root = (generated or GENERATED) / domain
+    def open(
+        cls, domain: str | Path | CompiledDomain, generated: Path | None = None
+    ) -> CompiledDomain:
+        """The one opener: a handle already open (returned as is), a name (generated/<name>/,
+        or `generated`/<name>/ when given), or the path of a compiled folder (named by its
+        manifest). The manifest and every artifact's format are checked once, here."""
+        if isinstance(domain, CompiledDomain):
+            return domain
+        text = str(domain)
+        path = Path(domain)
+        if generated is None:
+            if path.is_dir() and (path / "kg.json").exists():
+                return cls._checked(None, path)
+            if isinstance(domain, Path) or os.sep in text or "/" in text:
+                raise UserError(
+                    f"{domain} is not a compiled domain folder (no kg.json); run `kgbench compile`"
+                )
+        root = (generated or GENERATED) / text
         if not (root / "manifest.json").exists():
             raise UserError(
-                f"domain '{domain}' is not compiled ({root} has no manifest.json); "
-                f"run `make compile DOMAIN={domain}` first"
+                f"domain '{text}' is not compiled ({root} has no manifest.json); "
+                f"run `make compile DOMAIN={text}` first"
             )
-        compiled = cls(domain, root)
+        return cls._checked(text, root)
+
+    @classmethod
+    def _checked(cls, name: str | None, root: Path) -> CompiledDomain:
+        """A checked handle on `root`; a folder opened by path is named by its manifest."""
+        if name is None:
+            name = contract.read(contract.Manifest, root / contract.Manifest.PATH, root.name).domain
+        compiled = cls(name, root)
         compiled.check()
         return compiled
+
+    @property
+    def is_project_compile(self) -> bool:
+        """Whether this is the project's generated/<name>/ (which the name alone finds)."""
+        return self.root.resolve() == (GENERATED / self.name).resolve()
+
+    # --- paths inside the compiled folder (the only place that joins them) -----------------------
+
+    def path_of(self, rel: str | Path) -> Path:
+        """The path of a compiled file, given relative to the compiled folder."""
+        return self.root / rel
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.root / contract.Manifest.PATH
+
+    @property
+    def graph_path(self) -> Path:
+        return self.root / contract.KnowledgeGraph.PATH
+
+    def schema_path(self, kind: str) -> Path:
+        """schemas/<kind>.schema.json (kind: response, scenario, gold, ...)."""
+        return self.root / "schemas" / f"{kind}.schema.json"
+
+    @property
+    def prompts_dir(self) -> Path:
+        return self.root / "prompts"
+
+    def neo4j_path(self, rel: str | Path) -> Path:
+        """A file of the Neo4j load plan (its statements name them relative to neo4j/)."""
+        return self.root / "neo4j" / rel
+
+    @property
+    def import_dir(self) -> Path:
+        """neo4j/import/: the CSV files of a bulk import."""
+        return self.neo4j_path("import")
+
+    @property
+    def gold_dir(self) -> Path:
+        """gold/: the released gold sets, one folder per version."""
+        return self.root / "gold"
+
+    @property
+    def generated_scenarios(self) -> Path:
+        """scenarios/scenarios.jsonl: the scenario set the compiler generated."""
+        return self.root / "scenarios" / "scenarios.jsonl"
+
+    @property
+    def probe_path(self) -> Path:
+        return self.root / "probe" / "probe.json"
+
+    @property
+    def scenario_rules_path(self) -> Path:
+        return self.root / contract.ScenarioRules.PATH
+
+    @property
+    def has_scenario_rules(self) -> bool:
+        return self.scenario_rules_path.exists()
 
     def check(self) -> None:
         """The manifest and the format of every artifact it lists (no artifact is read)."""
         contract.check_formats(self.manifest, self.root)
 
     def read(self, rel: str) -> str:
-        return (self.root / rel).read_text(encoding="utf-8")
+        return self.path_of(rel).read_text(encoding="utf-8")
 
     def json(self, rel: str) -> Any:
         """A compiled JSON document as plain data (one message if damaged; see contract)."""
-        return contract.read_json(self.root / rel, self.name)
+        return contract.read_json(self.path_of(rel), self.name)
 
     def document(self, model: type[contract.D]) -> contract.D:
-        return contract.read(model, self.root / model.PATH, self.name)
+        return contract.read(model, self.path_of(model.PATH), self.name)
 
     @cached_property
     def manifest(self) -> contract.Manifest:
@@ -60,7 +142,7 @@ class CompiledDomain:
         """kg.json as plain data (checked against `contract.KnowledgeGraph` first): the graph's
         rows are read by many stages as dicts, and stay so."""
         data = self.json(contract.KnowledgeGraph.PATH)
-        contract.parse(contract.KnowledgeGraph, data, self.root / "kg.json", self.name)
+        contract.parse(contract.KnowledgeGraph, data, self.graph_path, self.name)
         return data
 
     @cached_property
@@ -103,7 +185,7 @@ class CompiledDomain:
     def default_population(self) -> str | None:
         """The population of a scenario that names none (scenarios.yaml default_population);
         None for a domain without scenario rules or without populations."""
-        if not (self.root / "scenario_rules.json").exists():
+        if not self.has_scenario_rules:
             return None
         return self.document(contract.ScenarioRules).rules.get("default_population")
 
@@ -111,7 +193,7 @@ class CompiledDomain:
     def goal_outcomes(self) -> dict[str, str]:
         """Goal finding -> the outcome it points to (scenarios.yaml `goals`); empty for a
         domain that declares none."""
-        if not (self.root / "scenario_rules.json").exists():
+        if not self.has_scenario_rules:
             return {}
         goals = self.document(contract.ScenarioRules).rules.get("goals") or ()
         return {g["finding"]: g["outcome"] for g in goals}

@@ -22,7 +22,7 @@ from typing import Any
 import jinja2
 
 from harness.compiled import CompiledDomain
-from harness.runfolder import Prompt, RunFolder, open_compiled
+from harness.runfolder import Prompt, RunFolder
 from kgbench.contract import Condition
 from kgbench.errors import Location, UserError
 from kgbench.io import sha256_text
@@ -36,7 +36,7 @@ class PromptRenderer:
     def __init__(self, domain: CompiledDomain) -> None:
         self.domain = domain
         self.env = jinja2.Environment(
-            loader=jinja2.FileSystemLoader(str(domain.root / "prompts")),
+            loader=jinja2.FileSystemLoader(str(domain.prompts_dir)),
             undefined=jinja2.StrictUndefined,
             keep_trailing_newline=True,
             trim_blocks=True,
@@ -156,7 +156,7 @@ def prompt_record(scenario_id: str, condition: str, content: str) -> Prompt:
 
 def build_prompts(
     run_dir: Path,
-    domain: str | None = None,
+    domain: str | Path | CompiledDomain | None = None,
     conditions: Sequence[str] | None = None,
     order_variants: bool = False,
 ) -> tuple[Path, int]:
@@ -176,7 +176,7 @@ def build_prompts(
 
     folder = RunFolder.open(run_dir)
     scenarios = folder.scenarios()
-    compiled = open_compiled(domain) if domain else _domain_of(folder)
+    compiled = folder.compiled(domain or None, describing=True)
     renderer = PromptRenderer(compiled)
     # A verify-and-revise condition (C5) has no single prompt: its steps are written by
     # harness.verify, which adds its answer prompts to prompts/verify.jsonl.
@@ -217,19 +217,3 @@ def build_prompts(
     out = folder.write_prompts(records)
     folder.describe(compiled)
     return out, len(records)
-
-
-def _domain_of(folder: RunFolder) -> CompiledDomain:
-    """The run's compiled domain; a run.json of another format gives way to the scenarios'
-    domain (this command rewrites run.json)."""
-    try:
-        return folder.compiled()
-    except UserError:
-        if not folder.run_json.exists():
-            raise
-        names = sorted(
-            {s.get("domain") for s in folder.scenarios() if isinstance(s.get("domain"), str)}
-        )
-        if len(names) != 1:
-            raise
-        return open_compiled(names[0])

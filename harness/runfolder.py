@@ -41,7 +41,7 @@ from kgbench.errors import Location, UserError
 from kgbench.io import atomic_write_json, atomic_write_text, jsonl_text, read_json_object
 from kgbench.untrusted import ParseError, load_json_or_none, parse_json
 
-from .compiled import GENERATED, CompiledDomain
+from .compiled import CompiledDomain
 from .scenario_files import read_scenarios
 
 RUN_FORMAT = "2.0.0"
@@ -52,20 +52,6 @@ SCENARIOS = "scenarios.jsonl"
 PROMPTS = Path("prompts") / "prompts.jsonl"
 VERIFY_PROMPTS = Path("prompts") / "verify.jsonl"
 KNOWN_KEYS = ("format_version", "domain", "compiled_domain", "response_schema", "replicates")
-
-
-def open_compiled(domain: str) -> CompiledDomain:
-    """A compiled domain by name (generated/<name>/) or by the path of its compiled folder."""
-    path = Path(domain)
-    if path.is_dir() and (path / "kg.json").exists():
-        compiled = CompiledDomain(path.resolve().name, path)
-        compiled.check()
-        return compiled
-    if os.sep in domain or "/" in domain:
-        raise UserError(
-            f"{domain} is not a compiled domain folder (no kg.json); run `kgbench compile`"
-        )
-    return CompiledDomain.open(domain)
 
 
 @dataclass(frozen=True)
@@ -259,9 +245,8 @@ class RunFolder:
                 keep = {k: v for k, v in old.items() if k not in ("format_version", "domain")}
             else:  # an older format: keep what does not name a path
                 keep = {k: v for k, v in old.items() if k not in KNOWN_KEYS}
-        default = (GENERATED / compiled.name).resolve()
         relative = None
-        if compiled.root.resolve() != default:
+        if not compiled.is_project_compile:
             relative = Path(os.path.relpath(compiled.root.resolve(), self.path.resolve()))
             relative = relative.as_posix()
         keep.pop("compiled_domain", None)
@@ -281,13 +266,15 @@ class RunFolder:
 
     # --- the compiled domain -------------------------------------------------------------------
 
-    def domain_name(self) -> str:
-        """run.json's domain, else the one domain its scenarios name."""
-        if self.run_json.exists():
-            return self.description.domain
-        names = sorted(
+    def _named_domains(self) -> list[str]:
+        """The domains the run's scenarios name, sorted."""
+        return sorted(
             {s.get("domain") for s in self.scenarios() if isinstance(s.get("domain"), str)}
         )
+
+    def _scenarios_domain(self) -> str:
+        """The one domain the run's scenarios name."""
+        names = self._named_domains()
         if len(names) != 1:
             raise UserError(
                 f"cannot tell the domain of {self.path}: it has no run.json and the scenarios "
@@ -295,33 +282,66 @@ class RunFolder:
             )
         return names[0]
 
-    def compiled(self, domain: str | None = None) -> CompiledDomain:
-        """The compiled domain this run belongs to: `domain` (a name or a compiled folder)
-        when given, else the one run.json records, else the one its scenarios name."""
+    def compiled(
+        self, domain: str | Path | CompiledDomain | None = None, describing: bool = False
+    ) -> CompiledDomain:
+        """The one rule for the compiled domain this run belongs to: `domain` (a handle, a
+        name or a compiled folder) when given, else the one run.json records, else the one
+        its scenarios name.
+
+        `describing` is for a command that (re)writes run.json (`kgbench prompts`): a given
+        domain is taken as is, and a run.json that cannot answer (another format, a missing
+        compiled folder) gives way to the scenarios' one domain.
+        """
         if domain is not None:
-            compiled = open_compiled(domain)
+            compiled = CompiledDomain.open(domain)
+            if describing:
+                return compiled
             if self.run_json.exists() and compiled.name != self.description.domain:
                 raise UserError(
-                    f"--domain {domain!r} is domain '{compiled.name}', but this run folder is "
-                    f"of domain '{self.description.domain}': a run is scored only with its own "
-                    "domain (its panel and lexicon); leave --domain out",
+                    f"--domain {str(domain)!r} is domain '{compiled.name}', but this run folder "
+                    f"is of domain '{self.description.domain}': a run is scored only with its "
+                    "own domain (its panel and lexicon); leave --domain out",
                     Location(str(self.run_json)),
                 )
             self._check_scenario_domains()
             return compiled
-        if self.run_json.exists():
-            self._check_scenario_domains()
-        if self.run_json.exists() and self.description.compiled_domain is not None:
-            root = (self.path / self.description.compiled_domain).resolve()
-            if not (root / "manifest.json").exists():
-                raise UserError(
-                    f"the compiled domain {self.description.compiled_domain!r} (relative to "
-                    f"the run folder) has no manifest.json; recompile it, or run `kgbench "
-                    f"prompts --run-dir {self.path} --domain <domain>`",
-                    Location(str(self.run_json)),
-                )
-            return CompiledDomain(self.description.domain, root)
-        return CompiledDomain.open(self.domain_name())
+        try:
+            return self._recorded()
+        except UserError:
+            if not describing or not self.run_json.exists():
+                raise
+            names = self._named_domains()
+            if len(names) != 1:
+                raise
+            return CompiledDomain.open(names[0])
+
+    def _recorded(self) -> CompiledDomain:
+        """The compiled domain run.json records (its folder, else its name), else the one the
+        scenarios name; a recorded folder compiled for another domain is refused."""
+        if not self.run_json.exists():
+            return CompiledDomain.open(self._scenarios_domain())
+        self._check_scenario_domains()
+        recorded = self.description.compiled_domain
+        if recorded is None:
+            return CompiledDomain.open(self.description.domain)
+        root = (self.path / recorded).resolve()
+        if not (root / "manifest.json").exists():
+            raise UserError(
+                f"the compiled domain {recorded!r} (relative to the run folder) has no "
+                f"manifest.json; recompile it, or run `kgbench prompts --run-dir {self.path} "
+                "--domain <domain>`",
+                Location(str(self.run_json)),
+            )
+        compiled = CompiledDomain.open(root)
+        if compiled.name != self.description.domain:
+            raise UserError(
+                f"the compiled domain {recorded!r} (relative to the run folder) is of domain "
+                f"'{compiled.name}', but run.json says '{self.description.domain}'; run "
+                f"`kgbench prompts --run-dir {self.path} --domain <domain>`",
+                Location(str(self.run_json)),
+            )
+        return compiled
 
     def _check_scenario_domains(self) -> None:
         """run.json's domain must be the one the run's scenarios name (a run.json edited to
@@ -338,8 +358,11 @@ class RunFolder:
                 Location(str(self.run_json)),
             )
 
-    def response_schema(self) -> tuple[Path, dict[str, Any]]:
-        """The response schema the run's prompts ask for, and its path."""
+    def response_schema(
+        self, compiled: CompiledDomain | None = None
+    ) -> tuple[Path, dict[str, Any]]:
+        """The response schema the run's prompts ask for, and its path; `compiled` is the
+        run's compiled domain when the caller holds it open (else it is found here)."""
         explicit = self.description.response_schema
         if explicit is not None:
             path = (self.path / explicit).resolve()
@@ -349,7 +372,7 @@ class RunFolder:
                     Location(str(self.run_json)),
                 )
         else:
-            path = self.compiled().root / "schemas" / "response.schema.json"
+            path = self.compiled(compiled).schema_path("response")
             if not path.exists():
                 raise UserError(
                     f"{path} is missing; run `kgbench compile --domain {self.description.domain}`"

@@ -20,7 +20,7 @@ from .compiled import CompiledDomain
 
 def generated_set(domain: CompiledDomain) -> Path:
     """The scenario set `kgbench generate` writes for a compiled domain."""
-    return domain.root / "scenarios" / "scenarios.jsonl"
+    return domain.generated_scenarios
 
 
 def read_scenarios(path: Path) -> list[dict[str, Any]]:

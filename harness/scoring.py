@@ -353,7 +353,7 @@ def _scorer_for(
     """The compiled scorer of `domain`, or of the domain the context names (cached, and
     re-read when the domain is compiled again)."""
     if isinstance(domain, CompiledDomain):
-        manifest = domain.root / "manifest.json"
+        manifest = domain.manifest_path
         key = f"{manifest.resolve()}@{manifest.stat().st_mtime_ns}"
         if key not in _SCORERS:
             _SCORERS[key] = load_compiled_scorer(domain)
@@ -451,7 +451,7 @@ def load_compiled_scorer(compiled: CompiledDomain) -> CompiledScorer:
     """The compiled panel of a domain: metrics.json (checked against the contract, every
     kind and rule one this harness implements), kg.json's lexicon and the response schema."""
     panel = compiled.metrics
-    where = Location(str(compiled.root / MetricPanel.PATH))
+    where = Location(str(compiled.path_of(MetricPanel.PATH)))
     for m in panel.metrics:
         for what, value, known in (
             ("kind", m.kind, KINDS),
@@ -480,7 +480,7 @@ def load_compiled_scorer(compiled: CompiledDomain) -> CompiledScorer:
                 f"implement ({', '.join(CAUSAL_READINGS)})",
                 where,
             )
-    schema_path = compiled.root / "schemas" / "response.schema.json"
+    schema_path = compiled.schema_path("response")
     if not schema_path.exists():
         raise UserError(f"{schema_path} is missing; run `make compile DOMAIN={compiled.name}`")
     contract = Contract.from_schema(load_json_object(schema_path, "response JSON Schema"))
@@ -617,7 +617,7 @@ class RunInputs:
     """What scoring reads from a run folder, loaded once for every model."""
 
     folder: RunFolder
-    domain: str | None = None
+    domain: str | CompiledDomain | None = None
     _contexts: dict[tuple[str, str], dict[str, Any] | None] = field(default_factory=dict)
 
     @cached_property
@@ -829,7 +829,7 @@ def score_run(
     pairs: Sequence[tuple[str, str]] | None = None,
     bootstrap: int = 10000,
     seed: int = 0,
-    domain: str | None = None,
+    domain: str | CompiledDomain | None = None,
     causal_reading: str | None = None,
 ) -> list[Path]:
     """`kgbench score`: items.jsonl and panel.json under scores/<log>/ for each responses

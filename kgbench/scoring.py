@@ -61,9 +61,7 @@ def open_panel(compiled_dir: str | Path, api: str = API_VERSION) -> Panel:
     from harness.compiled import CompiledDomain
     from harness.scoring import load_compiled_scorer
 
-    root = Path(compiled_dir)
-    compiled = CompiledDomain(root.name, root)
-    compiled.check()
+    compiled = CompiledDomain.open(Path(compiled_dir))
     scorer = load_compiled_scorer(compiled)
     return Panel(
         domain=compiled.name,

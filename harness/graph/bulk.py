@@ -65,7 +65,7 @@ class BulkReport:
 def import_plan(domain: CompiledDomain) -> dict:
     """import.json, checked against the files beside it (a stale or damaged compile is a
     UserError naming the file, never a half-written database)."""
-    folder = domain.root / "neo4j" / "import"
+    folder = domain.import_dir
     path = folder / "import.json"
     if not path.is_file():
         raise UserError(
@@ -82,7 +82,7 @@ def import_plan(domain: CompiledDomain) -> dict:
 
 
 def _refuse_own_server(uri: str, domain: CompiledDomain) -> None:
-    folder = domain.root / "neo4j" / "import"
+    folder = domain.import_dir
     raise UserError(
         f"--bulk writes the store files of a stopped server, so it only runs on the embedded "
         f"Neo4j kgbench manages, and NEO4J_URI names your own server ({uri}): load without "
@@ -139,7 +139,7 @@ def bulk_load(
         report.phases[name] = now - phase
         phase = now
 
-    folder = domain.root / "neo4j" / "import"
+    folder = domain.import_dir
     extra = ["--multiline-fields=true"] if plan.get("multiline_fields") else []
     staged = staging_home(info.home)
     say("stopping the embedded Neo4j")

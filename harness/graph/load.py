@@ -176,7 +176,7 @@ def load(
             report.statements += 1
             reconcile = _Part(stmt.reconcile) if populated and stmt.reconcile else None
             parts = [_Part(cypher) for cypher in (stmt.cypher, *stmt.then)]
-            for done, batch, last in _batches(domain.root / "neo4j" / stmt.rows, batch_size):
+            for done, batch, last in _batches(domain.neo4j_path(stmt.rows), batch_size):
                 if populated:
                     written.add(batch)
                 report.rows += len(batch)

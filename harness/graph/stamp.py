@@ -29,7 +29,7 @@ STAMP_CONSTRAINT = (
 
 def manifest_digest(domain: CompiledDomain) -> str:
     """sha256 of generated/<domain>/manifest.json: one value for everything compiled."""
-    return sha256_file(domain.root / "manifest.json")
+    return sha256_file(domain.manifest_path)
 
 
 def mark(tx: neo4j.ManagedTransaction, domain: CompiledDomain, digest: str, state: str) -> None:

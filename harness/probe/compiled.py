@@ -27,7 +27,7 @@ class CompiledProbe:
     @classmethod
     def open(cls, domain: str, generated: Path | None = None) -> CompiledProbe:
         compiled = CompiledDomain.open(domain, generated)
-        if not (compiled.root / "probe" / "probe.json").exists():
+        if not compiled.probe_path.exists():
             raise UserError(
                 f"domain '{domain}' has no compiled probe; declare `probe: probe.yaml` in "
                 f"domains/{domain}/domain.yaml and run `make compile DOMAIN={domain}`"

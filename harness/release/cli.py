@@ -194,7 +194,7 @@ def pin_releases(domain: DomainOption) -> None:
     from harness.release.publish import publish_lock
     from harness.release.verify import pin_existing
 
-    gold = CompiledDomain.open(domain).root / "gold"
+    gold = CompiledDomain.open(domain).gold_dir
     with publish_lock(gold):
         recorded = pin_existing(gold, domain, releases(gold))
     what = ", ".join(recorded) if recorded else "nothing new"

@@ -67,7 +67,7 @@ class PublishResult:
 def _schema_version(domain: CompiledDomain, records: list[dict[str, Any]], source: Path) -> str:
     """The scenario schema version every record must carry (the compiled one when known)."""
     compiled = None
-    if (domain.root / "scenario_rules.json").exists():
+    if domain.has_scenario_rules:
         compiled = domain.document(ScenarioRules).scenario_schema_version
     versions = sorted({r["schema_version"] for r in records})
     expected = compiled or versions[0]
@@ -98,8 +98,8 @@ def build_files(
     return {
         SCENARIOS: jsonl_bytes(records),
         GOLD: jsonl_bytes(gold),
-        SCENARIO_SCHEMA: (domain.root / "schemas" / "scenario.schema.json").read_bytes(),
-        GOLD_SCHEMA: (domain.root / "schemas" / "gold.schema.json").read_bytes(),
+        SCENARIO_SCHEMA: domain.schema_path("scenario").read_bytes(),
+        GOLD_SCHEMA: domain.schema_path("gold").read_bytes(),
     }
 
 
@@ -221,11 +221,11 @@ def publish_release(
     source = scenarios or generated_set(domain)
     records = check_file(domain, source)
     schema_version = _schema_version(domain, records, source)
-    gold_root = domain.root / "gold"
+    gold_root = domain.gold_dir
     review = _review(records, reviews, gold_root)
     files = build_files(domain, records, schema_version)
     # the graph the scenarios were generated from: the compile's own KGX export, as written
-    compiled_bytes = (domain.root / "manifest.json").read_bytes()
+    compiled_bytes = domain.manifest_path.read_bytes()
     compiled_manifest = domain.json("manifest.json")
     graph = graph_files(domain.root, compiled_manifest, domain.name)
     files.update(graph)

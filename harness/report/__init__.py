@@ -13,6 +13,7 @@ from pathlib import Path
 from kgbench.errors import UserError
 from kgbench.io import atomic_write_text
 
+from ..compiled import CompiledDomain
 from ..runfolder import RunFolder
 from .html import render_html
 from .markdown import render_markdown
@@ -21,7 +22,10 @@ __all__ = ["render_html", "render_markdown", "write_report"]
 
 
 def write_report(
-    run_dir: Path, model: str | None = None, formats: Iterable[str] = ()
+    run_dir: Path,
+    model: str | None = None,
+    formats: Iterable[str] = (),
+    compiled: CompiledDomain | None = None,
 ) -> tuple[Path, Path]:
     """Write report/report.md and report/report.html atomically; returns both paths.
 
@@ -51,7 +55,7 @@ def write_report(
     from .provenance import collect
 
     title = f"kgbench report: {run_dir.resolve().name}"
-    provenance = collect(run_dir, panels)
+    provenance = collect(run_dir, panels, compiled)
     out = run_dir / "report"
     md, html = out / "report.md", out / "report.html"
     atomic_write_text(md, render_markdown(title, panels, probes, provenance))

@@ -39,7 +39,7 @@ from kgbench.version import commit, describe
 
 from ..compiled import CompiledDomain
 from ..responders import is_responder
-from ..runfolder import RunFolder, open_compiled
+from ..runfolder import RunFolder
 
 REFERENCE_FINGERPRINT = "kgbench-ref-"  # how the local reference server signs its answers
 NOT_RECORDED = "not recorded"
@@ -91,7 +91,7 @@ def tool_rows() -> Rows:
 def compiled_facts(compiled: CompiledDomain) -> dict[str, Any]:
     """The domain and how it was compiled, from generated/<domain>/manifest.json (None where
     the manifest cannot be read: provenance says what it cannot find, it never fails)."""
-    path = compiled.root / "manifest.json"
+    path = compiled.manifest_path
     manifest = load_json_or_none(path, max_depth=None)
     try:
         digest: str | None = sha256_file(path) if manifest is not None else None
@@ -135,7 +135,7 @@ def release_of(compiled: CompiledDomain, scenarios: Path) -> str:
     if not scenarios.is_file():
         return NOT_RECORDED
     digest = sha256_file(scenarios)
-    for version, folder in sorted(releases(compiled.root / "gold").items(), reverse=True):
+    for version, folder in sorted(releases(compiled.gold_dir).items(), reverse=True):
         manifest = load_json_or_none(folder / MANIFEST)
         if not isinstance(manifest, dict):
             continue
@@ -237,8 +237,11 @@ class Provenance:
     models: dict[str, ModelProvenance]  # by log name (the panel's slug)
 
 
-def collect(run_dir: Path, panels: list[dict[str, Any]]) -> Provenance:
-    """The provenance of a run folder and of each scored log in `panels`."""
+def collect(
+    run_dir: Path, panels: list[dict[str, Any]], given: CompiledDomain | None = None
+) -> Provenance:
+    """The provenance of a run folder and of each scored log in `panels`; `given` is the
+    caller's open compiled domain (checked against the run, not opened again)."""
     folder = RunFolder(run_dir)
     models = {
         str(p["slug"]): model_provenance(folder, str(p["slug"]), str(p.get("model", p["slug"])))
@@ -247,9 +250,11 @@ def collect(run_dir: Path, panels: list[dict[str, Any]]) -> Provenance:
     domain = next((str(p["domain"]) for p in panels if p.get("domain")), None)
     try:
         if folder.run_json.exists():
-            compiled: CompiledDomain | None = folder.compiled()
+            compiled: CompiledDomain | None = folder.compiled(given)
+        elif given is not None:
+            compiled = given
         else:
-            compiled = open_compiled(domain) if domain else None
+            compiled = CompiledDomain.open(domain) if domain else None
     except UserError:  # provenance says what it cannot find; it never fails the report
         compiled = None
     if compiled is None:

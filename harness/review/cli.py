@@ -114,7 +114,7 @@ def review_command(
     path = reviews or default_reviews(domain)
     if reviews is not None and not reviews.exists():  # a named file must exist (a typo
         raise UserError(f"verdicts file not found: {reviews}")  # read as "none reviewed")
-    history = released_items(compiled.root / "gold")
+    history = released_items(compiled.gold_dir)
     if agreement:
         print_agreement(domain, records, read_reviews(path, records, history=history))
         return

@@ -18,6 +18,7 @@ from rich.console import Console
 
 from kgbench.errors import UserError
 
+from ..compiled import CompiledDomain
 from ..responders import needs_gold
 from ..runfolder import RunFolder
 from .client import ReferenceTransport
@@ -36,6 +37,7 @@ class RunConfig(SendOptions):
     run_dir: Path
     limit: int | None = None
     log_name: str | None = None  # responses/<log_name>.jsonl; default the model's slug
+    compiled: CompiledDomain | None = None  # the caller's open handle; None: the run's own
 
 
 @dataclass
@@ -91,7 +93,7 @@ async def _run(config: RunConfig, console: Console) -> RunResult:
     )
     folder = RunFolder.open(config.run_dir)
     prompts = folder.prompts()
-    _, schema = folder.response_schema()
+    _, schema = folder.response_schema(config.compiled)
     gold = folder.scenarios_by_id() if spec.is_reference and needs_gold(spec.name) else {}
     plan = plan_requests(prompts, spec, config.settings)
     known = {item.key: item for item in plan}

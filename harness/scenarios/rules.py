@@ -234,7 +234,7 @@ class Rules:
 
 def load_rules(domain: CompiledDomain) -> Rules:
     """Read scenario_rules.json; a domain without one cannot generate scenarios."""
-    if not (domain.root / "scenario_rules.json").exists():
+    if not domain.has_scenario_rules:
         raise UserError(
             f"domain '{domain.name}' declares no scenario rules: add `scenarios: scenarios.yaml` "
             f"to domains/{domain.name}/domain.yaml and run `kgbench compile -d {domain.name}`"
@@ -247,7 +247,7 @@ def load_rules(domain: CompiledDomain) -> Rules:
             f"does not hold the scenario rules this kgbench reads ({type(exc).__name__}: "
             f"{str(exc)[:120]}); the file was edited or damaged: run `make compile "
             f"DOMAIN={domain.name}` (or `kgbench compile --domain {domain.name}`)",
-            Location(str(domain.root / ScenarioRules.PATH)),
+            Location(str(domain.scenario_rules_path)),
         ) from None
 
 

@@ -89,7 +89,7 @@ class _Checker:
         self.problems.append(Problem(Location(self.file, line, field), sid, message))
 
     def schema(self, line: int, sid: str, record: dict[str, Any]) -> bool:
-        validator = _validator(self.domain.root / "schemas" / "scenario.schema.json")
+        validator = _validator(self.domain.schema_path("scenario"))
         errors = sorted(
             validator.iter_errors(record), key=lambda e: list(map(str, e.absolute_path))
         )

@@ -28,6 +28,7 @@ from typing import Any
 
 from kgbench.untrusted import ParseError, parse_json
 
+from ..compiled import CompiledDomain
 from ..responders import RESPONDERS, is_responder, responder_names
 from .completions import Answerer, load_gold
 from .faults import FaultPlan
@@ -57,8 +58,8 @@ class ServerConfig:
     """A compiled domain whose graph-generation probe prompts the server answers (with the
     probe's reference responders, harness.probe.responders)."""
     probe_responder: str = "oracle"
-    verify_domain: str | None = None
-    """A compiled domain (name or folder) whose verify-and-revise (C5) step prompts the server
+    verify_domain: str | CompiledDomain | None = None
+    """A compiled domain (an open handle, a name or a folder) whose verify-and-revise (C5) step prompts the server
     answers with the `verifier` step responder (harness.verify.responders); answer prompts go
     to the named reference responder."""
 
@@ -193,10 +194,9 @@ class ReferenceServer:
             config.probe_responder,
         )
         if config.verify_domain is not None:
-            from harness.runfolder import open_compiled
             from harness.verify.responders import VerifyResponder
 
-            self.answerer.verify = VerifyResponder(open_compiled(config.verify_domain))
+            self.answerer.verify = VerifyResponder(CompiledDomain.open(config.verify_domain))
         self.store = Store(
             self._batch_answer, config.batch_step_ms / 1000, config.expire_batches, self._stop
         )

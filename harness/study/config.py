@@ -119,7 +119,7 @@ def study_from(doc: Any, path: Path, domain: str) -> StudyConfig:
     """The study of a study file that passed its schema (`doc`: the compiler's YamlDoc, from
     `compiler.declarations.load_study_file`; kgbench.cli.study composes the two); a SpecError
     (file, line, field) on the first problem the schema cannot see."""
-    from harness.runfolder import open_compiled
+    from harness.compiled import CompiledDomain
 
     data: dict[str, Any] = doc.data
 
@@ -129,7 +129,7 @@ def study_from(doc: Any, path: Path, domain: str) -> StudyConfig:
             f"the study is declared for domain '{declared}', but --domain is '{domain}'",
             doc.location(["domain"], "domain"),
         )
-    compiled = open_compiled(domain)
+    compiled = CompiledDomain.open(domain)
     known = [c.id for c in compiled.conditions]
     # Verify-and-revise conditions (C5) are multi-step agents answered by `kgbench verify`,
     # not single prompts: a study leaves them out by default (StudyConfig.excluded says so)
@@ -327,12 +327,12 @@ def _release(
         )
     if version is not None:
         Version.parse(str(version))  # the schema's pattern lets a trailing newline through
-        path = compiled.root / "gold" / str(version)
+        path = compiled.gold_dir / str(version)
         where = doc.location(["release", "version"], "version")
         if not path.is_dir():
             from harness.gold_layout import releases
 
-            have = ", ".join(str(v) for v in sorted(releases(compiled.root / "gold"))) or "none"
+            have = ", ".join(str(v) for v in sorted(releases(compiled.gold_dir))) or "none"
             raise SpecError(
                 f"domain {domain} has no release {version} under {path.parent} "
                 f"(published: {have}); publish it with `kgbench publish` or give its 'path'",

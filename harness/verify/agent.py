@@ -44,6 +44,7 @@ from typing import Any
 import neo4j
 from rich.console import Console
 
+from harness.compiled import CompiledDomain
 from harness.order import ORIGINAL
 from harness.prompts import PromptRenderer, prompt_record
 from harness.runfolder import Prompt, RunFolder
@@ -69,6 +70,7 @@ class VerifyConfig:
     database: str | None = None
     order_variants: bool = False  # also rerun the agent per declared presentation
     reviser: str | None = None  # None: the condition's declared one (uninformed, KGARevion)
+    compiled: CompiledDomain | None = None  # the caller's open handle; None: the run's own
 
 
 @dataclass
@@ -103,7 +105,7 @@ def run_verify(
     console = console or Console(stderr=True, highlight=False)
     folder = RunFolder.open(config.run_dir)
     scenarios = folder.scenarios()
-    compiled = folder.compiled()
+    compiled = folder.compiled(config.compiled)
     settings = VerifySettings.open(compiled, config.condition)
     v = settings.verify
     runner = config.runner
@@ -346,12 +348,12 @@ def _run_agent(
     return chains, rejected_answers, answer_prompts, answers
 
 
-def _response_schema(folder: RunFolder, compiled: Any) -> dict[str, Any]:
+def _response_schema(folder: RunFolder, compiled: CompiledDomain) -> dict[str, Any]:
     """The response schema the run's prompts ask for (run.json's, after `kgbench prompts`),
     else the compiled domain's: the C5 answer uses the same JSON contract as C1-C4."""
     if folder.run_json.exists():
-        return folder.response_schema()[1]
-    path = compiled.root / "schemas" / "response.schema.json"
+        return folder.response_schema(compiled)[1]
+    path = compiled.schema_path("response")
     return read_json_object(path, "JSON Schema")
 
 

@@ -51,7 +51,7 @@ class Populations:
 
     def __init__(self, compiled: CompiledDomain) -> None:
         self.judge: Any = None
-        if (compiled.root / "scenario_rules.json").exists():
+        if compiled.has_scenario_rules:
             from harness.scenarios.evidence import OutcomeJudge
             from harness.scenarios.kg import KnowledgeGraph
             from harness.scenarios.rules import load_rules

@@ -95,7 +95,7 @@ def run_pilot(
     run_dir.mkdir(parents=True)
     (run_dir / PILOT_MARK).write_text("a `kgbench pilot` folder; the next pilot replaces it\n")
     result = step("compile", lambda: compile_domain(domain))
-    compiled = CompiledDomain(result.domain, result.out_dir)
+    compiled = CompiledDomain.open(result.out_dir)
     options = PilotOptions(
         with_c5=with_c5, order_variants=order_variants, volume_control=volume_control
     )
@@ -197,12 +197,12 @@ def _pipeline(
         step("extract", extract_all)
     step(
         "render prompts",
-        lambda: build_prompts(run_dir, str(compiled.root), order_variants=options.order_variants),
+        lambda: build_prompts(run_dir, compiled, order_variants=options.order_variants),
     )
     base_url, stop_server = start_server_in_thread(
         responder=responder,
         run_dir=run_dir,
-        verify_domain=str(compiled.root) if options.with_c5 else None,
+        verify_domain=compiled if options.with_c5 else None,
     )
     previous_key = os.environ.get("OPENAI_API_KEY")
     os.environ["OPENAI_API_KEY"] = LOCAL_KEY
@@ -213,6 +213,7 @@ def _pipeline(
             base_url=base_url,
             concurrency=16,
             use_cache=False,
+            compiled=compiled,
         )
         step(f"answer with {responder} via {base_url}", lambda: run_model(config, console))
         if options.with_c5:
@@ -231,6 +232,7 @@ def _pipeline(
                             stage,
                             database=settings.database,
                             order_variants=options.order_variants,
+                            compiled=compiled,
                         ),
                         driver,
                         console,
@@ -242,8 +244,8 @@ def _pipeline(
             os.environ.pop("OPENAI_API_KEY", None)
         else:
             os.environ["OPENAI_API_KEY"] = previous_key
-    step("score", lambda: score_run(run_dir))
-    return step("report", lambda: write_report(run_dir))
+    step("score", lambda: score_run(run_dir, domain=compiled))
+    return step("report", lambda: write_report(run_dir, compiled=compiled))
 
 
 def panel_table(md_path: Path) -> str:

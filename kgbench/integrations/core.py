@@ -59,7 +59,7 @@ class KgbenchEval:
         self.release = read_release(release_dir)
         manifest = self.release.manifest
         root = Path(compiled) if compiled else release_dir.resolve().parent.parent
-        self.domain = CompiledDomain(root.name, root)
+        self.domain = CompiledDomain.open(root)
         compiled_manifest = self.domain.json("manifest.json")
         if (compiled_manifest.get("domain"), compiled_manifest.get("domain_version")) != (
             manifest.get("domain"),

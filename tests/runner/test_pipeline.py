@@ -113,12 +113,18 @@ def test_stage_and_run_give_the_same_records_for_the_same_requests(tmp_path, ser
 
 
 def test_run_and_stage_configs_share_every_send_option():
-    """RunConfig and StageConfig add only what they send (a run folder, a stage folder and
-    responders) to the one set of runner options the pipeline reads."""
+    """RunConfig and StageConfig add only what they send (a run folder with the compiled
+    domain its caller holds open, a stage folder and responders) to the one set of runner
+    options the pipeline reads."""
     from harness.runner.api import RunConfig
 
     shared = set(SendOptions.__dataclass_fields__)
-    assert set(RunConfig.__dataclass_fields__) - shared == {"run_dir", "limit", "log_name"}
+    assert set(RunConfig.__dataclass_fields__) - shared == {
+        "run_dir",
+        "limit",
+        "log_name",
+        "compiled",
+    }
     assert set(StageConfig.__dataclass_fields__) - shared == {"out_dir", "responders", "respond"}
     assert issubclass(RunConfig, SendOptions) and issubclass(StageConfig, SendOptions)
 
