@@ -32,9 +32,9 @@ from typing import Any
 
 from bench.timing import load_average
 from harness.compiled import GENERATED, CompiledDomain
+from harness.evaluation.scoring import load_compiled_scorer
 from harness.runfolder import RunFolder
 from harness.runner.parse import ResponseJudge
-from harness.scoring import load_compiled_scorer
 from kgbench.io import json_line_bytes
 
 REPLICATES = 32

@@ -40,11 +40,11 @@ from typing import Any
 import jsonschema
 
 from bench.timing import figure, load_average
-from harness.claims import direction_of
 from harness.compiled import GENERATED, CompiledDomain
-from harness.lexicon import Lexicon, norm, norm_short
-from harness.metrics import score_panel
-from harness.scoring import (
+from harness.evaluation.claims import direction_of
+from harness.evaluation.lexicon import Lexicon, norm, norm_short
+from harness.evaluation.metrics import score_panel
+from harness.evaluation.scoring import (
     MAX_UNKNOWN_IDS,
     coerce_response,
     load_compiled_scorer,

@@ -16,7 +16,7 @@ them), so no Neo4j is needed.
 * baseline: `kgbench score` of the same five logs with its defaults (per-model panels and the
   one C4:C2 contrast per model, 10,000 resamples): what a user runs today, one model at a
   time, and which answers none of the questions between models.
-* also: the study statistics alone beside `harness.stats.paired_contrast` (the single-model
+* also: the study statistics alone beside `harness.evaluation.stats.paired_contrast` (the single-model
   contrast, pure Python) computing the model-versus-model deltas of one condition only.
 
 Warm: each figure is the median of interleaved runs after one warm-up in this process
@@ -144,8 +144,8 @@ def stage(
 
 
 def main(quick: bool = False) -> list[str]:
-    from harness.scoring import score_run
-    from harness.stats import paired_contrast, scenario_values
+    from harness.evaluation.scoring import score_run
+    from harness.evaluation.stats import paired_contrast, scenario_values
     from harness.study.report import render_study_html
     from harness.study.run import compute_statistics
     from harness.study.stats import Settings, compute, study_data
@@ -187,7 +187,7 @@ def main(quick: bool = False) -> list[str]:
         ]  # fmt: skip
 
         # the statistics alone, beside the single-model contrast code on one condition
-        from harness.scoring import load_compiled_scorer
+        from harness.evaluation.scoring import load_compiled_scorer
         from kgbench.io import read_jsonl
 
         scorer = load_compiled_scorer(compiled)

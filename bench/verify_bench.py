@@ -23,13 +23,13 @@ from pathlib import Path
 from typing import Any
 
 from harness.compiled import CompiledDomain
+from harness.evaluation.prompts import PromptRenderer
 from harness.graph.load import load
 from harness.neo4j import connection_settings, open_driver, start, stop
-from harness.prompts import PromptRenderer
 from harness.scenario_files import generated_set, read_scenarios
 from harness.verify import steps
+from harness.verify.graph_check import Reviewer, VerifySettings
 from harness.verify.responders import VerifyResponder
-from harness.verify.review import Reviewer, VerifySettings
 
 TARGET_P95_MS = 20.0
 

@@ -61,7 +61,7 @@ class Finding:
 
 
 def _norm(text: str) -> str:
-    """The scorer's name normalisation (harness.lexicon.norm): what it cannot tell apart."""
+    """The scorer's name normalisation (harness.evaluation.lexicon.norm): what it cannot tell apart."""
     return " ".join(re.sub(r"[^0-9a-z]+", " ", text.lower()).split())
 
 

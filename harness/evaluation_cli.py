@@ -52,7 +52,7 @@ def prompts_command(
     ] = False,
 ) -> None:
     """Render every scenario x condition prompt into RUN_DIR/prompts/prompts.jsonl."""
-    from harness.prompts import build_prompts
+    from harness.evaluation.prompts import build_prompts
 
     start = time.perf_counter()
     out, n = build_prompts(run_dir, domain, order_variants=order_variants)
@@ -104,8 +104,8 @@ def score_command(
     ] = None,
 ) -> None:
     """Score the responses of a run: scores/<log>/items.jsonl and panel.json."""
+    from harness.evaluation.scoring import parse_pair, score_run
     from harness.runner.spec import log_name_for
-    from harness.scoring import parse_pair, score_run
 
     log = log_name_for(model, log_name)
     pairs = [parse_pair(p) for p in pair] if pair else None

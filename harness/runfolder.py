@@ -64,7 +64,7 @@ class Prompt:
     messages: list[dict[str, Any]]
     sha256: str | None = None
     presentation: str | None = None
-    """A declared presentation of the options (order sensitivity, harness.order); None for
+    """A declared presentation of the options (order sensitivity, harness.evaluation.order); None for
     the original order, which is what the panel scores."""
 
     @property

@@ -25,7 +25,7 @@ class Panel:
     domain: str
     metric_names: tuple[str, ...]
     unparseable_policy: str
-    _scorer: Any  # harness.scoring.CompiledScorer: an implementation detail
+    _scorer: Any  # harness.evaluation.scoring.CompiledScorer: an implementation detail
 
     def score(
         self, gold: dict[str, Any], response: Any, context: dict[str, Any] | None
@@ -39,7 +39,7 @@ class Panel:
     ) -> dict[str, Any]:
         """The scores with how the answer was read: `parse_status` (ok, schema_error,
         extracted, unparseable), `problems`, and cited `unknown_ids`."""
-        from harness.scoring import apply_policy
+        from harness.evaluation.scoring import apply_policy
 
         item = self._scorer.score(gold, response, context)
         return {
@@ -59,7 +59,7 @@ def open_panel(compiled_dir: str | Path, api: str = API_VERSION) -> Panel:
             f"API {API_VERSION}: compile the domain again with this kgbench"
         )
     from harness.compiled import CompiledDomain
-    from harness.scoring import load_compiled_scorer
+    from harness.evaluation.scoring import load_compiled_scorer
 
     compiled = CompiledDomain.open(Path(compiled_dir))
     scorer = load_compiled_scorer(compiled)

@@ -251,7 +251,7 @@ def _volume_matched(
     own compiled query) padded to the item's reference block's length (harness.graph.volume),
     the padding fetched through the condition's compiled padding query and measured by
     rendering the compiled templates the prompts use."""
-    from harness.prompts import PromptRenderer
+    from harness.evaluation.prompts import PromptRenderer
 
     from .volume import check_padding, pad
 

@@ -181,7 +181,7 @@ def probe_review_command(
     from harness.runner.spec import log_name_for
     from kgbench.ranges import check
 
-    from .review import aggregate_ratings, write_review
+    from .rating_sheets import aggregate_ratings, write_review
 
     check("--bootstrap", bootstrap, "bootstrap")
     model = log_name_for(model)

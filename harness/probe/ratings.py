@@ -22,11 +22,10 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from harness.evaluation.stats import bootstrap_ci, mean
 from kgbench.errors import Location, UserError
 from kgbench.io import atomic_write_text
 from kgbench.untrusted import csv_reader, load_json_object
-
-from ..stats import bootstrap_ci, mean
 
 DIMENSIONS = ("accuracy", "comprehensiveness")
 RATING_COLUMNS = ("model", "root_id", "graph_sha256", "reviewer", *DIMENSIONS, "comment")

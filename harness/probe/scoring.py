@@ -30,7 +30,7 @@ still run and listed with `out_of_scope` saying why, and left out of the means, 
 ratios and the curve (`overall.out_of_scope_roots` names it).
 
 Per root, then over roots: the mean (each root weighs the same) with a percentile bootstrap
-interval over roots (harness.stats.bootstrap_ci, seeded per metric), and the pooled ratio
+interval over roots (harness.evaluation.stats.bootstrap_ci, seeded per metric), and the pooled ratio
 (sums over roots). All pair distances of all roots come from one batched query of the
 distance index, built once per reference graph.
 """
@@ -40,7 +40,8 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from ..stats import bootstrap_ci, mean
+from harness.evaluation.stats import bootstrap_ci, mean
+
 from .distances import DistanceIndex
 from .graph import GeneratedGraph
 from .mapping import Decision

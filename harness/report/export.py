@@ -100,7 +100,7 @@ PAIRED_COLUMNS = [
 
 
 def paired_csv(panel: dict[str, Any]) -> str:
-    """One row per (contrast, metric); delta = a - b, favorable after Holm (harness.stats)."""
+    """One row per (contrast, metric); delta = a - b, favorable after Holm (harness.evaluation.stats)."""
     rows = []
     for contrast in panel.get("paired", []):
         for metric in panel["metrics"]:

@@ -31,6 +31,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from harness.evaluation.responders import is_responder
 from kgbench import __version__
 from kgbench.errors import UserError
 from kgbench.io import sha256_file
@@ -38,7 +39,6 @@ from kgbench.untrusted import load_json_or_none, parse_json_or_none
 from kgbench.version import commit, describe
 
 from ..compiled import CompiledDomain
-from ..responders import is_responder
 from ..runfolder import RunFolder
 
 REFERENCE_FINGERPRINT = "kgbench-ref-"  # how the local reference server signs its answers

@@ -16,10 +16,10 @@ from typing import Any
 
 from rich.console import Console
 
+from harness.evaluation.responders import needs_gold
 from kgbench.errors import UserError
 
 from ..compiled import CompiledDomain
-from ..responders import needs_gold
 from ..runfolder import RunFolder
 from .client import ReferenceTransport
 from .job import Job, SendOptions, Started

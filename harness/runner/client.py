@@ -279,7 +279,7 @@ class ReferenceTransport:
     """In-process reference responders: same records, no network, no key."""
 
     def __init__(self, spec: ModelSpec, gold: dict[str, dict[str, Any]] | None = None) -> None:
-        from harness.responders import respond
+        from harness.evaluation.responders import respond
 
         self.spec = spec
         self.gold = gold or {}
@@ -291,7 +291,7 @@ class ReferenceTransport:
         return scrub(text)
 
     async def complete(self, item: RequestItem) -> Completion:
-        from harness.responders import needs_gold
+        from harness.evaluation.responders import needs_gold
 
         from .messages import estimate_tokens, last_user_text, message_text
 

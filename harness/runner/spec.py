@@ -7,9 +7,8 @@ import re
 from dataclasses import dataclass
 from urllib.parse import urlsplit, urlunsplit
 
+from harness.evaluation.responders import is_responder, responder_names
 from kgbench.errors import UserError
-
-from ..responders import is_responder, responder_names
 
 
 def model_slug(spec: str) -> str:
@@ -52,7 +51,7 @@ def parse_model_spec(
     """Parse `--model`; a malformed spec is a UserError listing the accepted forms.
 
     `responders` are the reference responders the caller can run: None means the QA panel's
-    registry (harness.responders, noisy oracles included); the graph-generation probe passes
+    registry (harness.evaluation.responders, noisy oracles included); the graph-generation probe passes
     its own."""
     known = is_responder if responders is None else responders.__contains__
     if responders is None:

@@ -26,10 +26,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from harness.evaluation.responders import RESPONDERS, is_responder, responder_names
 from kgbench.untrusted import ParseError, parse_json
 
 from ..compiled import CompiledDomain
-from ..responders import RESPONDERS, is_responder, responder_names
 from .completions import Answerer, load_gold
 from .faults import FaultPlan
 from .store import Store

@@ -16,7 +16,8 @@ from itertools import count
 from pathlib import Path
 from typing import Any
 
-from ..responders import VERIFIER, is_responder, needs_gold, noisy_rate, respond
+from harness.evaluation.responders import VERIFIER, is_responder, needs_gold, noisy_rate, respond
+
 from ..runfolder import RunFolder
 from ..runner.messages import estimate_tokens, last_user_text, message_text
 

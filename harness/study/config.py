@@ -212,7 +212,7 @@ def study_from(doc: Any, path: Path, domain: str) -> StudyConfig:
 def _models(
     doc: Any, data: dict[str, Any], sampling: dict[str, Any], replicates: int
 ) -> list[StudyModel]:
-    from harness.responders import noisy_name
+    from harness.evaluation.responders import noisy_name
 
     out: list[StudyModel] = []
     first: dict[str, int] = {}

@@ -200,7 +200,7 @@ def prepare(
     config: StudyConfig, paths: StudyPaths, compiled: CompiledDomain, console: Console
 ) -> None:
     """scenarios.jsonl from the release, contexts from Neo4j (once), prompts, run.json."""
-    from harness.prompts import build_prompts
+    from harness.evaluation.prompts import build_prompts
 
     run_dir = paths.run_dir
     folder = RunFolder(run_dir)
@@ -415,7 +415,7 @@ def analyse(
 def score_models(config: StudyConfig, paths: StudyPaths) -> None:
     """`kgbench score` over the study's logs (no condition contrasts: the study makes its
     own comparisons)."""
-    from harness.scoring import score_run
+    from harness.evaluation.scoring import score_run
 
     score_run(paths.run_dir, None, pairs=(), bootstrap=config.bootstrap, seed=config.seed)
 
@@ -424,9 +424,9 @@ def compute_statistics(
     config: StudyConfig, paths: StudyPaths, compiled: CompiledDomain, score: bool = True
 ) -> dict[str, Any]:
     """Scores (unless `score` is False), statistics, usage and provenance as one dict."""
+    from harness.evaluation.scoring import load_compiled_scorer
     from harness.release.index import release_digest
     from harness.report.provenance import provenance_block
-    from harness.scoring import load_compiled_scorer
 
     from .stats import Settings, compute, study_data
 
@@ -485,7 +485,7 @@ def compute_statistics(
 
 
 def _counts(items: list[dict[str, Any]], conditions: tuple[str, ...]) -> dict[str, Any]:
-    from harness.stats import counts
+    from harness.evaluation.stats import counts
 
     return counts(items, list(conditions))
 
@@ -551,7 +551,7 @@ def recommendation_keys(
     """Per model, per (scenario, condition): the recommendation of each replicate, as a key
     that two answers naming the same intervention share ("lisinopril 10 mg" and
     "Lisinopril"), through the domain's lexicon; None where a replicate has no answer."""
-    from harness.scoring import ResponsesLog, coerce_response
+    from harness.evaluation.scoring import ResponsesLog, coerce_response
 
     field = next(
         (m.response_field for m in scorer.metrics if m.kind == "intervention_match"),

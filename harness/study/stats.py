@@ -2,17 +2,17 @@
 
 Design (paper section 3.5, extended to several models): every model answers every scenario
 under every condition, `k` times. Replicates are averaged within (scenario, condition) first
-(`harness.stats.scenario_values`), so the unit of every interval and test is the scenario,
+(`harness.evaluation.stats.scenario_values`), so the unit of every interval and test is the scenario,
 and a scenario answered three times weighs as much as one answered once.
 
 * Panel: each model's mean per condition and metric, its standard error
-  (`harness.stats.summary`), and a percentile bootstrap interval over scenarios.
+  (`harness.evaluation.stats.summary`), and a percentile bootstrap interval over scenarios.
 * Paired model-versus-model deltas (a - b) over the scenarios where both models have the
-  metric defined: bootstrap interval; exact McNemar (`harness.stats.mcnemar_exact`) for a
+  metric defined: bootstrap interval; exact McNemar (`harness.evaluation.stats.mcnemar_exact`) for a
   binary metric whose paired values are all 0/1, otherwise a paired sign-flip permutation
   test (exact up to `EXACT_SIGN_FLIP_MAX_N` pairs, else Monte Carlo with the add-one
   estimate, or Hoeffding's bound on the exact p-value where that is smaller, see
-  `hoeffding_bound`); Holm (`harness.stats.holm`) across the comparisons of a family (the
+  `hoeffding_bound`); Holm (`harness.evaluation.stats.holm`) across the comparisons of a family (the
   whole study by default). The same rule as the single-model report's condition contrasts.
 * Model x condition interaction: per scenario, model a's grounding effect (condition minus
   the baseline condition) minus model b's; the same bootstrap and sign-flip test (never
@@ -24,7 +24,7 @@ and a scenario answered three times weighs as much as one answered once.
   recommendation is the same in every replicate, with a Wilson interval) and ICC(2,1) of each
   continuous metric (see `icc_2_1` for why that form).
 
-The resampling is the one core in `harness.stats` (also used by the single-model panel, the
+The resampling is the one core in `harness.evaluation.stats` (also used by the single-model panel, the
 report, the probe and the order analysis): one matrix of bootstrap counts (B resamples x N
 scenarios, multinomial) is drawn once per study and shared by every model, condition and
 metric (a joint bootstrap over scenarios, which is also what makes the rank intervals
@@ -32,7 +32,7 @@ coherent), and one matrix of random signs serves every permutation test. A resam
 (counts . values) / (counts . defined), so an undefined value is never a zero. Everything is
 a pure function of the data and `seed`: adding a model or a metric never moves another's
 numbers (beyond floating-point rounding in the batched products), since the draws depend only
-on the seed and the scenario list; `harness.stats.paired_contrast` over the same scenario list
+on the seed and the scenario list; `harness.evaluation.stats.paired_contrast` over the same scenario list
 and seed gives the same interval and p-value as a pairwise row here.
 """
 
@@ -45,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.stats import (
+from harness.evaluation.stats import (
     CI_LEVEL,
     EXACT_SIGN_FLIP_MAX_N,
     column_intervals,
@@ -70,7 +70,7 @@ ScenarioValues = dict[str, dict[str, dict[str, float]]]  # condition -> metric -
 class StudyData:
     """What the statistics read: per model, replicate-averaged values and per-replicate data.
 
-    `values[model]` is `harness.stats.scenario_values` of the model's scored items;
+    `values[model]` is `harness.evaluation.stats.scenario_values` of the model's scored items;
     `replicate_values[model][cond][metric][sid]` holds the k per-replicate values (None where
     undefined or unanswered); `answers[model][(sid, cond)]` the k recommendation keys (None
     where a replicate has no scored answer).
@@ -97,7 +97,7 @@ class Settings:
     interaction_baseline: str | None = None
 
 
-# --- primitives of the study (the resampling core is harness.stats) ----------------------------
+# --- primitives of the study (the resampling core is harness.evaluation.stats) ----------------------------
 
 
 def icc_2_1(y: np.ndarray) -> float | None:
@@ -452,7 +452,7 @@ def study_data(
     answers: dict[str, dict[tuple[str, str], list[str | None]]] | None = None,
 ) -> StudyData:
     """StudyData from each model's scored items (scores/<model>/items.jsonl)."""
-    from harness.stats import scenario_values
+    from harness.evaluation.stats import scenario_values
 
     values = {m: scenario_values(items[m], metrics, policy) for m in models}
     per_rep: dict[str, Any] = {}

@@ -19,7 +19,7 @@ cache work per stage. What it writes, each file atomically and through harness.r
 `<log>` is the model's slug, as `kgbench run` names its responses log, so C5 pairs with the
 same model's C1-C4 answers.
 
-`--order-variants` (order sensitivity, harness.order) reruns the whole agent once per declared
+`--order-variants` (order sensitivity, harness.evaluation.order) reruns the whole agent once per declared
 presentation of the options: every step's prompt (generate, revise, answer) lists them in that
 presentation's order and labels, so the triplets too come from the reordered options, as a
 reordered C1-C4 prompt is answered from scratch. Its stages are logged as
@@ -45,8 +45,8 @@ import neo4j
 from rich.console import Console
 
 from harness.compiled import CompiledDomain
-from harness.order import ORIGINAL
-from harness.prompts import PromptRenderer, prompt_record
+from harness.evaluation.order import ORIGINAL
+from harness.evaluation.prompts import PromptRenderer, prompt_record
 from harness.runfolder import Prompt, RunFolder
 from harness.runner.log import JsonlLog, RunLock
 from harness.runner.stage import Stage, StageConfig, StageRequest, run_stage, stage_spec
@@ -54,7 +54,7 @@ from kgbench.errors import UserError
 from kgbench.io import read_json_object
 
 from . import steps
-from .review import Reviewer, Verdict, VerifySettings, correction_text
+from .graph_check import Reviewer, Verdict, VerifySettings, correction_text
 
 SUMMARY_FORMAT = "1.0.0"
 # What the revise step is shown of a refuted triplet (conditions.yaml `reviser`).
@@ -110,7 +110,7 @@ def run_verify(
     v = settings.verify
     runner = config.runner
     if runner.model.startswith("ref:") and runner.respond is None:
-        from harness.responders import is_responder, respond
+        from harness.evaluation.responders import is_responder, respond
 
         from .responders import stage_respond
 
@@ -208,12 +208,12 @@ def _presentations(
     compiled: Any, scenarios: list[dict[str, Any]]
 ) -> list[tuple[str, list[dict[str, Any]]]]:
     """The original order and each declared presentation that lists some scenario's options
-    differently from every earlier one (harness.order), with the scenarios as it shows them.
+    differently from every earlier one (harness.evaluation.order), with the scenarios as it shows them.
 
     A presentation is rerun whole (generate, review, revise, answer) for the scenarios whose
     options it lists anew; a scenario it lists as an earlier presentation does is answered
     by that one's answer (order.json reads it there), so no request is sent twice."""
-    from harness.order import arrangements, presented
+    from harness.evaluation.order import arrangements, presented
 
     out: list[tuple[str, list[dict[str, Any]]]] = [(ORIGINAL, scenarios)]
     for p in compiled.presentations:
@@ -247,7 +247,7 @@ def _run_agent(
     """Generate, review, revise and answer for the scenarios as one presentation lists their
     options (every step's prompt shows them in that order, with its labels). Returns the
     chains, the unusable answers, the answer prompts and the answers (keyed by prompt id)."""
-    from harness.order import prompt_id
+    from harness.evaluation.order import prompt_id
 
     runner, v, compiled, reviewer = agent.runner, agent.v, agent.compiled, agent.reviewer
     predicates, targets = agent.predicates, agent.targets

@@ -2,7 +2,7 @@
 
 Baselines, not models; they read only the prompt text, in process (through
 `StageConfig.respond`) or behind the loopback OpenAI-compatible server alike. Their name,
-`verifier`, is registered with the other reference responders in harness.responders (the one
+`verifier`, is registered with the other reference responders in harness.evaluation.responders (the one
 registry, `STEP_RESPONDERS`); this module holds the behaviour, which needs the compiled graph.
 
 * generate: per candidate, a declared mix (`MIX`) of triplets: `true` ones (the candidate's
@@ -28,9 +28,9 @@ from collections.abc import Callable
 from typing import Any
 
 from harness.compiled import CompiledDomain
+from harness.evaluation.responders import VERIFIER, is_responder, needs_gold
+from harness.evaluation.responders import respond as reference
 from harness.probe.names import name_key
-from harness.responders import VERIFIER, is_responder, needs_gold
-from harness.responders import respond as reference
 from harness.runner.messages import last_user_text
 from kgbench.errors import UserError
 
@@ -53,7 +53,7 @@ def _share(*parts: str) -> float:
 
 
 class VerifyResponder:
-    """The `verifier` step responder of harness.responders: generate and revise answers."""
+    """The `verifier` step responder of harness.evaluation.responders: generate and revise answers."""
 
     name_in_registry = VERIFIER
 

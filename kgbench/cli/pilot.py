@@ -86,7 +86,7 @@ def run_pilot(
             raise RequestsFailed(f"the pilot stopped at step '{name}': {ledger.summary()}")
         return result
 
-    from harness.responders import is_responder, responder_names
+    from harness.evaluation.responders import is_responder, responder_names
     from kgbench.errors import UserError
 
     if not is_responder(responder):  # before anything is compiled, loaded or removed
@@ -162,16 +162,16 @@ def _pipeline(
     options: PilotOptions,
 ) -> tuple[Path, Path]:
     """Everything after the compile, against the Neo4j the settings name."""
+    from harness.evaluation.prompts import build_prompts
+    from harness.evaluation.scoring import score_run
     from harness.graph.extract import check_against_compile, extract
     from harness.graph.load import load
     from harness.graph.stamp import require_current
     from harness.neo4j import connection_settings, open_driver
-    from harness.prompts import build_prompts
     from harness.report import write_report
     from harness.runfolder import RunFolder
     from harness.runner.api import RunConfig, run_model
     from harness.scenarios.generator import generate_file
-    from harness.scoring import score_run
     from harness.server.app import start_server_in_thread
 
     settings = connection_settings()

@@ -617,7 +617,7 @@ class PanelMetric(Model):
 
 class ScoredPanel(Document):
     """scores/<model>/panel.json: one model's scored panel (`kgbench score`). Paired
-    contrasts and counts are kept as written by harness.stats (documented there)."""
+    contrasts and counts are kept as written by harness.evaluation.stats (documented there)."""
 
     model_config = ConfigDict(extra="allow", frozen=True)  # score_run adds its own fields
 

@@ -51,7 +51,7 @@ class KgbenchEval:
         compiled: str | Path | None = None,
     ) -> None:
         from harness.compiled import CompiledDomain
-        from harness.prompts import PromptRenderer
+        from harness.evaluation.prompts import PromptRenderer
         from harness.release import read_release
         from kgbench.scoring import open_panel
 

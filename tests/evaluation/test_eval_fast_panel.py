@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from harness.claims import CITED_ASSERTION_FIELDS, index_assertions
 from harness.compiled import GENERATED, CompiledDomain
-from harness.lexicon import Lexicon
-from harness.metrics import DEFINED_WHEN, KINDS, PanelPlan, score_panel
-from harness.scoring import (
+from harness.evaluation.claims import CITED_ASSERTION_FIELDS, index_assertions
+from harness.evaluation.lexicon import Lexicon
+from harness.evaluation.metrics import DEFINED_WHEN, KINDS, PanelPlan, score_panel
+from harness.evaluation.scoring import (
     _objects_with_string_keys,
     coerce_response,
     load_compiled_scorer,

@@ -15,16 +15,13 @@ from typing import Any
 import pytest
 import yaml
 
-from harness.claims import claim_reader, unsupported_claims
 from harness.compiled import CompiledDomain
-from harness.lexicon import MEMO_SIZE, MEMO_TEXT, Lexicon, norm
-from harness.metric_inputs import MetricInputs
-from harness.metrics import DEFAULT_UNPARSEABLE_POLICY
-from harness.prompts import build_prompts
-from harness.runner.api import answer_with_reference
-from harness.runner.log import JsonlLog
-from harness.runner.parse import MAX_DEPTH, ResponseJudge
-from harness.scoring import (
+from harness.evaluation.claims import claim_reader, unsupported_claims
+from harness.evaluation.lexicon import MEMO_SIZE, MEMO_TEXT, Lexicon, norm
+from harness.evaluation.metric_inputs import MetricInputs
+from harness.evaluation.metrics import DEFAULT_UNPARSEABLE_POLICY
+from harness.evaluation.prompts import build_prompts
+from harness.evaluation.scoring import (
     MixedLogError,
     fenced_blocks,
     load_compiled_scorer,
@@ -32,6 +29,9 @@ from harness.scoring import (
     score_response,
     score_run,
 )
+from harness.runner.api import answer_with_reference
+from harness.runner.log import JsonlLog
+from harness.runner.parse import MAX_DEPTH, ResponseJudge
 
 REPO = Path(__file__).resolve().parents[2]
 MB = 1_000_000

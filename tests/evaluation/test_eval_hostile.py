@@ -13,7 +13,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from harness.scoring import score_response
+from harness.evaluation.scoring import score_response
 
 SETTINGS = settings(
     max_examples=800,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from harness.scoring import score_response
+from harness.evaluation.scoring import score_response
 
 REJECTING = [
     "avoid lisinopril",

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
+from harness.evaluation.scoring import score_run
 from harness.report import write_report
 from harness.runner.api import answer_with_reference
-from harness.scoring import score_run
 from kgbench.cli import app
 
 runner = CliRunner()

@@ -10,7 +10,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from harness.prompts import PromptRenderer, build_prompts
+from harness.evaluation.prompts import PromptRenderer, build_prompts
 from harness.runfolder import RUN_FORMAT, RunFolder
 from kgbench.errors import UserError
 

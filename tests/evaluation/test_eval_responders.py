@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from harness.prompts import PromptRenderer
-from harness.responders import parse_prompt, respond
-from harness.scoring import coerce_response
+from harness.evaluation.prompts import PromptRenderer
+from harness.evaluation.responders import parse_prompt, respond
+from harness.evaluation.scoring import coerce_response
 from kgbench.errors import UserError
 
 CONDITIONS = ("C1", "C2", "C3", "C4")

@@ -11,8 +11,8 @@ import pytest
 import yaml
 
 from harness.compiled import CompiledDomain
-from harness.prompts import build_prompts
-from harness.responders import RESPONDERS, noisy_name
+from harness.evaluation.prompts import build_prompts
+from harness.evaluation.responders import RESPONDERS, noisy_name
 from harness.runfolder import RunFolder
 from harness.server.completions import Answerer
 from tests.response_grammar import StrictGrammar

@@ -10,9 +10,9 @@ import pytest
 import yaml
 
 from harness.compiled import CompiledDomain
-from harness.lexicon import Lexicon
-from harness.metrics import DEFINED_WHEN, KINDS
-from harness.scoring import (
+from harness.evaluation.lexicon import Lexicon
+from harness.evaluation.metrics import DEFINED_WHEN, KINDS
+from harness.evaluation.scoring import (
     Contract,
     FieldRule,
     coerce_response,

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from harness.stats import (
+from harness.evaluation.stats import (
     bootstrap_ci,
     build_panel,
     holm,
@@ -79,7 +79,7 @@ def test_pearson_and_summary():
 
 
 def _signs(n: int, seed: int = 0, resamples: int = 2000):
-    from harness.stats import random_signs, rng_for
+    from harness.evaluation.stats import random_signs, rng_for
 
     return random_signs(n, resamples, rng_for(seed, "signs"))
 

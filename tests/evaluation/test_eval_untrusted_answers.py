@@ -13,7 +13,7 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from harness.scoring import parse_text, score_response
+from harness.evaluation.scoring import parse_text, score_response
 from kgbench.cli import app
 
 BIG = "9" * 5000

@@ -11,11 +11,11 @@ from pathlib import Path
 
 from rich.console import Console
 
+from harness.evaluation.prompts import build_prompts
+from harness.evaluation.scoring import score_run
 from harness.neo4j.state import ensure_password
-from harness.prompts import build_prompts
 from harness.report import write_report
 from harness.runner.api import RunConfig, run_model
-from harness.scoring import score_run
 from harness.server.app import start_server_in_thread
 from kgbench.io import atomic_write_json, atomic_write_text, process_umask, replace_folder
 

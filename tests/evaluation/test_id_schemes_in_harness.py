@@ -13,8 +13,8 @@ import re
 
 import pytest
 
-from harness.prompts import PromptRenderer
-from harness.responders import parse_prompt, respond
+from harness.evaluation.prompts import PromptRenderer
+from harness.evaluation.responders import parse_prompt, respond
 from kgbench.errors import UserError
 
 CONDITIONS = ("C2", "C3", "C4")

@@ -12,7 +12,7 @@ import pytest
 from rich.console import Console
 
 from harness.compiled import CompiledDomain
-from harness.order import (
+from harness.evaluation.order import (
     ORIGINAL,
     Arrangement,
     analyse,
@@ -22,12 +22,12 @@ from harness.order import (
     first_position,
     flip_rate,
 )
-from harness.prompts import build_prompts
+from harness.evaluation.prompts import build_prompts
+from harness.evaluation.scoring import score_run
 from harness.report import write_report
 from harness.runfolder import RunFolder
 from harness.runner.api import RunConfig, run_model
 from harness.scenario_files import generated_set
-from harness.scoring import score_run
 from harness.server.app import start_server_in_thread
 from kgbench.contract import Presentation
 
@@ -75,7 +75,7 @@ def test_reading_a_choice_by_name_or_letter() -> None:
 def test_a_choice_is_read_as_the_scorer_reads_it() -> None:
     """Issue 27: "Lisinopril" under one order and "Lisinopril 10 mg" under another are one
     choice (the scorer credits both), not a flip; a hedge between two options is none."""
-    from harness.scoring import load_compiled_scorer
+    from harness.evaluation.scoring import load_compiled_scorer
 
     lexicon = load_compiled_scorer(CompiledDomain.open("cardio")).lexicon
     names = {"DRG_0001": "Lisinopril", "DRG_0006": "Metoprolol succinate"}

@@ -13,12 +13,12 @@ import pytest
 from rich.console import Console
 
 from harness.compiled import CompiledDomain
-from harness.prompts import build_prompts
+from harness.evaluation.prompts import build_prompts
+from harness.evaluation.scoring import score_run
 from harness.report import write_report
 from harness.report.provenance import baseline_of, release_of
 from harness.report.svg import category_bars
 from harness.runner.api import RunConfig, answer_with_reference, run_model
-from harness.scoring import score_run
 from harness.server.app import start_server_in_thread
 from kgbench import __version__
 

@@ -13,13 +13,13 @@ import pytest
 from statsmodels.stats.proportion import proportion_confint
 from typer.testing import CliRunner
 
-from harness.prompts import build_prompts
+from harness.evaluation.prompts import build_prompts
+from harness.evaluation.scoring import score_run
+from harness.evaluation.stats import build_panel, summary
 from harness.report.export import latex_escape
 from harness.report.svg import BAD, GOOD, NEUTRAL, forest
 from harness.report.tables import cell, paired_tables
 from harness.runner.api import answer_with_reference
-from harness.scoring import score_run
-from harness.stats import build_panel, summary
 from kgbench.cli import app
 from kgbench.contract import Metric
 

@@ -1,5 +1,5 @@
 """One statistics core (issue 32, item 5): the bootstrap, the sign-flip test and the exact
-tests are written once, in `harness.stats`, and every command that reports an interval or a
+tests are written once, in `harness.evaluation.stats`, and every command that reports an interval or a
 p-value (panel, report, probe, ratings, order analysis, study) calls them. The numeric
 equality of the panel and the study on the same contrast is
 tests/study/test_study_stats.py::test_same_contrast_same_numbers_as_the_single_model_panel."""
@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.stats import (
+from harness.evaluation.stats import (
     bootstrap_ci,
     bootstrap_counts,
     column_intervals,
@@ -23,7 +23,7 @@ from harness.stats import (
 from kgbench.contract import Metric
 
 REPO = Path(__file__).resolve().parents[2]
-CORE = REPO / "harness" / "stats.py"
+CORE = REPO / "harness" / "evaluation" / "stats.py"
 # what writing a bootstrap, a permutation test or an exact test again would look like
 RESAMPLING = re.compile(
     r"multinomial\(|\.choices\(|getrandbits\(|product\(\(1|def \w*bootstrap\w*\(|"
@@ -40,7 +40,9 @@ def test_no_module_but_the_core_implements_resampling_or_an_exact_test() -> None
             for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
                 if RESAMPLING.search(line):
                     offenders.append(f"{path.relative_to(REPO)}:{number}: {line.strip()}")
-    assert offenders == [], "resampling written outside harness/stats.py:\n" + "\n".join(offenders)
+    assert offenders == [], "resampling written outside harness/evaluation/stats.py:\n" + "\n".join(
+        offenders
+    )
     assert RESAMPLING.search(CORE.read_text(encoding="utf-8"))  # the grep sees the core itself
 
 

@@ -14,10 +14,10 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from harness.evaluation.scoring import ResponsesLog
 from harness.runfolder import RUN_FORMAT
 from harness.runner.log import JsonlLog
 from harness.runner.parse import ResponseJudge
-from harness.scoring import ResponsesLog
 from kgbench.errors import UserError
 
 from .settings import budget

@@ -14,16 +14,16 @@ from hypothesis import strategies as st
 
 from compiler.api import compile_domain
 from harness.compiled import CompiledDomain
-from harness.prompts import build_prompts
-from harness.runner.log import JsonlLog
-from harness.runner.parse import ResponseJudge
-from harness.scoring import (
+from harness.evaluation.prompts import build_prompts
+from harness.evaluation.scoring import (
     PARSE_STATUSES,
     apply_policy,
     load_compiled_scorer,
     score_response,
     score_run,
 )
+from harness.runner.log import JsonlLog
+from harness.runner.parse import ResponseJudge
 from kgbench.locations import CHECKOUT as REPO_ROOT
 
 from .settings import budget

@@ -14,12 +14,12 @@ import pytest
 
 from compiler.api import compile_domain
 from harness.compiled import CompiledDomain
+from harness.evaluation.prompts import PromptRenderer
+from harness.evaluation.responders import respond
+from harness.evaluation.scoring import load_compiled_scorer
 from harness.graph.extract import check_against_compile, extract
 from harness.graph.load import load
-from harness.prompts import PromptRenderer
-from harness.responders import respond
 from harness.scenarios.generator import generate_file
-from harness.scoring import load_compiled_scorer
 
 pytestmark = pytest.mark.neo4j
 

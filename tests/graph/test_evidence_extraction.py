@@ -10,9 +10,9 @@ import pytest
 
 from compiler.api import compile_domain
 from harness.compiled import CompiledDomain
+from harness.evaluation.prompts import PromptRenderer
 from harness.graph.extract import extract
 from harness.graph.load import load, run_checks
-from harness.prompts import PromptRenderer
 
 REPO = Path(__file__).resolve().parents[2]
 SCENARIO = {

@@ -16,13 +16,13 @@ import pytest
 
 from compiler.api import compile_domain
 from harness.compiled import CompiledDomain
+from harness.evaluation.prompts import PromptRenderer
+from harness.evaluation.responders import oracle
+from harness.evaluation.scoring import load_compiled_scorer
 from harness.graph.extract import check_against_compile, extract
 from harness.graph.load import load, snapshot
-from harness.prompts import PromptRenderer
-from harness.responders import oracle
 from harness.scenarios.generator import generate_file
 from harness.scenarios.validation import check_file
-from harness.scoring import load_compiled_scorer
 
 pytestmark = pytest.mark.neo4j
 

@@ -11,10 +11,10 @@ import neo4j
 import pytest
 
 from harness.compiled import CompiledDomain
+from harness.evaluation.prompts import PromptRenderer
 from harness.graph.extract import check_against_compile, extract, shaped_assertions
 from harness.graph.load import load
 from harness.graph.volume import check_padding, neighbourhood, padding_pool, with_padding
-from harness.prompts import PromptRenderer
 from harness.scenario_files import read_scenarios
 from kgbench.errors import UserError
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from harness.probe.review import aggregate_ratings, write_review
+from harness.probe.rating_sheets import aggregate_ratings, write_review
 from kgbench.errors import UserError
 
 from .conftest import probe_once

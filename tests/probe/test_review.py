@@ -14,8 +14,8 @@ import krippendorff
 import numpy as np
 import pytest
 
+from harness.probe.rating_sheets import aggregate_ratings, write_review
 from harness.probe.ratings import aggregate
-from harness.probe.review import aggregate_ratings, write_review
 from harness.report import write_report
 from harness.runner.api import answer_with_reference
 from kgbench.errors import UserError
@@ -147,8 +147,8 @@ def test_report_puts_the_qa_panel_and_the_probe_side_by_side(tmp_path):
     import shutil
 
     from compiler.api import compile_domain
-    from harness.prompts import build_prompts
-    from harness.scoring import score_run
+    from harness.evaluation.prompts import build_prompts
+    from harness.evaluation.scoring import score_run
 
     repo = Path(__file__).resolve().parents[2]
     mini_dir = repo / "tests" / "fixtures" / "domains" / "mini"

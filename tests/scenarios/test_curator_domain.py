@@ -16,9 +16,9 @@ import pytest
 
 from compiler.api import compile_domain
 from harness.compiled import CompiledDomain
+from harness.evaluation.prompts import PromptRenderer
+from harness.evaluation.responders import parse_prompt
 from harness.graph.extract import expected_assertions
-from harness.prompts import PromptRenderer
-from harness.responders import parse_prompt
 from harness.review.explain import as_text, explain
 from harness.scenarios.audit import UNCHANGED, ItemJudge
 from harness.scenarios.generator import generate_file

@@ -21,14 +21,14 @@ import pytest
 
 from compiler.api import compile_domain
 from harness.compiled import CompiledDomain
-from harness.lexicon import Lexicon
+from harness.evaluation.lexicon import Lexicon
+from harness.evaluation.scoring import score_response
 from harness.scenarios.evidence import OutcomeJudge
 from harness.scenarios.generator import Generator, rule_order_dependent
 from harness.scenarios.kg import KnowledgeGraph
 from harness.scenarios.patients import score_value
 from harness.scenarios.rules import load_rules
 from harness.scenarios.validation import validate_records
-from harness.scoring import score_response
 from kgbench.errors import UserError
 
 REPO = Path(__file__).resolve().parents[2]

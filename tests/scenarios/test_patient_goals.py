@@ -19,8 +19,8 @@ from hypothesis import settings
 
 from compiler.api import compile_domain
 from harness.compiled import CompiledDomain
+from harness.evaluation.metrics import context_chain_ids
 from harness.graph.extract import parameters
-from harness.metrics import context_chain_ids
 from harness.review.explain import as_text, explain
 from harness.scenarios.audit import CHANGES, TIE, UNCHANGED, ItemJudge
 from harness.scenarios.generator import generate_file

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.responders import is_responder, noisy_rate, respond
+from harness.evaluation.responders import is_responder, noisy_rate, respond
+from harness.evaluation.scoring import Contract, coerce_response
 from harness.runner.spec import parse_model_spec
-from harness.scoring import Contract, coerce_response
 from kgbench.errors import UserError
 
 REPO = Path(__file__).resolve().parents[2]

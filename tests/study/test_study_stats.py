@@ -17,7 +17,7 @@ from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.proportion import proportion_confint
 
-from harness.stats import hoeffding_bound, paired_contrast, sign_flip_p, wilson_interval
+from harness.evaluation.stats import hoeffding_bound, paired_contrast, sign_flip_p, wilson_interval
 from harness.study.stats import Settings, StudyData, compute, icc_2_1, ranks
 from kgbench.contract import Metric, MetricPanel
 

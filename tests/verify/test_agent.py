@@ -14,15 +14,15 @@ import pytest
 from rich.console import Console
 
 from harness.compiled import CompiledDomain
+from harness.evaluation.prompts import build_prompts
+from harness.evaluation.scoring import score_run
 from harness.graph.extract import extract
 from harness.graph.load import load
-from harness.prompts import build_prompts
 from harness.report import write_report
 from harness.runfolder import RunFolder
 from harness.runner.api import RunConfig, run_model
 from harness.runner.stage import StageConfig
 from harness.scenario_files import generated_set
-from harness.scoring import score_run
 from harness.server.app import start_server_in_thread
 from harness.verify.agent import VerifyConfig, explain_chain, run_verify
 
@@ -174,7 +174,7 @@ def test_c5_order_variants_rerun_the_whole_agent(
     prompt listing the options in that presentation's order and labels; the answers land
     under their own prompt ids and keys, order.json and the report gain C5 rows, the panel
     and the original chain stay as without variants, and a rerun sends nothing."""
-    from harness.order import arrangements
+    from harness.evaluation.order import arrangements
 
     run_dir = tmp_path / "run"
     prepare(run_dir, neo4j_driver, cardio)

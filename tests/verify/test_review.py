@@ -11,7 +11,7 @@ import pytest
 from compiler.backends.cyphergen import Neo4j5, VerifyExact, VerifyPath, VerifyReview
 from harness.compiled import CompiledDomain
 from harness.graph.load import graph_counts
-from harness.verify.review import Reviewer, VerifySettings, correction_text, tally
+from harness.verify.graph_check import Reviewer, VerifySettings, correction_text, tally
 
 pytestmark = pytest.mark.neo4j
 

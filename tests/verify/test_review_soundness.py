@@ -13,7 +13,7 @@ import pytest
 
 from harness.compiled import CompiledDomain
 from harness.graph.load import load
-from harness.verify.review import Reviewer, VerifySettings
+from harness.verify.graph_check import Reviewer, VerifySettings
 
 pytestmark = pytest.mark.neo4j
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from harness.id_sets import as_set
+from harness.evaluation.id_sets import as_set
 
 # Longer text is not a name; bounding it keeps hostile multi-megabyte strings cheap.
 MAX_NAME_TEXT = 4096

@@ -170,9 +170,9 @@ def build_prompts(
     contexts the run folder holds. An older run.json is not read for its domain (the scenarios name it),
     so this is also how a run folder from an older kgbench is brought up to date.
     `order_variants` adds, after each original prompt, one prompt per declared presentation
-    of the options (harness.order), ids `<scenario>/<condition>@<id>`.
+    of the options (harness.evaluation.order), ids `<scenario>/<condition>@<id>`.
     """
-    from harness.order import arrangements, presented, prompt_id
+    from harness.evaluation.order import arrangements, presented, prompt_id
 
     folder = RunFolder.open(run_dir)
     scenarios = folder.scenarios()

@@ -25,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.metrics import DEFAULT_UNPARSEABLE_POLICY, UNPARSEABLE_POLICIES
+from harness.evaluation.metrics import DEFAULT_UNPARSEABLE_POLICY, UNPARSEABLE_POLICIES
 from kgbench.contract import Metric, ScoredPanel
 
 PANEL_SCHEMA_VERSION = ScoredPanel.FORMAT  # 1.2: Wilson intervals, favourable after Holm

@@ -11,8 +11,8 @@ malformed response is scored (mostly as zeros or undefined), never a crash.
 
 Here: the kind table (KINDS), the set, intervention and chain kinds, `defined_when`, and the
 two panel passes (`score_panel`, the reference, and `PanelPlan`, its compiled twin). Names are
-read by harness.lexicon, the claim kinds live in harness.claims, id lists become sets in
-harness.id_sets.
+read by harness.evaluation.lexicon, the claim kinds live in harness.evaluation.claims, id lists become sets in
+harness.evaluation.id_sets.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Set
 from typing import Any, get_args
 
-from harness.claims import (
+from harness.evaluation.claims import (
     CITED_ASSERTION_FIELDS,
     claim_count,
     claim_reader,
@@ -30,9 +30,9 @@ from harness.claims import (
     unsupported_claims,
     unsupported_rate,
 )
-from harness.id_sets import NO_IDS, SHARED_SETS, as_set, strings_of
-from harness.lexicon import Lexicon
-from harness.metric_inputs import MetricInputs
+from harness.evaluation.id_sets import NO_IDS, SHARED_SETS, as_set, strings_of
+from harness.evaluation.lexicon import Lexicon
+from harness.evaluation.metric_inputs import MetricInputs
 from kgbench.contract import Metric
 from kgbench.contract.models import UnparseablePolicy
 

@@ -32,10 +32,10 @@ from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
-from harness.claims import CITED_ASSERTION_FIELDS
 from harness.compiled import CompiledDomain
-from harness.lexicon import Lexicon
-from harness.metrics import (
+from harness.evaluation.claims import CITED_ASSERTION_FIELDS
+from harness.evaluation.lexicon import Lexicon
+from harness.evaluation.metrics import (
     CAUSAL_READINGS,
     CHAIN_KINDS,
     DEFINED_WHEN,
@@ -44,12 +44,11 @@ from harness.metrics import (
     PanelPlan,
     score_panel,
 )
+from harness.runfolder import Prompt, RunFolder
 from kgbench.contract import Condition, IncompatibleArtifact, Metric, MetricPanel, ScoredPanel
 from kgbench.errors import Location, UserError
 from kgbench.io import jsonl_text
 from kgbench.untrusted import MAX_DEPTH, ParseError, load_json_object, parse_json
-
-from .runfolder import Prompt, RunFolder
 
 MAX_PROBLEMS = 10
 MAX_UNKNOWN_IDS = 20
@@ -916,7 +915,7 @@ def order_figures(
 ) -> dict[str, Any]:
     """scores/<slug>/order.json: per condition, accuracy, position bias, flip rate and the
     accuracy delta under each declared presentation, paired with the original order
-    (harness.order; replicate 0)."""
+    (harness.evaluation.order; replicate 0)."""
     from .order import ACCURACY, FORMAT, ORIGINAL, analyse, arrangements, as_named, choice
     from .order import prompt_id as order_prompt_id
 

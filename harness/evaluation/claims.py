@@ -12,9 +12,9 @@ from collections.abc import Set
 from functools import lru_cache
 from typing import Any
 
-from harness.id_sets import NO_IDS, as_set
-from harness.lexicon import MAX_NAME_TEXT, MEMO_SIZE, MEMO_TEXT, Lexicon, norm_any
-from harness.metric_inputs import MetricInputs
+from harness.evaluation.id_sets import NO_IDS, as_set
+from harness.evaluation.lexicon import MAX_NAME_TEXT, MEMO_SIZE, MEMO_TEXT, Lexicon, norm_any
+from harness.evaluation.metric_inputs import MetricInputs
 from kgbench.contract import ClaimSupport, Metric
 
 # Checked in this order: "causes decrease in" is a decrease, not a cause-therefore-increase.

@@ -1,7 +1,7 @@
 """What a metric kind reads besides the two values it compares: the lexicon, the retrieved
 context, the whole response and gold, and the metric's own declaration.
 
-A module of its own so that the kind modules (harness.metrics, harness.claims) share it
+A module of its own so that the kind modules (harness.evaluation.metrics, harness.evaluation.claims) share it
 without importing each other.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from harness.lexicon import Lexicon
+from harness.evaluation.lexicon import Lexicon
 from kgbench.contract import Metric
 
 

@@ -19,7 +19,7 @@ per condition and presentation (the original included) the accuracy, the positio
 share of answers choosing the first-listed option, against chance 1/k) and, paired with the
 original order within scenario, the accuracy delta and the flip rate (the share of scenarios
 whose chosen option changed), each with a percentile bootstrap interval over scenarios
-(harness.stats). Replicate 0 is analysed: a flip compares like with like.
+(harness.evaluation.stats). Replicate 0 is analysed: a flip compares like with like.
 
 Reading an answer's choice: the recommendation is matched to the options by normalised name;
 under a lettered presentation a bare letter ("B"), or a letter before the name ("B. Name",
@@ -35,7 +35,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from harness.lexicon import norm
+from harness.evaluation.lexicon import norm
 from kgbench.contract import Presentation
 
 ORIGINAL = "original"
@@ -131,7 +131,7 @@ def choice(
     """The intervention id an answer chose, `abstain`, or `other` (see the module docstring).
 
     `answer` is the parsed answer object, or raw text (then nothing could be read: other).
-    With the scorer's `lexicon` (harness.lexicon.Lexicon), a recommendation that is not an
+    With the scorer's `lexicon` (harness.evaluation.lexicon.Lexicon), a recommendation that is not an
     option's exact name is read as the scorer reads it (synonyms, "lisinopril 10 mg daily",
     "ACE inhibitor (lisinopril)"): the one listed option it names, so an answer the scorer
     credits under two orders is the same choice under both, never a flip."""
@@ -196,7 +196,7 @@ def first_position(
 
 
 def interval(values: Sequence[float], resamples: int, seed: str) -> dict[str, Any]:
-    """Mean, n and a 95% percentile bootstrap interval over scenarios (harness.stats)."""
+    """Mean, n and a 95% percentile bootstrap interval over scenarios (harness.evaluation.stats)."""
     from .stats import bootstrap_ci
 
     if not values:

@@ -22,7 +22,7 @@ They are not models and say nothing about any model. They exist so the whole pip
   can read is an error (UserError), never a silent abstention.
 * `ungrounded` picks the first candidate and cites nothing.
 * `first-option` always names the first listed option (a letter label stripped): the
-  position-biased baseline of the order-sensitivity protocol (harness.order).
+  position-biased baseline of the order-sensitivity protocol (harness.evaluation.order).
 * `noisy-oracle-<rate>` (e.g. `noisy-oracle-0.2`) is the oracle with a declared error rate: each
   (prompt, seed) draws a number in [0, 1) from a hash of the two, and where it falls below the
   rate the answer is a wrong one instead (a candidate outside the gold's acceptable list, or
