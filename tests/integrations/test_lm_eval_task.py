@@ -45,6 +45,18 @@ def serve(run_dir: Path) -> tuple[subprocess.Popen, str]:
     return proc, proc.stdout.readline().strip()
 
 
+def stop_server(proc: subprocess.Popen) -> None:
+    """SIGTERM, then SIGKILL if it has not exited in 60 s: on a loaded 2-core CI machine (a
+    Neo4j JVM beside the suite) the interpreter's exit has taken over 10 s, and a slow exit is
+    not what this test measures (the scores are)."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
 def test_the_lm_eval_task_scores_like_kgbench_score(release: Path, tmp_path: Path, monkeypatch):
     evals_python()  # skip (or fail under KGBENCH_REQUIRE_EVALS) before any work
     monkeypatch.setenv("OPENAI_API_KEY", "sk-local-test")
@@ -94,8 +106,7 @@ def test_the_lm_eval_task_scores_like_kgbench_score(release: Path, tmp_path: Pat
         )
     finally:
         if server:
-            server[0].terminate()
-            server[0].wait(timeout=10)
+            stop_server(server[0])
     assert done.returncode == 0, done.stderr[-4000:]
     (samples_file,) = (tmp_path / "lm-eval").rglob("samples_kgbench_*.jsonl")
     samples = [json.loads(line) for line in samples_file.read_text().splitlines()]
