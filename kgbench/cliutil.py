@@ -37,6 +37,17 @@ def escape(text: object) -> str:
     return rich_escape(str(text))
 
 
+def shown_path(path: object) -> str:
+    """A path as the user typed it (relative to the working folder where it can be), escaped
+    for the markup strings it is printed in."""
+    import os
+
+    try:
+        return escape(os.path.relpath(str(path)))
+    except ValueError:  # pragma: no cover - another drive on Windows
+        return escape(path)
+
+
 def labelled(label: str, style: str, message: object) -> Text:
     """`label` in `style`, then `message` verbatim (no markup is read from it)."""
     from rich.text import Text

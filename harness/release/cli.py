@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from kgbench.cliutil import escape
+from kgbench.cliutil import escape, shown_path
 
 release_app = typer.Typer(add_completion=False, no_args_is_help=True)
 
@@ -25,16 +25,6 @@ def _console():
     from kgbench.cliutil import stderr_console
 
     return stderr_console()
-
-
-def _display(path: Path) -> str:
-    """A path as the user typed it, escaped for the markup strings it is printed in."""
-    import os
-
-    try:
-        return escape(os.path.relpath(path))
-    except ValueError:  # pragma: no cover - another drive on Windows
-        return escape(path)
 
 
 @release_app.command("publish")
@@ -76,17 +66,17 @@ def publish(
         from harness.release.dataset import write_dataset
 
         written = write_dataset(result.path, reviews=reviews, compiled_root=compiled.root)
-        _console().print(f"[green]dataset[/] {_display(written.out_dir)}")
+        _console().print(f"[green]dataset[/] {shown_path(written.out_dir)}")
     if result.unchanged:
         _console().print(
             f"[green]unchanged[/] release {escape(release)} already holds this content: "
-            f"{_display(result.path)}; release digest {result.digest}"
+            f"{shown_path(result.path)}; release digest {result.digest}"
         )
         return
     bump = f" ({result.bump} bump from {result.previous})" if result.previous else ""
     _console().print(
         f"[green]published[/] release {escape(release)}{bump}: {result.scenarios} scenarios in "
-        f"{_display(result.path)}"
+        f"{shown_path(result.path)}"
     )
     _console().print(f"release digest {result.digest} (recorded in gold/index.json; pin it)")
     typer.echo(result.digest)
@@ -180,7 +170,7 @@ def dataset_command(
         reviews = default_reviews(domain)
     result = write_dataset(path, out, reviews, compiled_root)
     rows = ", ".join(f"{name} {n}" for name, n in result.rows.items())
-    _console().print(f"[green]dataset[/] {_display(result.out_dir)}: {escape(rows)}")
+    _console().print(f"[green]dataset[/] {shown_path(result.out_dir)}: {escape(rows)}")
     if result.graph_note:
         _console().print(escape(result.graph_note))
     typer.echo(str(result.out_dir))
@@ -198,4 +188,4 @@ def pin_releases(domain: DomainOption) -> None:
     with publish_lock(gold):
         recorded = pin_existing(gold, domain, releases(gold))
     what = ", ".join(recorded) if recorded else "nothing new"
-    _console().print(f"[green]pinned[/] {escape(what)} in {_display(gold / 'index.json')}")
+    _console().print(f"[green]pinned[/] {escape(what)} in {shown_path(gold / 'index.json')}")

@@ -14,7 +14,7 @@ from typing import Annotated
 
 import typer
 
-from kgbench.cliutil import escape
+from kgbench.cliutil import shown_path
 
 scenario_app = typer.Typer(add_completion=False, no_args_is_help=True)
 
@@ -25,16 +25,6 @@ def _console():
     from kgbench.cliutil import stderr_console
 
     return stderr_console()
-
-
-def _display(path: Path) -> str:
-    """A path as the user typed it, escaped for the markup strings it is printed in."""
-    import os
-
-    try:
-        return escape(os.path.relpath(path))
-    except ValueError:  # pragma: no cover - another drive on Windows
-        return escape(path)
 
 
 @scenario_app.command("generate")
@@ -62,7 +52,7 @@ def generate(
     console = _console()
     for line in report.lines():
         console.print(line, markup=False)
-    console.print(f"[green]generated[/] {len(records)} scenarios in {_display(path)} ({spread})")
+    console.print(f"[green]generated[/] {len(records)} scenarios in {shown_path(path)} ({spread})")
 
 
 @scenario_app.command("check-scenarios")
@@ -83,7 +73,7 @@ def check_scenarios(
     compiled = CompiledDomain.open(domain)
     path = file or generated_set(compiled)
     records = check_file(compiled, path)
-    _console().print(f"[green]valid[/] {len(records)} scenarios in {_display(path)}")
+    _console().print(f"[green]valid[/] {len(records)} scenarios in {shown_path(path)}")
 
 
 @scenario_app.command("audit")
