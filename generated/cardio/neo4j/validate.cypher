@@ -36,10 +36,10 @@ MATCH (n:KG_cardio:Entity) RETURN count(n) AS value;
 // check assertions, expected 432: assertion count matches the spec
 MATCH (n:KG_cardio:Assertion) RETURN count(n) AS value;
 
-// check evidence_sources, expected 79: evidence source count matches the spec
+// check evidence_sources, expected 80: evidence source count matches the spec
 MATCH (n:KG_cardio:EvidenceSource) RETURN count(n) AS value;
 
-// check supports, expected 655: SUPPORTS link count matches the spec
+// check supports, expected 656: SUPPORTS link count matches the spec
 MATCH (:KG_cardio:EvidenceSource)-[r:SUPPORTS]->(:KG_cardio:Assertion) RETURN count(r) AS value;
 
 // check members, expected 20: MEMBER_OF link count matches the spec
