@@ -112,6 +112,8 @@ class Judgement:
     claims: tuple[OutcomeClaim, ...] = ()  # every qualifying benefit claim, strongest first
     blocking: tuple[str, ...] = ()  # null, harm or contested assertion ids
     weak: tuple[tuple[str, str], ...] = ()  # (benefit claim below the bar, why)
+    # the guideline recommendations a weak claim's text cites (for the patient's conditions)
+    recommendations: tuple[Recommendation, ...] = ()
     contraindications: tuple[str, ...] = ()  # contraindication assertion ids that hit
     findings: tuple[str, ...] = ()  # the findings they hit
     basis: str = ""  # for an unproven candidate: why its status is known ("" = unknown)
@@ -423,7 +425,12 @@ class OutcomeJudge:
         if gap is not None:
             return Judgement(intervention, UNPROVEN, weak=weak, basis=EVIDENCE_GAP, gap=gap)
         if weak:
-            return Judgement(intervention, UNPROVEN, weak=weak, basis=WEAK_CLAIM)
+            unsourced = any(not c.qualifying for c in claims if c.effect == "benefit")
+            cited = tuple(self.recommendations(intervention, findings, population))
+            cited = cited if unsourced else ()  # only a claim without sources names them
+            return Judgement(
+                intervention, UNPROVEN, weak=weak, basis=WEAK_CLAIM, recommendations=cited
+            )
         elsewhere = self.not_indicated(intervention, findings, population)
         if elsewhere:
             return Judgement(intervention, UNPROVEN, basis=NOT_INDICATED, indications=elsewhere)

@@ -260,10 +260,11 @@ def test_a_recommended_candidate_without_a_target_claim_is_not_called_unrecommen
     plain = _judge(toy).judge("INT_0001", "OUT_0001", "POP_0001", ("DIS_0001",))
     ((aid, why),) = plain.weak
     assert aid == "ASR_0030" and "no study of it and no qualifying guideline recommendation" in why
-    assert "recommended for" not in why
+    assert "recommended for" not in why and plain.recommendations == ()
     # yes: a class 1 guideline recommendation for the patient's hypertension (not for MACE)
     _add_recommendation(toy_copy, INDICATION, "ASR_0045,EV_0001,class_1,A")
-    judge = _judge(_compile(toy_copy, tmp_path / "gen"))
+    compiled = _compile(toy_copy, tmp_path / "gen")
+    judge = _judge(compiled)
     j = judge.judge("INT_0001", "OUT_0001", "POP_0001", ("DIS_0001",))
     assert j.status == "no_outcome_evidence" and not j.qualified  # still no answer ...
     ((aid, why),) = j.weak
@@ -274,6 +275,16 @@ def test_a_recommended_candidate_without_a_target_claim_is_not_called_unrecommen
         "qualifies" in why
     )
     assert "no qualifying guideline recommendation" not in why
+    assert [(r.assertion_id, r.evidence_id) for r in j.recommendations] == [("ASR_0045", "EV_0001")]
+    # the item's justification cites what its text names: the claim and the recommendation
+    gen = Generator(compiled)
+    inst = Instance("direct_effect", "DRG_0001", "OUT_0001", "POP_0001", None, (), ("DIS_0001",))
+    gold = gen.gold.gold(inst, ["DRG_0001", "INT_0001"], ("DIS_0001",))
+    (entry,) = [
+        c for c in gold["justification"]["candidates"] if c["intervention_id"] == "INT_0001"
+    ]
+    assert entry["assertion_ids"] == ["ASR_0030", "ASR_0045"]
+    assert "EV_0001" in entry["evidence_source_ids"] and "recommended for" in entry["summary"]
     # no: the same recommendation says nothing for a patient without hypertension
     other = judge.judge("INT_0001", "OUT_0001", "POP_0002", ("DIS_0002",))
     assert [w for _, w in other.weak] == [
@@ -289,6 +300,7 @@ def test_a_recommendation_without_a_qualifying_class_is_not_cited(
     # recommendation of the candidate; the text stays "no ... recommendation"
     _add_recommendation(toy_copy, INDICATION, "ASR_0045,EV_0001,class_2b,C_LD")
     judge = _judge(_compile(toy_copy, tmp_path / "gen"))
-    ((_, why),) = judge.judge("INT_0001", "OUT_0001", "POP_0001", ("DIS_0001",)).weak
+    j = judge.judge("INT_0001", "OUT_0001", "POP_0001", ("DIS_0001",))
+    ((_, why),) = j.weak
     assert "no study of it and no qualifying guideline recommendation" in why
-    assert "recommended for" not in why
+    assert "recommended for" not in why and j.recommendations == ()
