@@ -10,7 +10,10 @@ Each rule has a case whose answer is known by hand, including the "no" case:
   component credit is declared;
 - a class 2b recommendation as the best guideline support makes a correct answer uncertain;
 - the ACE inhibitors reach MACE through two validated chains of one shape (through blood
-  pressure and through remodelling): both are gold.
+  pressure and through remodelling): both are gold;
+- renal denervation's MACE claim is below the bar: with a class 1 recommendation for the
+  patient's hypertension its text says so ("recommended for ..."), with none, with one for
+  another condition, or with a class the domain does not count, it says "no ... recommendation".
 """
 
 from __future__ import annotations
