@@ -14,7 +14,8 @@ They are not models and say nothing about any model. They exist so the whole pip
   candidate, or from a class the line says applies to it, that is not marked weak), skipping a
   candidate whose contraindication the scenario text mentions or whose outcome line is a null
   result; it cites that candidate's chain to the target (or the outcome line), its evidence, the
-  adverse effects it sees for its choice and the contraindications it sees for the others. When
+  adverse effects it sees for its choice and the contraindications it sees for the other
+  candidates (never those of a class that is no option, such as padding shows). When
   no candidate has outcome evidence it abstains (no recommendation, uncertainty flagged): a
   surrogate chain alone is not a reason to recommend. With no grounded context it behaves like
   `ungrounded`. It reads ids by where the templates put them, so a domain's own id schemes
@@ -282,10 +283,14 @@ def context_reader(prompt: str, gold: dict[str, Any] | None = None) -> dict[str,
         return [ln for ln in lines if "DECREASE" in ln.predicate and not ln.weak]
 
     choice = next((c for c in parsed.candidates if supported(c) and not ruled_out(c)), None)
+    # Contraindications of the other candidates only: a context may show contraindications
+    # of classes that are no option here (the volume-matched controls pad with them), and
+    # those bear on no choice this patient faces.
+    others = [c for c in parsed.candidates if c != choice]
     contra = [
         ln
         for ln in parsed.lines
-        if "CONTRAINDICATED" in ln.predicate and (choice is None or not ln.about(choice))
+        if "CONTRAINDICATED" in ln.predicate and any(ln.about(c) for c in others)
     ]
     if choice is None:
         return _contract(
