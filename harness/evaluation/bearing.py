@@ -18,6 +18,13 @@ An assertion bears on the recommendation when
   `causal_chain` or `target_edges` section held under a candidate): the mechanism steps
   between a candidate and the target, whose ends are neither.
 
+The recommendation is itself a claim: that the recommended intervention changes the target.
+The sources an answer cites for it (the outcome trial, the guideline) support that claim, which
+the response contract has no id field for; `recommendation_claims` names the assertions that
+state it, and evidence accuracy counts them as cited: the gold's outcome claims when the
+answer recommends a gold-acceptable intervention, and the context's validated causal outcome
+claims held under the recommended candidate (never a null result).
+
 Candidates are the context's `parameters.candidate_ids`, the gold's justified candidates and
 its acceptable and preferred interventions. Everything is read defensively: a malformed gold
 or context bears on nothing rather than failing.
@@ -134,3 +141,37 @@ def bearing_assertions(cited: Set[str], gold: Any, context: Any, lexicon: Lexico
     if rest:
         bearing |= rest & context_chain_steps(context, candidates)
     return bearing
+
+
+def recommendation_claims(response: Any, gold: Any, context: Any, lexicon: Lexicon) -> set[str]:
+    """The outcome assertions the recommendation states (see the module docstring); empty
+    for an abstention, a name that resolves to no single intervention, or a malformed input."""
+    recommended = _dict(response).get("recommended_intervention")
+    if not isinstance(recommended, str):
+        return set()
+    chosen = lexicon.choice_of(recommended)
+    if not chosen:
+        return set()
+    wanted = lexicon.equivalents(chosen)
+    gold = _dict(gold)
+    out: set[str] = set()
+    acceptable = strings_of(gold.get("acceptable_interventions")) | strings_of(
+        gold.get("preferred_intervention")
+    )
+    if not acceptable.isdisjoint(wanted):
+        out |= strings_of(gold.get("outcome_assertion_ids"))
+    shown = _dict(_dict(context).get("assertions"))
+    for section in _list(_dict(context).get("sections")):
+        section = _dict(section)
+        if section.get("shape") != OUTCOME_SHAPE:
+            continue
+        for path in _list(section.get("paths")):
+            path = _dict(path)
+            held = path.get("candidate_id")
+            if not isinstance(held, str) or held not in wanted:
+                continue
+            for aid in strings_of(path.get("assertion_ids")):
+                a = _dict(shown.get(aid))
+                if a.get("validated") is True and a.get("causal_status") == "causal":
+                    out.add(aid)
+    return out

@@ -13,7 +13,7 @@ from collections.abc import Set
 from functools import lru_cache
 from typing import Any
 
-from harness.evaluation.bearing import bearing_assertions
+from harness.evaluation.bearing import bearing_assertions, recommendation_claims
 from harness.evaluation.id_sets import NO_IDS, as_set
 from harness.evaluation.lexicon import MAX_NAME_TEXT, MEMO_SIZE, MEMO_TEXT, Lexicon, norm_any
 from harness.evaluation.metric_inputs import MetricInputs
@@ -46,17 +46,24 @@ def evidence_support(resp: Any, gold: Any, inp: MetricInputs) -> float | None:
     cited_asr: set[str] = set()
     for key in CITED_ASSERTION_FIELDS:
         cited_asr |= as_set(inp.response.get(key))
-    return supported_share(cited_ev, cited_asr, inp.gold, inp.context, inp.lexicon)
+    return supported_share(cited_ev, cited_asr, inp.response, inp.gold, inp.context, inp.lexicon)
 
 
 def supported_share(
-    cited_ev: Set[str], cited_asr: Set[str], gold: Any, context: Any, lexicon: Lexicon
+    cited_ev: Set[str],
+    cited_asr: Set[str],
+    response: Any,
+    gold: Any,
+    context: Any,
+    lexicon: Lexicon,
 ) -> float:
     """The evidence_support kind's value, for both panel paths (`score_panel` and
     `PanelPlan`): a cited evidence id counts when the graph has it support a cited assertion
-    that bears on the recommendation; one about no candidate, no gold chain and no retrieved
-    chain (a padded contraindication of another class) earns its source nothing."""
+    that bears on the recommendation, or an outcome claim the recommendation itself states
+    (its trial). One about no candidate, no gold chain and no retrieved chain (a padded
+    contraindication of another class) earns its source nothing."""
     bearing = bearing_assertions(cited_asr, gold, context, lexicon)
+    bearing |= recommendation_claims(response, gold, context, lexicon)
     supports = lexicon.supports
     good = sum(1 for ev in cited_ev if not supports.get(ev, NO_IDS).isdisjoint(bearing))
     return good / len(cited_ev)

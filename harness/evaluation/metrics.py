@@ -429,7 +429,7 @@ class PanelPlan:
                 cited_asr: set[str] = set()
                 for key in CITED_ASSERTION_FIELDS:
                     cited_asr |= answer.rset(key)
-                out[name] = supported_share(r, cited_asr, gold, context, lexicon)
+                out[name] = supported_share(r, cited_asr, response, gold, context, lexicon)
             else:  # a kind added to KINDS and not compiled here: the generic path
                 inp = MetricInputs(lexicon, context, response, gold, spec)
                 out[name] = KINDS[kind](response.get(rf), gold.get(gf), inp)

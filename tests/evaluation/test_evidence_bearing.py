@@ -215,3 +215,61 @@ def test_the_context_reader_cites_no_contraindication_of_a_class_that_is_no_opti
     assert answer["contraindication_assertion_ids"] == ["ASR_0245"]
     assert "EV_0018" not in answer["supporting_evidence_ids"]
     assert set(answer["supporting_evidence_ids"]) == {"EV_0016", "EV_0033", "EV_0003"}
+
+
+# --- the recommendation's own claim: its outcome trial ---------------------------------------
+
+ACEI_HF_CLAIM = "ASR_0264"  # ACE inhibitor lowers HF hospitalisation (validated, causal)
+EV_ACEI_META = "EV_0024"  # supports ASR_0264 (and other ACE-inhibitor outcome claims)
+GOLD_OUTCOME_SOURCE = "EV_0033"  # supports the gold's outcome claim ASR_0285 only (of these)
+AMLO_HF_ASSOC = "ASR_0194"  # amlodipine ASSOCIATED_WITH HF hospitalisation (associational)
+EV_ASSOC = "EV_0004"
+
+
+def _outcome_context(cardio: CompiledDomain, scenario: dict[str, Any]) -> dict:
+    """An outcome-evidence section: the ACE-inhibitor claim under lisinopril, and an
+    association (no causal claim) under amlodipine."""
+    ctx = _context(cardio, scenario, [])
+    by_id = {a["assertion_id"]: a for a in cardio.graph["assertions"]}
+    ctx["sections"].append(
+        {
+            "name": "outcome_evidence",
+            "shape": "target_edges",
+            "paths": [
+                {"candidate_id": "DRG_0001", "assertion_ids": [ACEI_HF_CLAIM]},
+                {"candidate_id": "DRG_0004", "assertion_ids": [AMLO_HF_ASSOC]},
+            ],
+        }
+    )
+    for aid in (ACEI_HF_CLAIM, AMLO_HF_ASSOC):
+        ctx["assertions"][aid] = {**by_id[aid], "validated": True}
+    return ctx
+
+
+def test_the_recommendations_outcome_trial_is_accurate_for_that_recommendation_only(
+    cardio: CompiledDomain, scorer: CompiledScorer, scenario: dict[str, Any]
+) -> None:
+    gold = scenario["gold"]
+    assert gold["outcome_assertion_ids"] == ["ASR_0285"]
+    by_id = {a["assertion_id"]: a for a in cardio.graph["assertions"]}
+    assert by_id[ACEI_HF_CLAIM]["causal_status"] == "causal"
+    assert by_id[AMLO_HF_ASSOC]["causal_status"] == "associational"
+    # YES: recommending lisinopril, the gold's outcome source counts with no id cited (the
+    # contract has no field for the recommendation's own claim), with or without a context
+    lisinopril = _answer([GOLD_OUTCOME_SOURCE])
+    assert _accuracy(scorer, gold, lisinopril, None) == 1.0
+    # NO: the same source behind an answer recommending amlodipine, not an acceptable pick
+    amlodipine = {**lisinopril, "recommended_intervention": "Amlodipine"}
+    assert _accuracy(scorer, gold, amlodipine, None) == 0.0
+    # YES: a context's validated causal outcome claim under the recommended candidate
+    no_outcome_gold = {**gold, "outcome_assertion_ids": []}
+    ctx = _outcome_context(cardio, scenario)
+    answer = _answer([EV_ACEI_META])
+    assert _accuracy(scorer, no_outcome_gold, answer, ctx) == 1.0
+    assert _accuracy(scorer, no_outcome_gold, answer, _context(cardio, scenario, [])) == 0.0
+    # NO: an association shown under amlodipine is no claim that it lowers the target
+    answer = {**_answer([EV_ASSOC]), "recommended_intervention": "Amlodipine"}
+    assert _accuracy(scorer, no_outcome_gold, answer, ctx) == 0.0
+    # NO: an abstention makes no claim
+    answer = {**_answer([GOLD_OUTCOME_SOURCE]), "recommended_intervention": None}
+    assert _accuracy(scorer, gold, answer, None) == 0.0
