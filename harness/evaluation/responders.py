@@ -5,7 +5,9 @@ They are not models and say nothing about any model. They exist so the whole pip
 
 * `oracle` answers from the gold: it must score 1.0 on every defined metric. It names the
   preferred intervention by its candidate label (intervention metrics compare names), cites the
-  gold ids, and states the gold path as claims using the entity names it finds in its prompt.
+  gold ids (as its causal path, the gold path and then every other equal gold chain, whose
+  sources the gold's evidence list holds), and states them as claims using the entity names it
+  finds in its prompt.
   Its unsupported-claim rate is 0.0 wherever the gold path was retrieved; where the condition
   did not retrieve it (C2 carries no mechanistic chain) the cited path ids are, by the
   metric's definition, unsupported by the retrieved context.
@@ -347,6 +349,11 @@ def oracle(prompt: str, gold: dict[str, Any] | None = None) -> dict[str, Any]:
         (c.get("label") for c in candidates if c.get("intervention_id") == preferred), preferred
     )  # None when the gold is to abstain
     path = list(g.get("causal_path_assertion_ids") or [])
+    # every equal gold chain is gold, and the gold's evidence list holds the sources of each:
+    # the oracle cites them all (its path first), so each source it cites supports an edge it
+    # cites
+    chains = g.get("causal_paths") if isinstance(g.get("causal_paths"), list) else []
+    path = list(dict.fromkeys([*path, *(a for c in chains if isinstance(c, list) for a in c)]))
     by_id = {ln.assertion_id: ln for ln in parse_prompt(prompt).lines}
     claims = [
         {"subject": by_id[a].subject, "predicate": by_id[a].predicate, "object": by_id[a].object}
