@@ -130,8 +130,13 @@ class Table:
             self._lines = _record_lines(self.path)
         return self._lines
 
+    @cached_property
+    def shown(self) -> str:
+        """The file as messages name it, worked out once (not a `relpath` per error)."""
+        return display_path(self.path)
+
     def location(self, index: int, field: str | None = None) -> Location:
-        return Location(display_path(self.path), self.lines[index], field)
+        return Location(self.shown, self.lines[index], field)
 
     def row_index(self, *names: str) -> dict[Any, int]:
         """Each key's row index (the last row, where a key repeats): a column's values, or
