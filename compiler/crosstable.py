@@ -32,6 +32,7 @@ import pyarrow.compute as pc
 from kgbench.suggest import SuggestIndex, unknown
 
 from . import ir
+from .rules import distinct_count
 from .schema import SchemaModel, suggest
 from .tables import ErrorList, Table
 
@@ -400,7 +401,7 @@ def _suspects(model: SchemaModel, tables: dict[str, Table], class_prefix: bool) 
     ev_ids = tables["evidence_sources"].arrow["evidence_id"]
     bad_link = pc.or_(bad_link, pc.invert(pc.is_in(link_e, value_set=ev_ids)))
     pairs = _joined(link_a, link_e)
-    duplicates = pc.count_distinct(pairs).as_py() != len(pairs)
+    duplicates = distinct_count(pairs) != len(pairs)
     repeated_rows = np.zeros(len(pairs), dtype=bool)
     if duplicates:  # every row of a repeated pair: the checker keeps the first silently
         counts = pc.value_counts(pairs)

@@ -79,3 +79,12 @@ def test_a_key_that_two_ids_share_suggests_neither_unless_one_is_the_word() -> N
     index = SuggestIndex({f"DRG_{i:06d}" for i in range(1, 1000)} | {"drg-000005"})
     assert index.match("Drg_5") is None  # no: 'DRG_000005' or 'drg-000005', ambiguous
     assert index.match("drg-000005") == "DRG_000005"  # yes: the other one of the two
+
+
+def test_distinct_count_is_count_distinct() -> None:
+    from compiler.rules import distinct_count
+
+    for values in (["a", "b", "a"], ["a", "b"], [], ["a", None, "a", None]):
+        array = pa.array(values, pa.string())
+        # yes where values repeat, no where they do not; a null is not a value
+        assert distinct_count(array) == len({v for v in values if v is not None})
