@@ -17,7 +17,7 @@ number, integer, each optionally `[T, "null"]`; arrays (`minItems`, `maxItems`) 
 of closed-or-open objects whose properties are such scalars, all of them required; `$ref` to
 `#/$defs/...`; and the annotations (`description`, `title`, ...).
 
-Parse statuses (`PARSE_STATUSES`):
+Parse statuses (`PARSE_STATUSES`, declared with the record in kgbench.contract):
   ok            the whole answer is a JSON object, every contract field of its type
   schema_error  the whole answer is a JSON object; fields missing or mistyped count as absent
   extracted     a JSON object found inside other text (a code fence, prose), scored as read
@@ -35,11 +35,11 @@ from functools import cache
 from operator import itemgetter
 from typing import Any
 
+from kgbench.contract import PARSE_STATUSES as PARSE_STATUSES  # re-exported: the verdicts
 from kgbench.errors import Location, UserError
 from kgbench.io import canonical_json, sha256_text
 from kgbench.untrusted import MAX_DEPTH, ParseError, parse_json
 
-PARSE_STATUSES = ("ok", "schema_error", "extracted", "unparseable")
 MAX_PROBLEMS = 10
 FENCE = "```"
 MAX_FENCED_BLOCKS = 3

@@ -44,7 +44,15 @@ from harness.evaluation.metrics import (
     score_panel,
 )
 from harness.runfolder import Prompt, RunFolder
-from kgbench.contract import Condition, IncompatibleArtifact, Metric, MetricPanel, ScoredPanel
+from kgbench.contract import (
+    Condition,
+    IncompatibleArtifact,
+    Metric,
+    MetricPanel,
+    RecordView,
+    ScoredPanel,
+    record_version_problem,
+)
 from kgbench.errors import Location, UserError
 from kgbench.io import jsonl_text
 from kgbench.untrusted import ParseError, load_json_object, parse_json
@@ -202,7 +210,7 @@ class CompiledScorer:
     def __post_init__(self) -> None:
         self.plan = PanelPlan(self.metrics)  # the panel's dispatch, resolved once
 
-    def judgement_of(self, record: dict[str, Any]) -> tuple[Judgement, bool]:
+    def judgement_of(self, record: dict[str, Any] | RecordView) -> tuple[Judgement, bool]:
         """The verdict on a log record's answer, and whether the runner read it whole.
 
         A record the runner judged under this very schema (`judged_with` is the contract's
@@ -343,7 +351,7 @@ class ResponsesLog:
     """
 
     path: Path
-    records: dict[tuple[str, int], dict[str, Any]]
+    records: dict[tuple[str, int], RecordView]
     model: str
     unreadable: int
     superseded: int = 0
@@ -354,12 +362,12 @@ class ResponsesLog:
         """Read the log; a record whose replicate is not below `max_replicates` (the declared
         number of replicates) is counted as out of range and not scored."""
         limit = MAX_UNDECLARED_REPLICATES if max_replicates is None else max_replicates
-        chosen: dict[tuple[str, int], dict[str, Any]] = {}
+        chosen: dict[tuple[str, int], RecordView] = {}
         identity: dict[tuple[str, int], str] = {}
         unreadable = superseded = out_of_range = 0
         models: list[str] = []
         with path.open(encoding="utf-8", errors="replace") as handle:
-            for line in handle:
+            for number, line in enumerate(handle, 1):
                 if not line.strip():
                     continue
                 try:
@@ -377,6 +385,9 @@ class ResponsesLog:
                 ):
                     unreadable += 1
                     continue
+                problem = record_version_problem(rec)
+                if problem is not None:  # another kgbench's record: named, never half-read
+                    raise UserError(problem, Location(str(path), number))
                 if replicate >= limit:
                     out_of_range += 1
                     continue
@@ -397,19 +408,11 @@ class ResponsesLog:
         return cls(path, chosen, model, unreadable, superseded, out_of_range)
 
 
-SCORING_FIELDS = (
-    "status",
-    "error",
-    "parse_ok",
-    "parse_status",
-    "judged_with",
-    "key",
-    "model",
-    "params",
-)
+# The record's fields a RecordView keeps besides the answer (`parsed` or `raw`).
+SCORING_FIELDS = tuple(k for k in RecordView.__annotations__ if k not in ("parsed", "raw"))
 
 
-def answer_of(rec: dict[str, Any]) -> tuple[Any, bool]:
+def answer_of(rec: dict[str, Any] | RecordView) -> tuple[Any, bool]:
     """The one "parsed or raw?" rule: the object the runner parsed from the whole answer,
     else the raw text (judged again, so a fenced or prose-wrapped answer is still read);
     with whether it was the parsed object."""
@@ -419,16 +422,18 @@ def answer_of(rec: dict[str, Any]) -> tuple[Any, bool]:
     return rec.get("raw"), False
 
 
-def _scoring_view(rec: dict[str, Any]) -> dict[str, Any]:
-    """What scoring reads of a record: the parsed answer or the raw text, not both.
+def _scoring_view(rec: dict[str, Any]) -> RecordView:
+    """What scoring reads of a record (a ResponseRecord, or an unversioned one of an earlier
+    runner, read as a plain dict: no model on the scorer's hot path): the parsed answer or
+    the raw text, not both.
 
     A log of large answers holds each twice (raw and parsed); keeping one halves the memory
     `kgbench score` needs, whatever the answers hold.
     """
-    view = {k: rec.get(k) for k in SCORING_FIELDS}
+    view: dict[str, Any] = {k: rec.get(k) for k in SCORING_FIELDS}
     answer, whole = answer_of(rec)
     view["parsed" if whole else "raw"] = answer
-    return view
+    return view  # type: ignore[return-value]  # the keys of RecordView
 
 
 def _mixed_message(path: Path, key: tuple[str, int], a: dict[str, Any], b: dict[str, Any]) -> str:

@@ -1,4 +1,5 @@
-"""Response records, in the format harness/README.md documents (plus run bookkeeping).
+"""Response records: kgbench.contract.ResponseRecord, which every record is built through
+(a field missing or of the wrong type is a bug here, not a line the scorer meets later).
 
 An answer is judged here by the one judge (harness.evaluation.judge) and kept verbatim: an
 answer that is not JSON as a whole is recorded as such (parsed=null, parse_ok=false), never
@@ -12,6 +13,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from harness.evaluation.judge import Contract, compile_contract, judge
+from kgbench.contract import ResponseRecord
 from kgbench.io import canonical_json
 
 from .client import Completion
@@ -75,6 +77,13 @@ def verdict_fields(raw: str | None, contract: Contract) -> dict[str, Any]:
     }
 
 
+def _record(**fields: Any) -> dict[str, Any]:
+    """One record, checked by its model and written as a plain dict (the fields given, in the
+    model's order, with this runner's record_version)."""
+    record = ResponseRecord(record_version=ResponseRecord.FORMAT, **fields)
+    return record.model_dump(exclude_unset=True)
+
+
 def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
@@ -103,29 +112,31 @@ def ok_record(
     batch_id: str | None = None,
 ) -> dict[str, Any]:
     """An answer was received: kept verbatim, judged, never repaired."""
-    return {
-        **_base(item, spec),
-        "status": "ok",
-        "raw": completion.raw,
-        **verdict_fields(completion.raw, judges.for_item(item)),
-        "finish_reason": completion.finish_reason,
-        "truncated": completion.finish_reason == "length",
-        "refusal": completion.refusal,
-        "usage": completion.usage,
-        "latency_s": None if latency_s is None else round(latency_s, 4),
-        "cost_usd": prices.cost(completion.usage, batch=mode == "batch", spec=spec),
-        "error": None,
-        "attempts": attempts,
-        "cached": False,
-        "structured": completion.structured,
-        "mode": mode,
-        "batch_id": batch_id,
-        "response_model": completion.response_model,
-        "system_fingerprint": completion.system_fingerprint,
-        "request_id": completion.request_id,
-        "params": item.params,
-        "created_at": _now(),
-    }
+    return _record(
+        **{
+            **_base(item, spec),
+            "status": "ok",
+            "raw": completion.raw,
+            **verdict_fields(completion.raw, judges.for_item(item)),
+            "finish_reason": completion.finish_reason,
+            "truncated": completion.finish_reason == "length",
+            "refusal": completion.refusal,
+            "usage": completion.usage,
+            "latency_s": None if latency_s is None else round(latency_s, 4),
+            "cost_usd": prices.cost(completion.usage, batch=mode == "batch", spec=spec),
+            "error": None,
+            "attempts": attempts,
+            "cached": False,
+            "structured": completion.structured,
+            "mode": mode,
+            "batch_id": batch_id,
+            "response_model": completion.response_model,
+            "system_fingerprint": completion.system_fingerprint,
+            "request_id": completion.request_id,
+            "params": item.params,
+            "created_at": _now(),
+        }
+    )
 
 
 def failed_record(
@@ -139,37 +150,42 @@ def failed_record(
     batch_id: str | None = None,
 ) -> dict[str, Any]:
     """No answer after all attempts: kept so it is visible, re-sent by --retry-failed."""
-    return {
-        **_base(item, spec),
-        "status": "failed",
-        "raw": None,
-        "parsed": None,
-        "parse_ok": False,
-        "schema_ok": False,
-        "schema_errors": [],
-        "finish_reason": None,
-        "truncated": False,
-        "refusal": None,
-        "usage": None,
-        "latency_s": None,
-        "cost_usd": 0.0,
-        "error": error,
-        "http_status": status_code,
-        "attempts": attempts,
-        "cached": False,
-        "structured": None,
-        "mode": mode,
-        "batch_id": batch_id,
-        "response_model": None,
-        "system_fingerprint": None,
-        "request_id": None,
-        "params": item.params,
-        "created_at": _now(),
-    }
+    return _record(
+        **{
+            **_base(item, spec),
+            "status": "failed",
+            "raw": None,
+            "parsed": None,
+            "parse_ok": False,
+            "schema_ok": False,
+            "schema_errors": [],
+            "parse_status": None,
+            "finish_reason": None,
+            "truncated": False,
+            "refusal": None,
+            "usage": None,
+            "latency_s": None,
+            "cost_usd": 0.0,
+            "error": error,
+            "http_status": status_code,
+            "attempts": attempts,
+            "cached": False,
+            "structured": None,
+            "mode": mode,
+            "batch_id": batch_id,
+            "response_model": None,
+            "system_fingerprint": None,
+            "request_id": None,
+            "params": item.params,
+            "created_at": _now(),
+        }
+    )
 
 
 def cached_copy(record: dict[str, Any], item: RequestItem) -> dict[str, Any]:
-    """A cache hit, copied into this run's log without a request; prompt ids are this run's."""
+    """A cache hit, copied into this run's log without a request; prompt ids are this run's.
+    The record keeps its own format (an unversioned one of an earlier runner stays so, and
+    the scorer judges its answer again)."""
     copy = dict(record)
     copy.update(
         prompt_id=item.prompt_id,
