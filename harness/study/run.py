@@ -551,7 +551,7 @@ def recommendation_keys(
     """Per model, per (scenario, condition): the recommendation of each replicate, as a key
     that two answers naming the same intervention share ("lisinopril 10 mg" and
     "Lisinopril"), through the domain's lexicon; None where a replicate has no answer."""
-    from harness.evaluation.scoring import ResponsesLog
+    from harness.evaluation.responses_log import ResponsesLog
 
     field = next(
         (m.response_field for m in scorer.metrics if m.kind == "intervention_match"),

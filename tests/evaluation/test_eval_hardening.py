@@ -22,8 +22,8 @@ from harness.evaluation.lexicon import MEMO_SIZE, MEMO_TEXT, Lexicon, norm
 from harness.evaluation.metric_inputs import MetricInputs
 from harness.evaluation.metrics import DEFAULT_UNPARSEABLE_POLICY
 from harness.evaluation.prompts import build_prompts
+from harness.evaluation.responses_log import MixedLogError
 from harness.evaluation.scoring import (
-    MixedLogError,
     load_compiled_scorer,
     score_response,
     score_run,

@@ -15,7 +15,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from harness.evaluation.judge import compile_contract
-from harness.evaluation.scoring import ResponsesLog
+from harness.evaluation.responses_log import ResponsesLog
 from harness.runfolder import RUN_FORMAT
 from harness.runner.log import JsonlLog
 from harness.runner.records import verdict_fields
