@@ -30,6 +30,7 @@ SCHEMA = {
     "required": ["recommended_intervention"],
     "additionalProperties": False,
 }
+CONTRACT = compile_contract(SCHEMA)
 
 
 @budget(ms=7.7)
@@ -37,7 +38,7 @@ SCHEMA = {
 @example(raw="1e999")  # found by `make fuzz` (issue 28): parsed to inf, logged as Infinity
 @example(raw="NaN")
 def test_judging_and_logging_any_answer(raw) -> None:
-    verdict = verdict_fields(raw, compile_contract(SCHEMA))
+    verdict = verdict_fields(raw, CONTRACT)
     with tempfile.TemporaryDirectory() as tmp:
         log = JsonlLog(Path(tmp) / "log.jsonl")
         record = {"key": "k", "raw": raw, **verdict}
