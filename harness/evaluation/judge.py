@@ -235,8 +235,11 @@ class _Compiler:
             Location(self.source, field=pointer or "/"),
         )
 
-    def node(self, node: Any, pointer: str, allowed: set[str]) -> dict[str, Any]:
-        """`node` with a `$ref` resolved; every keyword must be in `allowed` or an annotation."""
+    def node(
+        self, node: Any, pointer: str, allowed: set[str], seen: frozenset[str] = frozenset()
+    ) -> dict[str, Any]:
+        """`node` with a `$ref` resolved; every keyword must be in `allowed` or an annotation.
+        A $ref that comes back to itself (`seen`) is refused, not followed forever."""
         if not isinstance(node, dict):
             raise self.refuse(pointer, f"a non-object schema ({type(node).__name__})")
         if "$ref" in node:
@@ -246,12 +249,15 @@ class _Compiler:
             name = ref[len("#/$defs/") :] if isinstance(ref, str) else ""
             if (
                 others
+                or not isinstance(ref, str)
                 or not ref.startswith("#/$defs/")
                 or not isinstance(defs, dict)
                 or name not in defs
             ):
                 raise self.refuse(pointer, f"a $ref it cannot resolve alone ({ref!r})")
-            return self.node(defs[name], f"/$defs/{name}", allowed)
+            if ref in seen:
+                raise self.refuse(pointer, f"a $ref that refers back to itself ({ref!r})")
+            return self.node(defs[name], f"/$defs/{name}", allowed, seen | {ref})
         unknown = sorted(set(node) - ANNOTATIONS - allowed)
         if unknown:
             raise self.refuse(f"{pointer}/{unknown[0]}", f"the keyword '{unknown[0]}'")
@@ -294,7 +300,11 @@ class _Compiler:
     def object_parts(self, node: dict[str, Any], pointer: str) -> tuple[dict[str, Any], list[str]]:
         props = node.get("properties", {})
         required = node.get("required", [])
-        if not isinstance(props, dict) or not isinstance(required, list):
+        if (
+            not isinstance(props, dict)
+            or not isinstance(required, list)
+            or not all(isinstance(name, str) for name in required)
+        ):
             raise self.refuse(pointer, "malformed properties or required")
         for name in required:
             if name not in props:

@@ -195,6 +195,12 @@ REFUSED = [
     ),
     ({"type": "object", "properties": {}, "required": ["ghost"]}, "/required"),
     ({"type": "object", "minProperties": 1}, "/minProperties"),
+    # hostile schemas (anyone can edit generated/): one located message, never a traceback
+    ({**_prop({"$ref": "#/$defs/A"}), "$defs": {"A": {"$ref": "#/$defs/A"}}}, "/$defs/A"),
+    (_prop({"$ref": 7}), "/properties/f"),
+    ({"type": "object", "properties": {}, "required": [["f"]]}, "/"),
+    ({"type": "object", "properties": {"f": []}}, "/properties/f"),
+    ([], "/"),
 ]
 
 
