@@ -12,12 +12,13 @@ shape, fields of the wrong type, unknown ids, very long or hostile strings. A fi
 not have its contract type counts as absent (nothing is credited for it), and the item is
 flagged as a parse failure so the panel can report it beside the scores.
 
-Every item gets a parse status (`harness.evaluation.judge.PARSE_STATUSES`). An answer with no JSON object in it is
-"unparseable": under the declared policy (spec/declarations/metrics.yaml, `unparseable_policy`) it either
-counts as a wrong answer (intent-to-treat: scored as an empty answer) or is left out of the
-means (per-protocol); the panel carries both where they differ. Parsing is linear in the
-answer (no backtracking regular expression), and numbers read from the responses log are
-checked before use, so no answer and no log line can make scoring slow or large.
+Every item gets a parse status from the one judge (harness/evaluation/judge.py, which the
+runner calls too). An answer with no JSON object in it is "unparseable": under the declared
+policy (spec/declarations/metrics.yaml, `unparseable_policy`) it either counts as a wrong
+answer (intent-to-treat: scored as an empty answer) or is left out of the means
+(per-protocol); the panel carries both where they differ. Judging is linear in the answer
+(no backtracking regular expression), and numbers read from the responses log are checked
+before use, so no answer and no log line can make scoring slow or large.
 """
 
 from __future__ import annotations
