@@ -42,14 +42,10 @@ import jsonschema
 from bench.timing import figure, load_average
 from harness.compiled import GENERATED, CompiledDomain
 from harness.evaluation.claims import direction_of
+from harness.evaluation.judge import judge
 from harness.evaluation.lexicon import Lexicon, norm, norm_short
 from harness.evaluation.metrics import score_panel
-from harness.evaluation.scoring import (
-    MAX_UNKNOWN_IDS,
-    coerce_response,
-    load_compiled_scorer,
-    unknown_ids,
-)
+from harness.evaluation.scoring import MAX_UNKNOWN_IDS, load_compiled_scorer, unknown_ids
 
 
 def _domain() -> CompiledDomain:
@@ -187,20 +183,18 @@ def main(quick: bool = False) -> list[str]:
     def lexicon_per_response() -> None:
         for gold, resp, ctx in items:
             lex = Lexicon.from_graph(graph)
-            score_panel(
-                scorer.metrics, gold, coerce_response(resp, scorer.contract).response, ctx, lex
-            )
+            score_panel(scorer.metrics, gold, judge(resp, scorer.contract).response, ctx, lex)
 
     def jsonschema_per_response() -> None:
         for gold, resp, ctx in items:
             with contextlib.suppress(jsonschema.ValidationError):
                 jsonschema.validate(resp, schema)
-            clean = coerce_response(resp, scorer.contract).response
+            clean = judge(resp, scorer.contract).response
             score_panel(scorer.metrics, gold, clean, ctx, scorer.lexicon)
 
     def reference_pass() -> None:
         for gold, resp, ctx in items:
-            clean = coerce_response(resp, scorer.contract).response
+            clean = judge(resp, scorer.contract).response
             score_panel(scorer.metrics, gold, clean, ctx, scorer.lexicon)
             unknown_ids(clean, scorer.lexicon, MAX_UNKNOWN_IDS)
 
