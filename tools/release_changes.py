@@ -78,10 +78,43 @@ def changes(old: dict[str, Any] | None, new: dict[str, Any], stated: list[str]) 
         for c in sorted(after):
             if before.get(c) != after[c]:
                 out.append(f"{c}: {before.get(c)} -> {after[c]}")
+        worded = sorted(
+            c
+            for c, text in _summaries(new).items()
+            if before.get(c) == after.get(c) and _summaries(old).get(c) != text
+        )
+        if worded:  # same verdict, new words (the text names a recommendation, say)
+            out.append("justification text (" + ", ".join(worded) + ")")
     if old["patient"]["narrative"] != new["patient"]["narrative"]:
-        said = [s for s in stated if s in new["patient"]["narrative"]]
-        out.append("vignette states background: " + " ".join(said) if said else "vignette")
+        said = [
+            s
+            for s in stated
+            if s in new["patient"]["narrative"] and s not in old["patient"]["narrative"]
+        ]
+        labs = _labs_changed(old, new)
+        text = "vignette states background: " + " ".join(said) if said else "vignette wording"
+        out.append(text + (f" (labs: {labs})" if labs else ""))
+    if not out and old != new:
+        out.append("other fields")
     return out or ["unchanged"]
+
+
+def _summaries(r: dict[str, Any]) -> dict[str, str]:
+    return {v["intervention_id"]: v["summary"] for v in r["gold"]["justification"]["candidates"]}
+
+
+def _labs_changed(old: dict[str, Any], new: dict[str, Any]) -> str:
+    """The shown lab values that differ, as "name old -> new"."""
+
+    def values(r: dict[str, Any]) -> dict[str, Any]:
+        return {x["name"]: x["value"] for x in r["patient"].get("labs") or ()}
+
+    a, b = values(old), values(new)
+    return ", ".join(
+        f"{name} {a.get(name, '-')} -> {b.get(name, '-')}"
+        for name in sorted(set(a) | set(b))
+        if a.get(name) != b.get(name)
+    )
 
 
 def table(domain: str, since: str) -> str:

@@ -1,5 +1,6 @@
-"""Claims of an answer against the graph: cited evidence that supports the cited assertions,
-and causal claims (cited by id or said in words) that no retrieved assertion states.
+"""Claims of an answer against the graph: cited evidence that supports the cited assertions
+bearing on the recommendation, and causal claims (cited by id or said in words) that no
+retrieved assertion states.
 
 The two panel kinds `evidence_support` and `unsupported_claims` (metrics.yaml), with the
 compatibility table that says which assertions state a claim (`ClaimReader`).
@@ -12,6 +13,7 @@ from collections.abc import Set
 from functools import lru_cache
 from typing import Any
 
+from harness.evaluation.bearing import bearing_assertions, recommendation_claims
 from harness.evaluation.id_sets import NO_IDS, as_set
 from harness.evaluation.lexicon import MAX_NAME_TEXT, MEMO_SIZE, MEMO_TEXT, Lexicon, norm_any
 from harness.evaluation.metric_inputs import MetricInputs
@@ -36,19 +38,34 @@ CITED_ASSERTION_FIELDS = (
 
 
 def evidence_support(resp: Any, gold: Any, inp: MetricInputs) -> float | None:
-    """Share of cited evidence ids that SUPPORT at least one assertion the response cited."""
+    """Share of cited evidence ids that SUPPORT at least one cited assertion that bears on the
+    recommendation (harness.evaluation.bearing)."""
     cited_ev = as_set(resp)
     if not cited_ev:
         return None
     cited_asr: set[str] = set()
     for key in CITED_ASSERTION_FIELDS:
         cited_asr |= as_set(inp.response.get(key))
-    return supported_share(cited_ev, cited_asr, inp.lexicon)
+    return supported_share(cited_ev, cited_asr, inp.response, inp.gold, inp.context, inp.lexicon)
 
 
-def supported_share(cited_ev: Set[str], cited_asr: Set[str], lexicon: Lexicon) -> float:
+def supported_share(
+    cited_ev: Set[str],
+    cited_asr: Set[str],
+    response: Any,
+    gold: Any,
+    context: Any,
+    lexicon: Lexicon,
+) -> float:
+    """The evidence_support kind's value, for both panel paths (`score_panel` and
+    `PanelPlan`): a cited evidence id counts when the graph has it support a cited assertion
+    that bears on the recommendation, or an outcome claim the recommendation itself states
+    (its trial). One about no candidate, no gold chain and no retrieved chain (a padded
+    contraindication of another class) earns its source nothing."""
+    bearing = bearing_assertions(cited_asr, gold, context, lexicon)
+    bearing |= recommendation_claims(response, gold, context, lexicon)
     supports = lexicon.supports
-    good = sum(1 for ev in cited_ev if not supports.get(ev, NO_IDS).isdisjoint(cited_asr))
+    good = sum(1 for ev in cited_ev if not supports.get(ev, NO_IDS).isdisjoint(bearing))
     return good / len(cited_ev)
 
 

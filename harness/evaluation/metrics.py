@@ -20,6 +20,12 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Set
 from typing import Any, get_args
 
+from harness.evaluation.bearing import (
+    CHAIN_SHAPE,
+    GOLD_CHAINS_FIELD,
+    MAX_GOLD_CHAINS,
+    OUTCOME_SHAPE,
+)
 from harness.evaluation.claims import (
     CITED_ASSERTION_FIELDS,
     claim_count,
@@ -101,16 +107,13 @@ def set_f1(resp: Any, gold: Any, inp: MetricInputs) -> float | None:
 
 CHAIN_KINDS = ("chain_precision", "chain_recall", "chain_f1")
 CAUSAL_READINGS = ("validated_chains", "gold_path")
-# The gold field holding every equal validated chain (written by the gold builder); the
-# declared gold field (the paper's one path) is read where it is absent.
-GOLD_CHAINS_FIELD = "causal_paths"
-# Gold chains read at most (a gold is ours, but a hand-edited release is bounded too).
-MAX_GOLD_CHAINS = 64
-# The context section shape whose paths are causal chains (conditions.yaml, SectionShape).
-CHAIN_SHAPE = "causal_chain"
-# Outcome evidence: one-step claims from a candidate to the target; a validated causal one
-# is a chain of one step (a null result, causal_status no_effect, is not).
-OUTCOME_SHAPE = "target_edges"
+# GOLD_CHAINS_FIELD (imported): the gold field holding every equal validated chain (written
+# by the gold builder); the declared gold field (the paper's one path) is read where it is
+# absent. MAX_GOLD_CHAINS bounds how many are read. CHAIN_SHAPE: the context section shape
+# whose paths are causal chains (conditions.yaml, SectionShape); OUTCOME_SHAPE: outcome
+# evidence, one-step claims from a candidate to the target (a validated causal one is a chain
+# of one step; a null result, causal_status no_effect, is not). Declared once in
+# harness.evaluation.bearing, which reads the same chains for evidence accuracy.
 
 
 def gold_chains(gold: Any, field_name: str, reading: str | None) -> list[frozenset[str]]:
@@ -429,7 +432,7 @@ class PanelPlan:
                 cited_asr: set[str] = set()
                 for key in CITED_ASSERTION_FIELDS:
                     cited_asr |= answer.rset(key)
-                out[name] = supported_share(r, cited_asr, lexicon)
+                out[name] = supported_share(r, cited_asr, response, gold, context, lexicon)
             else:  # a kind added to KINDS and not compiled here: the generic path
                 inp = MetricInputs(lexicon, context, response, gold, spec)
                 out[name] = KINDS[kind](response.get(rf), gold.get(gf), inp)

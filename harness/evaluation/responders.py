@@ -5,7 +5,9 @@ They are not models and say nothing about any model. They exist so the whole pip
 
 * `oracle` answers from the gold: it must score 1.0 on every defined metric. It names the
   preferred intervention by its candidate label (intervention metrics compare names), cites the
-  gold ids, and states the gold path as claims using the entity names it finds in its prompt.
+  gold ids (as its causal path, the gold path and then every other equal gold chain, whose
+  sources the gold's evidence list holds), and states them as claims using the entity names it
+  finds in its prompt.
   Its unsupported-claim rate is 0.0 wherever the gold path was retrieved; where the condition
   did not retrieve it (C2 carries no mechanistic chain) the cited path ids are, by the
   metric's definition, unsupported by the retrieved context.
@@ -14,7 +16,8 @@ They are not models and say nothing about any model. They exist so the whole pip
   candidate, or from a class the line says applies to it, that is not marked weak), skipping a
   candidate whose contraindication the scenario text mentions or whose outcome line is a null
   result; it cites that candidate's chain to the target (or the outcome line), its evidence, the
-  adverse effects it sees for its choice and the contraindications it sees for the others. When
+  adverse effects it sees for its choice and the contraindications it sees for the other
+  candidates (never those of a class that is no option, such as padding shows). When
   no candidate has outcome evidence it abstains (no recommendation, uncertainty flagged): a
   surrogate chain alone is not a reason to recommend. With no grounded context it behaves like
   `ungrounded`. It reads ids by where the templates put them, so a domain's own id schemes
@@ -282,10 +285,14 @@ def context_reader(prompt: str, gold: dict[str, Any] | None = None) -> dict[str,
         return [ln for ln in lines if "DECREASE" in ln.predicate and not ln.weak]
 
     choice = next((c for c in parsed.candidates if supported(c) and not ruled_out(c)), None)
+    # Contraindications of the other candidates only: a context may show contraindications
+    # of classes that are no option here (the volume-matched controls pad with them), and
+    # those bear on no choice this patient faces.
+    others = [c for c in parsed.candidates if c != choice]
     contra = [
         ln
         for ln in parsed.lines
-        if "CONTRAINDICATED" in ln.predicate and (choice is None or not ln.about(choice))
+        if "CONTRAINDICATED" in ln.predicate and any(ln.about(c) for c in others)
     ]
     if choice is None:
         return _contract(
@@ -342,6 +349,11 @@ def oracle(prompt: str, gold: dict[str, Any] | None = None) -> dict[str, Any]:
         (c.get("label") for c in candidates if c.get("intervention_id") == preferred), preferred
     )  # None when the gold is to abstain
     path = list(g.get("causal_path_assertion_ids") or [])
+    # every equal gold chain is gold, and the gold's evidence list holds the sources of each:
+    # the oracle cites them all (its path first), so each source it cites supports an edge it
+    # cites
+    chains = g.get("causal_paths") if isinstance(g.get("causal_paths"), list) else []
+    path = list(dict.fromkeys([*path, *(a for c in chains if isinstance(c, list) for a in c)]))
     by_id = {ln.assertion_id: ln for ln in parse_prompt(prompt).lines}
     claims = [
         {"subject": by_id[a].subject, "predicate": by_id[a].predicate, "object": by_id[a].object}

@@ -38,6 +38,7 @@ from functools import cached_property
 from typing import Any
 
 from .kg import KnowledgeGraph
+from .narratives import lower_name
 from .rules import IndicationScope, Rules
 
 QUALIFIED = "outcome_evidence"
@@ -84,6 +85,24 @@ class OutcomeClaim:
 
 
 @dataclass(frozen=True)
+class Recommendation:
+    """A guideline recommendation of a declared class for an intervention, on an indication
+    (INDICATED_FOR), not on an outcome: what a guideline recommends it for."""
+
+    assertion_id: str
+    evidence_id: str
+    indication: str  # what it is recommended for (a condition or population id)
+    recommendation_class: str
+    level_of_evidence: str
+
+    def describe(self) -> str:
+        text = self.recommendation_class.replace("_", " ")
+        if self.level_of_evidence:
+            text += f", level {self.level_of_evidence.replace('_', '-')}"
+        return f"{self.assertion_id}: guideline {self.evidence_id}, {text}"
+
+
+@dataclass(frozen=True)
 class Judgement:
     """The verdict on one candidate for one patient, with what it rests on."""
 
@@ -93,6 +112,8 @@ class Judgement:
     claims: tuple[OutcomeClaim, ...] = ()  # every qualifying benefit claim, strongest first
     blocking: tuple[str, ...] = ()  # null, harm or contested assertion ids
     weak: tuple[tuple[str, str], ...] = ()  # (benefit claim below the bar, why)
+    # the guideline recommendations a weak claim's text cites (for the patient's conditions)
+    recommendations: tuple[Recommendation, ...] = ()
     contraindications: tuple[str, ...] = ()  # contraindication assertion ids that hit
     findings: tuple[str, ...] = ()  # the findings they hit
     basis: str = ""  # for an unproven candidate: why its status is known ("" = unknown)
@@ -259,8 +280,49 @@ class OutcomeJudge:
             )  # fmt: skip
         return out
 
-    def shortfall(self, claim: OutcomeClaim) -> str:
-        """Why a benefit claim does not qualify, in words (empty when it does)."""
+    def recommendations(
+        self, intervention: str, findings: Iterable[str], population: str | None
+    ) -> list[Recommendation]:
+        """The guideline recommendations of a declared class for the intervention (own or
+        class-level INDICATED_FOR claims holding in the population) on one of the patient's
+        conditions or her population. They never qualify an answer (a recommendation for a
+        condition is no claim on an outcome); they keep a shortfall's text true: "no
+        recommendation" is said only where the patient's conditions have none."""
+        wanted = set(findings)
+        if population is not None:
+            wanted |= self.applies_in(population)
+        out = []
+        for a, _ in self.kg.claims(intervention, ("therapeutic",)):
+            if a["object_id"] not in wanted:
+                continue
+            if population is not None and not self.holds_in(a, population):
+                continue
+            for link in self.kg.links.get(a["assertion_id"], ()):
+                ev = self.kg.evidence[link["evidence_id"]]
+                if ev["source_type"] not in self.policy.guideline_source_types:
+                    continue
+                if link.get("recommendation_class") not in self.policy.guideline_classes:
+                    continue
+                out.append(
+                    Recommendation(
+                        a["assertion_id"], link["evidence_id"], a["object_id"],
+                        link["recommendation_class"], link.get("level_of_evidence") or "",
+                    )
+                )  # fmt: skip
+        return sorted(out, key=lambda r: (r.assertion_id, r.evidence_id))
+
+    def shortfall(
+        self,
+        claim: OutcomeClaim,
+        intervention: str | None = None,
+        population: str | None = None,
+        findings: Iterable[str] = (),
+    ) -> str:
+        """Why a benefit claim does not qualify, in words (empty when it does). The text says
+        what is true of the graph: no qualifying source supports the claim (not that no study
+        exists). Where a guideline does recommend the intervention for an indication of the
+        patient, the text says so: a recommended option is never described as having no
+        recommendation."""
         a = self.kg.assertions[claim.assertion_id]
         reasons = []
         if not claim.validated:
@@ -270,7 +332,24 @@ class OutcomeJudge:
         if a["evidence_level"] not in self.policy.evidence_levels:
             reasons.append(f"{a['evidence_level'].replace('_', ' ')} certainty")
         if not claim.qualifying:
-            reasons.append("no study of it and no qualifying guideline recommendation")
+            # "no qualifying source supports it", never "no study of it": a trial may exist
+            # that the graph does not hold or that does not meet the bar (cardiac
+            # rehabilitation after ACS has been studied; review 2026-12-B, SCN_0075)
+            target = lower_name(self.kg.name_of(claim.outcome))
+            recs = self.recommendations(intervention or a["subject_id"], findings, population)
+            if recs:
+                said = "; ".join(
+                    f"for {lower_name(self.kg.name_of(r.indication))} ({r.describe()})"
+                    for r in recs
+                )
+                reasons.append(
+                    f"recommended {said}, but no qualifying study or recommendation supports "
+                    f"it on {target}"
+                )
+            else:
+                reasons.append(
+                    f"no qualifying study or guideline recommendation supports it on {target}"
+                )
         if claim.assertion_id in self._contested:
             reasons.append("contested")
         return ", ".join(reasons)
@@ -343,12 +422,21 @@ class OutcomeJudge:
             return Judgement(intervention, QUALIFIED, claim=ranked[0], claims=tuple(ranked))
         if contested:
             return Judgement(intervention, CONTESTED, blocking=contested)
-        weak = tuple((c.assertion_id, self.shortfall(c)) for c in claims if c.effect == "benefit")
+        weak = tuple(
+            (c.assertion_id, self.shortfall(c, intervention, population, findings))
+            for c in claims
+            if c.effect == "benefit"
+        )
         gap = self.gap(intervention, target, population)
         if gap is not None:
             return Judgement(intervention, UNPROVEN, weak=weak, basis=EVIDENCE_GAP, gap=gap)
         if weak:
-            return Judgement(intervention, UNPROVEN, weak=weak, basis=WEAK_CLAIM)
+            unsourced = any(not c.qualifying for c in claims if c.effect == "benefit")
+            cited = tuple(self.recommendations(intervention, findings, population))
+            cited = cited if unsourced else ()  # only a claim without sources names them
+            return Judgement(
+                intervention, UNPROVEN, weak=weak, basis=WEAK_CLAIM, recommendations=cited
+            )
         elsewhere = self.not_indicated(intervention, findings, population)
         if elsewhere:
             return Judgement(intervention, UNPROVEN, basis=NOT_INDICATED, indications=elsewhere)

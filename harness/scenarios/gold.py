@@ -419,9 +419,15 @@ class GoldBuilder:
             )
         elif j.weak:
             below = "; ".join(f"{aid}: {why}" for aid, why in j.weak)
+            cited = [r.assertion_id for r in j.recommendations]  # named in the text too
             entry.update(
-                assertion_ids=[aid for aid, _ in j.weak],
-                evidence_source_ids=list(self.clinical.evidence_for(a for a, _ in j.weak)),
+                assertion_ids=list(dict.fromkeys([*(aid for aid, _ in j.weak), *cited])),
+                evidence_source_ids=sorted(
+                    {
+                        *self.clinical.evidence_for(a for a, _ in j.weak),
+                        *(r.evidence_id for r in j.recommendations),
+                    }
+                ),
                 finding_ids=[],
                 summary=(
                     f"{name}'s outcome evidence for {target} {this} does not meet "

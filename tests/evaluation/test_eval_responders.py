@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from harness.compiled import CompiledDomain
 from harness.evaluation.prompts import PromptRenderer
 from harness.evaluation.responders import parse_prompt, respond
-from harness.evaluation.scoring import coerce_response
+from harness.evaluation.scoring import coerce_response, load_compiled_scorer
 from kgbench.errors import UserError
 
 CONDITIONS = ("C1", "C2", "C3", "C4")
@@ -59,6 +62,27 @@ def test_oracle_is_perfect_on_every_defined_metric(
                 assert rate == pytest.approx(expected), (sid, cond)
                 if len(retrieved) == len(path):
                     assert rate == 0.0
+
+
+@pytest.mark.parametrize("domain_name", ["cardio", "afib"])
+def test_oracle_is_perfect_on_every_defined_metric_of_a_real_gold(domain_name: str) -> None:
+    """The mini fixture's gold predates outcome claims and equal chains; on the committed
+    golds the oracle's evidence list holds the outcome trials and every equal chain's sources,
+    and each must support what it cites (no context: C1, rendered by the compiled frame)."""
+    compiled = CompiledDomain.open(domain_name)
+    scorer = load_compiled_scorer(compiled)
+    renderer = PromptRenderer(compiled)
+    with compiled.generated_scenarios.open(encoding="utf-8") as fh:
+        scenarios = [json.loads(line) for line in fh if line.strip()]
+    cited_sources = 0
+    for scenario in scenarios:
+        answer = respond("oracle", renderer.render(scenario, "C1", None), scenario)
+        item = scorer.score(scenario["gold"], answer, None)
+        assert item.parse_ok and item.schema_ok and not item.unknown_ids
+        for name, value in item.scores.items():
+            assert value in (None, 1.0), (scenario["scenario_id"], name, value)
+        cited_sources += len(answer["supporting_evidence_ids"])
+    assert cited_sources > len(scenarios)  # the golds do cite sources: the check has teeth
 
 
 def test_oracle_names_the_candidate_label(prompts, mini_scenarios):

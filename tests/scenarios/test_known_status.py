@@ -10,7 +10,10 @@ Each rule has a case whose answer is known by hand, including the "no" case:
   component credit is declared;
 - a class 2b recommendation as the best guideline support makes a correct answer uncertain;
 - the ACE inhibitors reach MACE through two validated chains of one shape (through blood
-  pressure and through remodelling): both are gold.
+  pressure and through remodelling): both are gold;
+- renal denervation's MACE claim is below the bar: with a class 1 recommendation for the
+  patient's hypertension its text says so ("recommended for ..."), with none, with one for
+  another condition, or with a class the domain does not count, it says "no ... recommendation".
 """
 
 from __future__ import annotations
@@ -235,3 +238,77 @@ def test_two_equal_chains_both_appear_in_the_gold(generated) -> None:
         gold = gen.gold.gold(inst, ["DRG_0001", "DRG_0003"], ("DIS_0001",))
         assert gold["causal_paths"] == [list(through_bp), list(through_remodelling)]
         assert gold["causal_path_assertion_ids"] == list(path)  # kept for 2.0 readers
+
+
+# --- a shortfall's text says what a guideline does recommend ------------------------------
+
+
+def _add_recommendation(domain_dir: Path, row: str, link: str) -> None:
+    """Append an INDICATED_FOR assertion and its SUPPORTS link to the toy copy."""
+    for name, line in (("assertions.csv", row), ("assertion_evidence.csv", link)):
+        path = domain_dir / "data" / name
+        path.write_text(path.read_text(encoding="utf-8") + line + "\n", encoding="utf-8")
+
+
+INDICATION = (
+    "ASR_0045,INT_0001,INDICATED_FOR,DIS_0001,therapeutic,none,not_applicable,high,0.9,true,"
+    ",,long_term,,"
+)
+
+
+def test_a_recommended_candidate_without_a_target_claim_is_not_called_unrecommended(
+    toy, toy_copy: Path, tmp_path: Path
+) -> None:
+    # no: renal denervation has a putative MACE claim and no recommendation at all
+    plain = _judge(toy).judge("INT_0001", "OUT_0001", "POP_0001", ("DIS_0001",))
+    ((aid, why),) = plain.weak
+    assert aid == "ASR_0030" and (
+        "no qualifying study or guideline recommendation supports it on major adverse "
+        "cardiovascular events" in why
+    )
+    assert "no study of it" not in why  # absence of a qualifying source, not of any study
+    assert "recommended for" not in why and plain.recommendations == ()
+    # yes: a class 1 guideline recommendation for the patient's hypertension (not for MACE)
+    _add_recommendation(toy_copy, INDICATION, "ASR_0045,EV_0001,class_1,A")
+    compiled = _compile(toy_copy, tmp_path / "gen")
+    judge = _judge(compiled)
+    j = judge.judge("INT_0001", "OUT_0001", "POP_0001", ("DIS_0001",))
+    assert j.status == "no_outcome_evidence" and not j.qualified  # still no answer ...
+    ((aid, why),) = j.weak
+    assert aid == "ASR_0030"
+    assert (  # ... and the text says what the guideline recommends it for, truthfully
+        "recommended for essential hypertension (ASR_0045: guideline EV_0001, class 1, level A), "
+        "but no qualifying study or recommendation supports it on major adverse "
+        "cardiovascular events" in why
+    )
+    assert "no qualifying study or guideline recommendation" not in why
+    assert "no study of it" not in why
+    assert [(r.assertion_id, r.evidence_id) for r in j.recommendations] == [("ASR_0045", "EV_0001")]
+    # the item's justification cites what its text names: the claim and the recommendation
+    gen = Generator(compiled)
+    inst = Instance("direct_effect", "DRG_0001", "OUT_0001", "POP_0001", None, (), ("DIS_0001",))
+    gold = gen.gold.gold(inst, ["DRG_0001", "INT_0001"], ("DIS_0001",))
+    (entry,) = [
+        c for c in gold["justification"]["candidates"] if c["intervention_id"] == "INT_0001"
+    ]
+    assert entry["assertion_ids"] == ["ASR_0030", "ASR_0045"]
+    assert "EV_0001" in entry["evidence_source_ids"] and "recommended for" in entry["summary"]
+    # no: the same recommendation says nothing for a patient without hypertension
+    other = judge.judge("INT_0001", "OUT_0001", "POP_0002", ("DIS_0002",))
+    assert [w for _, w in other.weak] == [
+        "not validated, putative, low certainty, no qualifying study or guideline "
+        "recommendation supports it on major adverse cardiovascular events"
+    ]
+
+
+def test_a_recommendation_without_a_qualifying_class_is_not_cited(
+    toy_copy: Path, tmp_path: Path
+) -> None:
+    # no: a guideline link with no class (or a class the domain does not count) is not a
+    # recommendation of the candidate; the text stays "no qualifying ... recommendation"
+    _add_recommendation(toy_copy, INDICATION, "ASR_0045,EV_0001,class_2b,C_LD")
+    judge = _judge(_compile(toy_copy, tmp_path / "gen"))
+    j = judge.judge("INT_0001", "OUT_0001", "POP_0001", ("DIS_0001",))
+    ((_, why),) = j.weak
+    assert "no qualifying study or guideline recommendation supports it on" in why
+    assert "recommended for" not in why and j.recommendations == ()

@@ -33,13 +33,13 @@ RETURN count(a) AS value;
 // check entities, expected 153: entity count matches the spec
 MATCH (n:KG_cardio:Entity) RETURN count(n) AS value;
 
-// check assertions, expected 432: assertion count matches the spec
+// check assertions, expected 433: assertion count matches the spec
 MATCH (n:KG_cardio:Assertion) RETURN count(n) AS value;
 
-// check evidence_sources, expected 79: evidence source count matches the spec
+// check evidence_sources, expected 81: evidence source count matches the spec
 MATCH (n:KG_cardio:EvidenceSource) RETURN count(n) AS value;
 
-// check supports, expected 655: SUPPORTS link count matches the spec
+// check supports, expected 657: SUPPORTS link count matches the spec
 MATCH (:KG_cardio:EvidenceSource)-[r:SUPPORTS]->(:KG_cardio:Assertion) RETURN count(r) AS value;
 
 // check members, expected 20: MEMBER_OF link count matches the spec
@@ -93,7 +93,7 @@ MATCH (:KG_cardio)-[r:CONTRAINDICATED_FOR]->(:KG_cardio) RETURN count(r) AS valu
 // check edges_HAS_NO_EFFECT_ON, expected 25: HAS_NO_EFFECT_ON direct edge count matches the spec
 MATCH (:KG_cardio)-[r:HAS_NO_EFFECT_ON]->(:KG_cardio) RETURN count(r) AS value;
 
-// check edges_INDICATED_FOR, expected 53: INDICATED_FOR direct edge count matches the spec
+// check edges_INDICATED_FOR, expected 54: INDICATED_FOR direct edge count matches the spec
 MATCH (:KG_cardio)-[r:INDICATED_FOR]->(:KG_cardio) RETURN count(r) AS value;
 
 // check edges_MAY_CAUSE_ADVERSE_EFFECT, expected 37: MAY_CAUSE_ADVERSE_EFFECT direct edge count matches the spec
