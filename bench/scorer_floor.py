@@ -11,7 +11,8 @@ It shares with the compiled scorer only what a hand-written scorer would also ca
 lexicon's name resolution (`choice_of`, `resolve_equivalents`, `equivalents`, timed on its
 own by the bench's name-resolution lines) and the claim compatibility table (`ClaimReader`).
 Everything else (reading the answer, its types, the id-set arithmetic of every metric, the
-chain, evidence and unsupported-claim rules, unknown ids) is written here again.
+chain rule, evidence accuracy with its bearing rule (harness/evaluation/bearing.py), the
+unsupported-claim rule, unknown ids) is written here again.
 
 Its answer reading is minimal on purpose: `json.loads` of a text, and the contract's field
 types. That is all the bench's workload needs (its raw texts hold no JSON object, fenced or
@@ -121,6 +122,68 @@ def _context_chain(ctx: dict[str, Any], rec: Any, lex: Lexicon) -> set[str]:
     return out
 
 
+def _bearing(asr: set[str], gold: dict[str, Any], ctx: dict[str, Any], lex: Lexicon) -> set[str]:
+    """The cited assertions that bear on the recommendation (metrics.yaml, evidence_accuracy):
+    the gold's own, those touching a candidate or its class, those on a candidate's chain."""
+    gold_ids: set[str] = set()
+    for key in (*ASR_FIELDS, "outcome_assertion_ids"):
+        gold_ids |= _ids(gold.get(key))
+    for chain in (gold.get("causal_paths") or ())[:64]:
+        gold_ids |= _ids(chain)
+    bearing = asr & gold_ids
+    rest = asr - bearing
+    if not rest:
+        return bearing
+    params = ctx.get("parameters") or {}
+    candidates = _ids(params.get("candidate_ids"))
+    for row in (gold.get("justification") or {}).get("candidates") or ():
+        candidates |= _ids(row.get("intervention_id"))
+    candidates |= _ids(gold.get("acceptable_interventions"))
+    candidates |= _ids(gold.get("preferred_intervention"))
+    near = set(candidates)
+    for c in candidates:
+        near |= lex.member_classes.get(c, set())
+    held = ctx["assertions"]
+    for aid in rest:
+        a = lex.assertions.get(aid) or held.get(aid)
+        if a and (
+            a.get("subject_id") in near
+            or a.get("object_id") in near
+            or not _ids(a.get("member_ids")).isdisjoint(near)
+        ):
+            bearing.add(aid)
+    for section in ctx.get("sections") or ():
+        if section.get("shape") in ("causal_chain", "target_edges"):
+            for path in section.get("paths") or ():
+                if path.get("candidate_id") in candidates:
+                    bearing |= rest & _ids(path.get("assertion_ids"))
+    return bearing
+
+
+def _stated(rec: Any, gold: dict[str, Any], ctx: dict[str, Any], lex: Lexicon) -> set[str]:
+    """The outcome assertions the recommendation itself states (its trial)."""
+    chosen = lex.choice_of(rec) if isinstance(rec, str) else None
+    if not chosen:
+        return set()
+    wanted = lex.equivalents(chosen)
+    out: set[str] = set()
+    acceptable = _ids(gold.get("acceptable_interventions")) | _ids(
+        gold.get("preferred_intervention")
+    )
+    if not acceptable.isdisjoint(wanted):
+        out |= _ids(gold.get("outcome_assertion_ids"))
+    held = ctx["assertions"]
+    for section in ctx.get("sections") or ():
+        if section.get("shape") == "target_edges":
+            for path in section.get("paths") or ():
+                if path.get("candidate_id") in wanted:
+                    for aid in _ids(path.get("assertion_ids")):
+                        a = held.get(aid) or {}
+                        if a.get("validated") is True and a.get("causal_status") == "causal":
+                            out.add(aid)
+    return out
+
+
 def _supported(
     kind: str | None,
     pred: str,
@@ -216,8 +279,8 @@ def score(
     g_contra = _ids(gold.get("contraindication_assertion_ids"))
     out["contraindication_recall"] = len(contra & g_contra) / len(g_contra) if g_contra else None
     if evidence:
-        asr = cited | adverse | contra
-        good = sum(1 for e in evidence if not lex.supports.get(e, set()).isdisjoint(asr))
+        bearing = _bearing(cited | adverse | contra, gold, ctx, lex) | _stated(rec, gold, ctx, lex)
+        good = sum(1 for e in evidence if not lex.supports.get(e, set()).isdisjoint(bearing))
         out["evidence_accuracy"] = good / len(evidence)
     else:
         out["evidence_accuracy"] = None
