@@ -32,9 +32,10 @@ from typing import Any
 
 from bench.timing import load_average
 from harness.compiled import GENERATED, CompiledDomain
+from harness.evaluation.judge import compile_contract
 from harness.evaluation.scoring import load_compiled_scorer
 from harness.runfolder import RunFolder
-from harness.runner.parse import ResponseJudge
+from harness.runner.records import verdict_fields
 from kgbench.io import json_line_bytes
 
 REPLICATES = 32
@@ -175,7 +176,7 @@ def build_run(root: Path, hostile: bool, seed: int = 11) -> Path:
                 path.parent.mkdir(parents=True, exist_ok=True)
                 path.write_text(json.dumps(_context(graph, s, c, rng)))
     (run / "prompts" / "prompts.jsonl").write_text("".join(json.dumps(p) + "\n" for p in prompts))
-    judge = ResponseJudge(domain.json("schemas/response.schema.json"))
+    contract = compile_contract(domain.json("schemas/response.schema.json"))
     by_sid = {s["scenario_id"]: s for s in scenarios}
     ids = [a["assertion_id"] for a in graph["assertions"]]
     with (run / "responses" / "model.jsonl").open("wb") as out:
@@ -186,7 +187,6 @@ def build_run(root: Path, hostile: bool, seed: int = 11) -> Path:
                 answer = _hostile(kind, rng, good, rng.sample(ids, 8)) if hostile else good
                 kind += 1
                 raw = answer if isinstance(answer, str) else json.dumps(answer)
-                verdict = judge.judge(raw)
                 record = {
                     "key": f"{p['prompt_id']}#{rep}",
                     "prompt_id": p["prompt_id"],
@@ -194,9 +194,7 @@ def build_run(root: Path, hostile: bool, seed: int = 11) -> Path:
                     "model": "openai:bench",
                     "status": "ok",
                     "raw": raw,
-                    "parsed": verdict.parsed,
-                    "parse_ok": verdict.parse_ok,
-                    "schema_ok": verdict.schema_ok,
+                    **verdict_fields(raw, contract),
                 }
                 out.write(json_line_bytes(record))  # lone surrogates escaped, as the runner does
     return run

@@ -2,9 +2,14 @@
 
 `kgbench pilot --domain cardio` (the cardio matrix: compile, start, load, generate, extract,
 render, answer, score, report, stop) and the bare start + stop of the same embedded server
-(same state folder, same store) run in turn, A B A B, so machine load hits both alike. The
-target is issue 33's 15 s on a machine where start + stop takes about 6 s: 2.5x the floor.
-The pilot's own step timings (its last line before the panel) are printed beside.
+(same state folder, same store) run in turn, A B A B, so machine load hits both alike.
+
+The floor starts the server exactly as the pilot does (`start(short_lived=True)`, so with
+`jvm.SHORT_LIVED_JVM_FLAGS`), not as `kgbench neo4j start` does: a floor on the other JIT
+setting took about 12 s against the pilot's own 6 s start, and a ratio to it flattered the
+pilot by half. Two targets: issue 33's 15 s for the whole pilot, as stated, and the ratio
+it means on this machine, 2.5x a start + stop of about 6 s. The pilot's own step timings
+(its last line before the panel) are printed beside.
 """
 
 from __future__ import annotations
@@ -16,10 +21,13 @@ from pathlib import Path
 
 from kgbench.locations import CHECKOUT as REPO_ROOT
 
-from .timing import paired, run_once, versus_floor
+from .timing import figure, paired, run_once, versus_floor
 
 KG = str(Path(sys.executable).parent / "kgbench")
-TARGET = 2.5
+TARGET = 2.5  # the ratio: 15 s where the pilot's start + stop takes about 6 s
+TARGET_S = 15.0  # issue 33, item 2: the pilot from a stopped Neo4j
+# The pilot's own start (`kgbench/cli/pilot.py::embedded_neo4j`: short-lived JIT), then stop.
+BARE_START_STOP = "from harness.neo4j import start, stop; start(short_lived=True); stop()"
 
 
 def main(quick: bool = False) -> list[str]:
@@ -27,7 +35,7 @@ def main(quick: bool = False) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         run_dir = Path(tmp) / "pilot"
         pilot = [KG, "pilot", "--domain", "cardio", "--run-dir", str(run_dir)]
-        floor = ["sh", "-c", f"'{KG}' neo4j start >/dev/null && exec '{KG}' neo4j stop"]
+        floor = [sys.executable, "-c", BARE_START_STOP]
         run_once([KG, "neo4j", "stop"], cwd=str(REPO_ROOT), check=False)  # start stopped
         a, b, _ = paired("pilot", pilot, "start + stop", floor, runs, cwd=str(REPO_ROOT))
         _, last = run_once(pilot, cwd=str(REPO_ROOT))
@@ -35,11 +43,22 @@ def main(quick: bool = False) -> list[str]:
     lines += versus_floor(
         "kgbench pilot --domain cardio",
         a.runs,
-        "kgbench neo4j start + stop",
+        "bare start + stop (the pilot's JVM flags)",
         b.runs,
         target=TARGET,
         state="fresh processes, Neo4j stopped before each, alternated",
         digits=1,
+    )
+    lines.append(
+        figure(
+            "kgbench pilot --domain cardio, total",
+            a.runs,
+            unit="s",
+            target=TARGET_S,
+            higher_is_better=False,
+            state="from a stopped Neo4j, fresh process",
+            digits=1,
+        )
     )
     steps = re.search(r"timings: (.*?); total", " ".join(last.stderr.split()))
     if steps:

@@ -95,6 +95,15 @@ class _Checker:
         if value is not None and value not in self.entities:
             self.add(path, unknown(what, value, self.entities))
 
+    def population(self, path: Sequence[str | int], value: Any) -> None:
+        """An entity of a population class (one error otherwise): a finding's `stated_in`
+        names the patients it is said of, and a condition there would never match."""
+        ent = self.entities.get(value)
+        if ent is None:
+            self.add(path, unknown("population", value, self.entities))
+        elif not self.classes[ent.category].is_population:
+            self.add(path, f"'{value}' is a {ent.category}, not a population")
+
     def entities_(self, path: Sequence[str | int], values: Iterable[Any] | None) -> None:
         for i, value in enumerate(values or ()):
             self.entity([*path, i], value)
@@ -457,6 +466,8 @@ def _check_profiles(c: _Checker, data: dict) -> None:
         c.entity([*path, "entity"], prof["entity"])
         c.entity([*path, "population"], prof.get("population"))
         c.entities_([*path, "incompatible_with"], prof.get("incompatible_with"))
+        for j, pop in enumerate(prof.get("stated_in") or ()):
+            c.population([*path, "stated_in", j], pop)
         if prof["entity"] in seen:
             c.add([*path, "entity"], f"entity '{prof['entity']}' has two profiles")
         seen.add(prof["entity"])

@@ -391,10 +391,13 @@ class PanelPlan:
                 out[name] = (1.0 if resp == want else 0.0) if ok else 0.0
                 continue
             if kind in CHAIN_KINDS:
-                r = rsets.get(rf)
-                if r is None:
-                    r = rsets[rf] = strings_of(response.get(rf))
-                out[name] = _chain_scores(kind, r, gold, spec, context, response, lexicon)
+                precision, recall = answer.chain_pr(spec, rf, context, lexicon)
+                if kind == "chain_precision":
+                    out[name] = precision
+                elif kind == "chain_recall":
+                    out[name] = recall
+                else:
+                    out[name] = _chain_f1(precision, recall)
                 continue
             g = gsets.get(gf)
             if g is None:
@@ -443,7 +446,7 @@ class _AnswerSets:
     """One answer's id lists (and its gold's) as sets, each built on first use and then
     shared by every metric of the panel that reads it: PanelPlan.score's working state."""
 
-    __slots__ = ("_claims", "gold", "gsets", "response", "rsets")
+    __slots__ = ("_chains", "_claims", "_pr", "gold", "gsets", "response", "rsets")
 
     def __init__(self, gold: dict[str, Any], response: dict[str, Any]) -> None:
         self.gold = gold
@@ -451,6 +454,40 @@ class _AnswerSets:
         self.rsets: dict[str, frozenset[str]] = {}
         self.gsets: dict[str, frozenset[str]] = {}
         self._claims: list[dict[str, Any]] | None = None
+        # the chain kinds share their gold chains and their precision/recall: a panel's
+        # precision, recall and F1 of one field read the gold and the context once, not thrice
+        self._chains: dict[tuple[str | None, str], list[frozenset[str]]] = {}
+        self._pr: dict[tuple[str, str, str], tuple[float | None, float | None]] = {}
+
+    def chains(self, spec: Metric) -> list[frozenset[str]]:
+        """`gold_chains` of a chain kind's metric, read once per (reading, gold field)."""
+        key = (spec.reading, spec.gold_field)
+        held = self._chains.get(key)
+        if held is None:
+            held = self._chains[key] = gold_chains(self.gold, spec.gold_field, spec.reading)
+        return held
+
+    def chain_pr(
+        self, spec: Metric, rf: str, context: dict[str, Any] | None, lexicon: Lexicon
+    ) -> tuple[float | None, float | None]:
+        """(chain precision, chain recall) of a chain kind's metric, as `_chain_scores`
+        computes them, once per (reading, gold field, response field)."""
+        reading = spec.reading or "validated_chains"
+        key = (reading, spec.gold_field, rf)
+        held = self._pr.get(key)
+        if held is None:
+            cited = self.rset(rf)
+            chains = self.chains(spec)
+            on_context: Set[str] = NO_IDS
+            if reading == "validated_chains" and cited:
+                on_context = context_chain_ids(
+                    context, self.response.get("recommended_intervention"), lexicon
+                )
+            held = self._pr[key] = (
+                _chain_precision(cited, chains, on_context),
+                _chain_recall(cited, chains),
+            )
+        return held
 
     def rset(self, field_name: str) -> frozenset[str]:
         r = self.rsets.get(field_name)
@@ -481,7 +518,9 @@ class _AnswerSets:
         ):
             return False
         if rule in ("gold_nonempty", "both_nonempty"):
-            value = gold_value(spec, self.gold) if gf[:1] == "\x00" else self.gold.get(gf)
+            if gf[:1] == "\x00":  # a chain kind: defined when some gold chain is non-empty
+                return bool(self.chains(spec))
+            value = self.gold.get(gf)
             if not isinstance(value, bool):
                 g = self.gsets.get(gf)
                 if g is None:

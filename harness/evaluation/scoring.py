@@ -12,23 +12,22 @@ shape, fields of the wrong type, unknown ids, very long or hostile strings. A fi
 not have its contract type counts as absent (nothing is credited for it), and the item is
 flagged as a parse failure so the panel can report it beside the scores.
 
-Every item gets a parse status (`PARSE_STATUSES`). An answer with no JSON object in it is
-"unparseable": under the declared policy (spec/declarations/metrics.yaml, `unparseable_policy`) it either
-counts as a wrong answer (intent-to-treat: scored as an empty answer) or is left out of the
-means (per-protocol); the panel carries both where they differ. Parsing is linear in the
-answer (no backtracking regular expression), and numbers read from the responses log are
-checked before use, so no answer and no log line can make scoring slow or large.
+Every item gets a parse status from the one judge (harness/evaluation/judge.py, which the
+runner calls too). An answer with no JSON object in it is "unparseable": under the declared
+policy (spec/declarations/metrics.yaml, `unparseable_policy`) it either counts as a wrong
+answer (intent-to-treat: scored as an empty answer) or is left out of the means
+(per-protocol); the panel carries both where they differ. Judging is linear in the answer
+(no backtracking regular expression), and numbers read from the responses log are checked
+before use, so no answer and no log line can make scoring slow or large.
 """
 
 from __future__ import annotations
 
 import heapq
-import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field, replace
-from functools import cache, cached_property
-from operator import itemgetter
+from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 from typing import Any
 
@@ -45,226 +44,23 @@ from harness.evaluation.metrics import (
     score_panel,
 )
 from harness.runfolder import Prompt, RunFolder
-from kgbench.contract import Condition, IncompatibleArtifact, Metric, MetricPanel, ScoredPanel
+from kgbench.contract import (
+    Condition,
+    IncompatibleArtifact,
+    Metric,
+    MetricPanel,
+    RecordView,
+    ScoredPanel,
+)
 from kgbench.errors import Location, UserError
 from kgbench.io import jsonl_text
-from kgbench.untrusted import MAX_DEPTH, ParseError, load_json_object, parse_json
+from kgbench.untrusted import load_json_object
 
-MAX_PROBLEMS = 10
+from .judge import Contract, Judgement, compile_contract, judge, judged_ok
+from .responses_log import ResponsesLog, answer_of
+
 MAX_UNKNOWN_IDS = 20
-FENCE = "```"
-MAX_FENCED_BLOCKS = 3
-# Without a declaration (run.json or the log's own settings), a replicate index beyond this is
-# a corrupt record, not a reason to expect a million answers per prompt.
-MAX_UNDECLARED_REPLICATES = 100
 DOMAIN_NAME = re.compile(r"[a-z][a-z0-9_]*")
-
-# How much of an answer could be read (the item's `parse_status`):
-#   ok            the whole answer is a JSON object, every contract field of its type
-#   schema_error  the whole answer is a JSON object; fields missing or mistyped count as absent
-#   extracted     a JSON object found inside other text (a code fence, prose), scored as read
-#   unparseable   no JSON object at all (prose, cut-off JSON, an array): nothing to score
-PARSE_STATUSES = ("ok", "schema_error", "extracted", "unparseable")
-
-
-# --- the response contract ----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class FieldRule:
-    """The contract type of one response field: a scalar, a list of strings, or a list of
-    objects with required string keys (claims)."""
-
-    kind: str  # "string" | "boolean" | "number" | "string_list" | "object_list" | "any"
-    keys: tuple[str, ...] = ()
-    nullable: bool = False  # null is a value (an abstaining recommendation)
-
-    def clean(self, value: Any) -> tuple[Any, str | None]:
-        """The value if it has this type (list items of another type dropped), else None."""
-        if value is None and self.nullable:
-            return None, None
-        if self.kind == "string":
-            return (value, None) if isinstance(value, str) else (None, "expected a string")
-        if self.kind == "boolean":
-            return (value, None) if isinstance(value, bool) else (None, "expected true or false")
-        if self.kind == "number":
-            ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-            return (value, None) if ok else (None, "expected a number")
-        if self.kind in ("string_list", "object_list"):
-            if not isinstance(value, list):
-                return None, "expected a list"
-            if self.kind == "string_list":
-                kept = [v for v in value if isinstance(v, str)]
-            else:
-                kept = _objects_with_string_keys(value, self.keys)
-            dropped = len(value) - len(kept)
-            return kept, (f"{dropped} item(s) of the wrong shape dropped" if dropped else None)
-        return value, None
-
-
-def _objects_with_string_keys(value: list[Any], keys: tuple[str, ...]) -> list[dict[str, str]]:
-    """The items of `value` that are objects with a string under each of `keys`, reduced to
-    those keys. This runs for every claim of every answer, so the check is two C calls per
-    item (the keys' values at once; `str.join`, which takes strings only), no frame per key."""
-    if len(keys) < 2:  # itemgetter of one key returns the value itself, not a tuple
-        return [
-            {k: v[k] for k in keys}
-            for v in value
-            if isinstance(v, dict) and all(isinstance(v.get(k), str) for k in keys)
-        ]
-    get = _getter(keys)
-    kept = []
-    for v in value:
-        if isinstance(v, dict):
-            try:
-                vals = get(v)
-                "".join(vals)  # TypeError unless every value is a str
-            except (KeyError, TypeError):
-                continue
-            kept.append(dict(zip(keys, vals, strict=True)))
-    return kept
-
-
-@cache
-def _getter(keys: tuple[str, ...]) -> itemgetter:
-    return itemgetter(*keys)
-
-
-def _resolve_ref(schema: dict[str, Any], node: dict[str, Any]) -> dict[str, Any]:
-    ref = node.get("$ref")
-    if isinstance(ref, str) and ref.startswith("#/$defs/"):
-        return schema.get("$defs", {}).get(ref.split("/")[-1], {})
-    return node
-
-
-def _rule(schema: dict[str, Any], prop: dict[str, Any]) -> FieldRule:
-    kind = prop.get("type")
-    if isinstance(kind, list) and "null" in kind and len(kind) == 2:
-        inner = next(t for t in kind if t != "null")
-        return replace(_rule(schema, {**prop, "type": inner}), nullable=True)
-    if kind == "array":
-        items = _resolve_ref(schema, prop.get("items", {}))
-        if items.get("type") == "string":
-            return FieldRule("string_list")
-        if items.get("type") == "object":
-            return FieldRule("object_list", tuple(items.get("required", ())))
-        return FieldRule("any")
-    if kind in ("integer", "number"):
-        return FieldRule("number")
-    if kind in ("string", "boolean"):
-        return FieldRule(kind)
-    return FieldRule("any")
-
-
-@dataclass(frozen=True)
-class Contract:
-    """The response contract, read once from response.schema.json (no validator per item)."""
-
-    fields: dict[str, FieldRule]
-    required: tuple[str, ...]
-    closed: bool = True
-
-    @classmethod
-    def from_schema(cls, schema: dict[str, Any]) -> Contract:
-        props = schema.get("properties", {})
-        return cls(
-            fields={name: _rule(schema, p) for name, p in props.items()},
-            required=tuple(schema.get("required", ())),
-            closed=schema.get("additionalProperties") is False,
-        )
-
-    def clean(self, obj: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
-        """The contract fields that have their type; problems, as short fixed messages."""
-        out: dict[str, Any] = {}
-        problems: list[str] = []
-        for name, rule in self.fields.items():
-            if name not in obj:
-                if name in self.required:
-                    problems.append(f"missing field '{name}'")
-                continue
-            value, problem = rule.clean(obj[name])
-            if problem:
-                problems.append(f"field '{name}': {problem}")
-            if value is not None or (rule.nullable and obj[name] is None):
-                out[name] = value
-        if self.closed:
-            extra = len(obj.keys() - self.fields.keys())
-            if extra:
-                problems.append(f"{extra} field(s) not in the contract")
-        return out, problems
-
-
-def fenced_blocks(text: str, limit: int = MAX_FENCED_BLOCKS) -> list[str]:
-    """Bodies of the first `limit` ```-fenced blocks, an optional `json` tag dropped.
-
-    Found with `str.find`, so the cost is linear in the text. The regular expression this
-    replaces (```(?:json)?\\s*(.*?)```) backtracked quadratically on an unclosed fence
-    followed by whitespace: one 100 kB answer took 30 s to score.
-    """
-    out: list[str] = []
-    pos = 0
-    while len(out) < limit:
-        start = text.find(FENCE, pos)
-        if start < 0:
-            break
-        end = text.find(FENCE, start + len(FENCE))
-        if end < 0:
-            break
-        body = text[start + len(FENCE) : end]
-        if body[:4].lower() == "json":
-            body = body[4:]
-        out.append(body.strip())
-        pos = end + len(FENCE)
-    return out
-
-
-def parse_text(raw: str) -> tuple[Any, str | None]:
-    """(value, how): how is "whole" when the whole text is JSON, "extracted" when a fenced
-    block or the outermost braces are, None when nothing parses."""
-    text = raw.strip()
-    attempts: list[tuple[str, str]] = [(text, "whole")]
-    attempts += [(b, "extracted") for b in fenced_blocks(text)]
-    start, end = text.find("{"), text.rfind("}")
-    if 0 <= start < end:
-        attempts.append((text[start : end + 1], "extracted"))
-    for attempt, how in attempts:
-        try:
-            return parse_json(attempt, max_depth=MAX_DEPTH, allow_nan=True), how
-        except ParseError:  # not JSON, too deep, an integer Python will not convert
-            continue
-    return None, None
-
-
-def parse_raw(raw: Any) -> tuple[Any, bool]:
-    """A model's raw text as JSON: the whole text, else a fenced block, else the outermost
-    braces. Returns (value, parsed); any non-string raw is taken as already parsed."""
-    if not isinstance(raw, str):
-        return raw, raw is not None
-    value, how = parse_text(raw)
-    return value, how is not None
-
-
-@dataclass(frozen=True)
-class Coerced:
-    """A response reduced to its well-typed contract fields, with what was wrong with it."""
-
-    response: dict[str, Any]
-    parse_ok: bool
-    schema_ok: bool
-    problems: tuple[str, ...]
-    status: str = "ok"  # one of PARSE_STATUSES
-
-
-def coerce_response(response: Any, contract: Contract) -> Coerced:
-    value, how = parse_text(response) if isinstance(response, str) else (response, "whole")
-    if how is None:
-        return Coerced({}, False, False, ("not JSON",), "unparseable")
-    if not isinstance(value, dict):
-        problem = f"expected a JSON object, got {type(value).__name__}"
-        return Coerced({}, True, False, (problem,), "unparseable")
-    clean, problems = contract.clean(value)
-    status = "extracted" if how == "extracted" else ("schema_error" if problems else "ok")
-    return Coerced(clean, True, not problems, tuple(problems[:MAX_PROBLEMS]), status)
 
 
 def apply_policy(
@@ -333,13 +129,15 @@ def score_response(
             "score_response needs a compiled domain for its panel and response contract: "
             "pass domain='<name>' (compiled under generated/) or a context that names one"
         )
-    coerced = coerce_response(response, scorer.contract)
+    verdict = judge(response, scorer.contract)
     lexicon = scorer.lexicon if lexicon is None else lexicon
     metrics = scorer.metrics if metrics is None else metrics
     policy = scorer.policy if policy is None else policy
-    scores = score_panel(metrics, gold, coerced.response, context, lexicon)
+    scores = score_panel(metrics, gold, verdict.response, context, lexicon)
     return ResponseScores(
-        apply_policy(scores, coerced.status, policy), coerced.status, coerced.problems
+        apply_policy(scores, verdict.parse_status, policy),
+        verdict.parse_status,
+        verdict.problems,
     )
 
 
@@ -409,19 +207,42 @@ class CompiledScorer:
     def __post_init__(self) -> None:
         self.plan = PanelPlan(self.metrics)  # the panel's dispatch, resolved once
 
+    def judgement_of(self, record: dict[str, Any] | RecordView) -> tuple[Judgement, bool]:
+        """The verdict on a log record's answer, and whether the runner read it whole.
+
+        A record the runner judged under this very schema (`judged_with` is the contract's
+        digest) as "ok" is taken as judged: under an exact contract its cleaned fields are
+        the recorded object. Any other record (another status, an older runner, another
+        tool) is judged here by the same judge, from the one answer `answer_of` picks."""
+        answer, whole = answer_of(record)
+        if (
+            whole
+            and record.get("parse_status") == "ok"
+            and self.contract.exact
+            and record.get("judged_with") == self.contract.digest
+        ):
+            return judged_ok(answer), True
+        return judge(answer, self.contract), whole
+
     def score(
-        self, gold: dict[str, Any], response: Any, context: dict[str, Any] | None
+        self,
+        gold: dict[str, Any],
+        response: Any,
+        context: dict[str, Any] | None,
+        verdict: Judgement | None = None,
     ) -> ItemScore:
-        coerced = coerce_response(response, self.contract)
-        scores = self.plan.score(gold, coerced.response, context, self.lexicon)
-        unknown = unknown_ids(coerced.response, self.lexicon, MAX_UNKNOWN_IDS)
+        """Score one answer: judged here, unless `verdict` is the judgement already made of
+        it under this contract (a record the runner judged, `judgement_of`)."""
+        verdict = judge(response, self.contract) if verdict is None else verdict
+        scores = self.plan.score(gold, verdict.response, context, self.lexicon)
+        unknown = unknown_ids(verdict.response, self.lexicon, MAX_UNKNOWN_IDS)
         return ItemScore(
             scores=scores,
-            parse_ok=coerced.parse_ok,
-            schema_ok=coerced.schema_ok,
-            problems=coerced.problems,
+            parse_ok=verdict.parse_ok,
+            schema_ok=verdict.schema_ok,
+            problems=verdict.problems,
             unknown_ids=tuple(unknown),
-            parse_status=coerced.status,
+            parse_status=verdict.parse_status,
         )
 
 
@@ -482,7 +303,9 @@ def load_compiled_scorer(compiled: CompiledDomain) -> CompiledScorer:
     schema_path = compiled.schema_path("response")
     if not schema_path.exists():
         raise UserError(f"{schema_path} is missing; run `make compile DOMAIN={compiled.name}`")
-    contract = Contract.from_schema(load_json_object(schema_path, "response JSON Schema"))
+    contract = compile_contract(
+        load_json_object(schema_path, "response JSON Schema"), str(schema_path)
+    )
     return CompiledScorer(
         compiled.name,
         tuple(panel.metrics),
@@ -504,111 +327,6 @@ def parse_pair(text: str) -> tuple[str, str]:
     if a == b:
         raise UserError(f"--pair {text!r} compares a condition with itself")
     return a, b
-
-
-class MixedLogError(UserError):
-    """One (prompt, replicate) answered under two request identities in one log."""
-
-
-@dataclass
-class ResponsesLog:
-    """A responses log read leniently: a truncated or garbled line is counted, not fatal.
-
-    Two kinds of repeated (prompt, replicate) record are told apart by the request key the
-    runner writes on every record (a hash of model, messages, endpoint and parameters):
-      - the same key again is a retry (a failed request re-sent): the last ok record wins,
-        and the superseded ones are counted;
-      - another key means another endpoint or other parameters answered the same prompt
-        (e.g. a second `kgbench run` with another --base-url): mixing them would score a
-        blend, so reading the log stops with a MixedLogError naming the first such pair.
-    Records without a key (written by hand or by other tools) count as retries.
-    """
-
-    path: Path
-    records: dict[tuple[str, int], dict[str, Any]]
-    model: str
-    unreadable: int
-    superseded: int = 0
-    out_of_range: int = 0
-
-    @classmethod
-    def read(cls, path: Path, max_replicates: int | None = None) -> ResponsesLog:
-        """Read the log; a record whose replicate is not below `max_replicates` (the declared
-        number of replicates) is counted as out of range and not scored."""
-        limit = MAX_UNDECLARED_REPLICATES if max_replicates is None else max_replicates
-        chosen: dict[tuple[str, int], dict[str, Any]] = {}
-        identity: dict[tuple[str, int], str] = {}
-        unreadable = superseded = out_of_range = 0
-        models: list[str] = []
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                if not line.strip():
-                    continue
-                try:
-                    rec = parse_json(line, max_depth=None, allow_nan=True)
-                except ParseError:
-                    unreadable += 1
-                    continue
-                replicate = rec.get("replicate", 0) if isinstance(rec, dict) else None
-                if (
-                    not isinstance(rec, dict)
-                    or not isinstance(rec.get("prompt_id"), str)
-                    or not isinstance(replicate, int)
-                    or isinstance(replicate, bool)
-                    or replicate < 0
-                ):
-                    unreadable += 1
-                    continue
-                if replicate >= limit:
-                    out_of_range += 1
-                    continue
-                if isinstance(rec.get("model"), str):
-                    models.append(rec["model"])
-                key = (rec["prompt_id"], replicate)
-                request = rec.get("key") if isinstance(rec.get("key"), str) else None
-                if request is not None:
-                    first = identity.setdefault(key, request)
-                    if first != request:
-                        raise MixedLogError(_mixed_message(path, key, chosen[key], rec))
-                if key in chosen:
-                    superseded += 1
-                # Appended retries: the last ok record wins, else the last record.
-                if rec.get("status") == "ok" or chosen.get(key, {}).get("status") != "ok":
-                    chosen[key] = _scoring_view(rec)
-        model = models[-1] if models else path.stem
-        return cls(path, chosen, model, unreadable, superseded, out_of_range)
-
-
-SCORING_FIELDS = ("status", "error", "parse_ok", "key", "model", "params")
-
-
-def _scoring_view(rec: dict[str, Any]) -> dict[str, Any]:
-    """What scoring reads of a record: the parsed answer or the raw text, not both.
-
-    A log of large answers holds each twice (raw and parsed); keeping one halves the memory
-    `kgbench score` needs, whatever the answers hold.
-    """
-    view = {k: rec.get(k) for k in SCORING_FIELDS}
-    if rec.get("parse_ok") is True and isinstance(rec.get("parsed"), dict):
-        view["parsed"] = rec["parsed"]
-    else:
-        view["raw"] = rec.get("raw")
-    return view
-
-
-def _mixed_message(path: Path, key: tuple[str, int], a: dict[str, Any], b: dict[str, Any]) -> str:
-    def settings(rec: dict[str, Any]) -> str:
-        params = rec.get("params") if isinstance(rec.get("params"), dict) else {}
-        shown = {k: v for k, v in sorted(params.items()) if v is not None}
-        return f"{rec.get('model')} {json.dumps(shown, sort_keys=True)[:200]}"
-
-    return (
-        f"{path}: prompt {key[0]} replicate {key[1]} was answered under two request "
-        f"identities ({settings(a)} and {settings(b)}): answers from different endpoints or "
-        "settings are mixed in one log, and scoring would blend them. Keep one run's records "
-        "in this log (move the others to a log of their own, e.g. responses/<name>.jsonl) and "
-        "score again"
-    )
 
 
 @dataclass
@@ -784,16 +502,14 @@ def score_items(inputs: RunInputs, log: ResponsesLog, replicates: int) -> list[d
                 item["error"] = None if rec is None else str(rec.get("error"))[:500]
                 items.append(item)
                 continue
-            use_parsed = rec.get("parse_ok") is True and isinstance(rec.get("parsed"), dict)
-            response = rec["parsed"] if use_parsed else rec.get("raw")
-            result = scorer.score(gold, response, inputs.context(sid, cond))
+            verdict, whole = scorer.judgement_of(rec)
+            result = scorer.score(gold, None, inputs.context(sid, cond), verdict)
             item.update(
                 status="scored",
                 parse_status=result.parse_status,
-                parse_ok=use_parsed and result.parse_ok,
+                parse_ok=whole and result.parse_ok,
                 schema_ok=result.schema_ok,
-                problems=list(result.problems)
-                or (["runner could not parse"] if not use_parsed else []),
+                problems=list(result.problems) or (["runner could not parse"] if not whole else []),
                 unknown_ids=list(result.unknown_ids),
                 scores=result.scores,
             )
@@ -937,7 +653,7 @@ def order_figures(
             rec = log.records.get((order_prompt_id(sid, cond, arr.answered_by), 0))
             if rec is None or rec.get("status") != "ok":
                 continue
-            answer = rec.get("parsed") if "parsed" in rec else rec.get("raw")
+            answer, _ = answer_of(rec)
             chosen = choice(answer, arr, names, inputs.scorer.lexicon)
             result = inputs.scorer.score(
                 scenario["gold"], as_named(answer, chosen, names), inputs.context(sid, cond)

@@ -19,20 +19,14 @@ from ..compiled import CompiledDomain
 from ..scenarios.chain_index import chain_rank_key
 
 CONTEXT_SCHEMA_VERSION = Context.FORMAT
-# Scenarios the warm-up runs every grounded condition's query for (see `warm_up`). Measured on
-# an 80-scenario committed domain after a restart (2 loaded cores): 3 scenarios left the first
-# pass's p95 at ~49 ms, 80 (all) brought it to ~22 ms, the warm figure; different scenarios
-# touch different parts of the store, so coverage matters more than repeating a few.
-WARM_UP_SCENARIOS = 32
-# Passes the warm-up makes over those scenarios. The first pass plans each query and fills the
-# page cache; the JVM compiles the Cypher runtime's hot paths only after they have run many
-# times, so a first real pass after one warm-up pass still ran ~1.5x slower than the next
-# (the pilot domain, fresh start, loaded 2 cores: first-pass p95 56 ms against 39 ms for the pass after
-# it). With the store read once and three passes the first real pass ran as fast as the next
-# (p95 22 ms against 32 ms); the two extra passes cost about a second at start-up.
-WARM_UP_ROUNDS = 3
-# Candidates per warm-up stand-in (`covering_scenarios`): a bound on one warm-up query's work.
-WARM_UP_CANDIDATES = 64
+# Scenarios the warm-up runs every grounded condition's query for, once (see `warm_up`): what
+# the first pass needs is each compiled query planned and its runtime's code paths run, plus
+# the store in the page cache (`touch_store`), not the first pass itself done ahead of time.
+# The previous warm-up (32 scenarios plus per-target stand-ins asking for every candidate of
+# every scenario, 3 rounds) took 93-115 s on a 100k-assertion domain (the 2026-12 review),
+# longer than the extraction it prepared; issue 33 asks for at most 10 s there.
+WARM_UP_SCENARIOS = 8
+WARM_UP_ROUNDS = 1
 
 
 def group_ids(domain: CompiledDomain) -> frozenset[str]:
@@ -287,33 +281,33 @@ def warm_up(
     rounds: int = WARM_UP_ROUNDS,
 ) -> int:
     """Read the domain's part of the store once, then run every grounded condition's compiled
-    query for the first few scenarios, `rounds` times, results discarded, before the
-    extraction whose latency counts.
+    query for the first WARM_UP_SCENARIOS scenarios, `rounds` times (once by default),
+    results discarded, before the extraction whose latency counts.
 
     After a fresh server start the first pass is several times slower than the next (issue
     17: p95 20.8 ms against 3.2 ms warm): each query is planned on first use, the page cache
     is empty and the JVM's JIT has compiled nothing of the Cypher runtime. Reading every node
     and relationship of the domain (`touch_store`) fills the page cache whatever the
-    scenarios touch; running the same queries `rounds` times, for up to WARM_UP_SCENARIOS
-    scenarios, caches their plans and gets the runtime compiled. That moves the cost out of
-    the extraction's latency into a start-up cost (`make bench` prints it beside the first
-    pass). Returns the number of extraction queries run."""
+    scenarios touch; one round of each query over a few scenarios caches its plan and runs
+    its operators. It warms what the first pass needs, not the first pass itself: its cost
+    does not grow with the scenarios (issue 33, item 7: at most 10 s on a 100k-assertion
+    domain). Returns the number of extraction queries run."""
     if not scenarios:
         return 0
     touch_store(driver, domain, database)
     ran = 0
-    warming = [*covering_scenarios(scenarios), *scenarios[:WARM_UP_SCENARIOS]]
+    queries = [domain.read(c.query) for c in domain.default_conditions if c.query]
     for _ in range(rounds):
-        for scenario in warming:
-            for cond in domain.default_conditions:
-                if cond.query:
-                    driver.execute_query(
-                        domain.read(cond.query),
-                        parameters_=parameters(scenario, domain),
-                        database_=database,
-                        routing_=neo4j.RoutingControl.READ,
-                    )
-                    ran += 1
+        for scenario in scenarios[:WARM_UP_SCENARIOS]:
+            params = parameters(scenario, domain)
+            for query in queries:
+                driver.execute_query(
+                    query,
+                    parameters_=params,
+                    database_=database,
+                    routing_=neo4j.RoutingControl.READ,
+                )
+                ran += 1
     return ran
 
 
@@ -333,31 +327,3 @@ def touch_store(driver: neo4j.Driver, domain: CompiledDomain, database: str | No
         )
         read += records[0]["n"]
     return read
-
-
-def covering_scenarios(scenarios: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Warm-up stand-ins that together ask what all of `scenarios` ask, in a few queries:
-    per target outcome (the first WARM_UP_SCENARIOS, sorted), every candidate of every
-    scenario (in groups of WARM_UP_CANDIDATES) and every population and patient condition.
-
-    The first few scenarios alone leave the queries' paths to other targets and from other
-    candidates unexplored, so the first real pass still found them cold (the pilot domain: first-pass
-    p95 twice the next pass's after 32 scenarios x 3 passes). Since each compiled query
-    unwinds its candidates, one stand-in explores every candidate's paths to its target."""
-    candidates = sorted(
-        {c["intervention_id"] for s in scenarios for c in s.get("candidates") or []}
-    )
-    context = sorted(
-        {s["population_id"] for s in scenarios if s.get("population_id")}
-        | {i for s in scenarios for i in (s.get("patient") or {}).get("condition_ids", [])}
-    )
-    targets = sorted({s["target_outcome_id"] for s in scenarios})[:WARM_UP_SCENARIOS]
-    return [
-        {
-            "target_outcome_id": target,
-            "candidates": [{"intervention_id": i} for i in candidates[k : k + WARM_UP_CANDIDATES]],
-            "patient": {"condition_ids": context},
-        }
-        for target in targets
-        for k in range(0, len(candidates), WARM_UP_CANDIDATES)
-    ]

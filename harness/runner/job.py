@@ -23,10 +23,10 @@ from rich.console import Console
 
 from .engine import RetryPolicy, Transport
 from .log import JsonlLog
-from .parse import ResponseJudge
 from .plan import RequestItem, Settings
 from .pricing import Prices
 from .progress import RunProgress, Tally
+from .records import Judges
 from .spec import ModelSpec
 
 
@@ -122,8 +122,10 @@ class Job:
         return self.known
 
     @cached_property
-    def judge(self) -> ResponseJudge:
-        return ResponseJudge(self.schema)
+    def judge(self) -> Judges:
+        """The compiled contracts of the job's answers (refuses a schema the judge cannot
+        interpret, before anything is sent)."""
+        return Judges(self.schema, self.plan)
 
 
 @dataclass

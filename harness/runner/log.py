@@ -55,12 +55,12 @@ class JsonlLog:
         latest: dict[str, dict[str, Any]] = {}
         lines = 0
         with self.path.open("rb") as fh:
-            for n, raw in enumerate(fh, 1):
-                if not raw.strip():
+            for n, line in enumerate(fh, 1):
+                if not line.strip():
                     continue
                 try:
                     record = parse_json(  # a model may answer 1e999: logged as Infinity
-                        raw.decode("utf-8", errors="replace"), max_depth=None, allow_nan=True
+                        line.decode("utf-8", errors="replace"), max_depth=None, allow_nan=True
                     )
                     key = record["key"]
                 except (ParseError, KeyError, TypeError):

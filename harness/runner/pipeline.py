@@ -91,6 +91,7 @@ async def send(job: Job, options: SendOptions, console: Console, key: str | None
     """Run `job` to its final records (or submit it, with `--no-wait` batches); see the module
     docstring. Raises UserError/ServiceError for user problems."""
     spec = job.spec
+    job.judge  # noqa: B018 - compiles the answer contracts: a schema it cannot read stops here
     prices = resolve_prices(spec, options.price_in, options.price_out)
     tally = Tally(planned=len(job.plan))
     log = JsonlLog(job.log_path)

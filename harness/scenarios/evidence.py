@@ -318,10 +318,11 @@ class OutcomeJudge:
         population: str | None = None,
         findings: Iterable[str] = (),
     ) -> str:
-        """Why a benefit claim does not qualify, in words (empty when it does). Where the
-        intervention has no study or recommendation on this outcome but a guideline does
-        recommend it for an indication of the patient, the text says so: a recommended option
-        is never described as having no recommendation."""
+        """Why a benefit claim does not qualify, in words (empty when it does). The text says
+        what is true of the graph: no qualifying source supports the claim (not that no study
+        exists). Where a guideline does recommend the intervention for an indication of the
+        patient, the text says so: a recommended option is never described as having no
+        recommendation."""
         a = self.kg.assertions[claim.assertion_id]
         reasons = []
         if not claim.validated:
@@ -331,19 +332,24 @@ class OutcomeJudge:
         if a["evidence_level"] not in self.policy.evidence_levels:
             reasons.append(f"{a['evidence_level'].replace('_', ' ')} certainty")
         if not claim.qualifying:
+            # "no qualifying source supports it", never "no study of it": a trial may exist
+            # that the graph does not hold or that does not meet the bar (cardiac
+            # rehabilitation after ACS has been studied; review 2026-12-B, SCN_0075)
+            target = lower_name(self.kg.name_of(claim.outcome))
             recs = self.recommendations(intervention or a["subject_id"], findings, population)
             if recs:
-                target = lower_name(self.kg.name_of(claim.outcome))
                 said = "; ".join(
                     f"for {lower_name(self.kg.name_of(r.indication))} ({r.describe()})"
                     for r in recs
                 )
                 reasons.append(
-                    f"recommended {said}, but no study of it and no recommendation on "
-                    f"{target} qualifies"
+                    f"recommended {said}, but no qualifying study or recommendation supports "
+                    f"it on {target}"
                 )
             else:
-                reasons.append("no study of it and no qualifying guideline recommendation")
+                reasons.append(
+                    f"no qualifying study or guideline recommendation supports it on {target}"
+                )
         if claim.assertion_id in self._contested:
             reasons.append("contested")
         return ", ".join(reasons)

@@ -124,7 +124,8 @@ class Wording:
     ) -> str:
         """Opening sentence, finding sentences, the declared absences the options depend on
         (`absent`, from stated_background), results, pregnancy status, notes; a patient whose
-        sex is not stated (`sex` None) is worded neutrally."""
+        sex is not stated (`sex` None) is worded neutrally. A finding declared `stated_in`
+        some populations is said only in those."""
         pron = PRONOUNS[sex] if sex else NEUTRAL
         descriptor = (self.populations.get(population) or {}).get("descriptor")
         words = self.templates["person"]
@@ -136,6 +137,8 @@ class Wording:
             prof = self.profiles.get(f) or {}
             if prof.get("silent"):
                 continue
+            if prof.get("stated_in") and population not in prof["stated_in"]:
+                continue  # a sign said only where it means what it says (heart failure)
             if prof.get("sentence"):
                 sentences.append(fill(prof["sentence"], **pron))
             elif prof.get("pregnancy_status") and not prof.get("phrase"):

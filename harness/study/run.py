@@ -551,7 +551,7 @@ def recommendation_keys(
     """Per model, per (scenario, condition): the recommendation of each replicate, as a key
     that two answers naming the same intervention share ("lisinopril 10 mg" and
     "Lisinopril"), through the domain's lexicon; None where a replicate has no answer."""
-    from harness.evaluation.scoring import ResponsesLog, coerce_response
+    from harness.evaluation.responses_log import ResponsesLog
 
     field = next(
         (m.response_field for m in scorer.metrics if m.kind == "intervention_match"),
@@ -567,21 +567,19 @@ def recommendation_keys(
         }
         for (prompt_id, rep), record in log.records.items():
             if prompt_id in prompts and record.get("status") == "ok":
-                response = record["parsed"] if "parsed" in record else record.get("raw")
-                keys[prompts[prompt_id]][rep] = answer_key(
-                    coerce_response(response, scorer.contract), field, scorer.lexicon
-                )
+                verdict, _ = scorer.judgement_of(record)
+                keys[prompts[prompt_id]][rep] = answer_key(verdict, field, scorer.lexicon)
         out[m.name] = keys
     return out
 
 
-def answer_key(coerced: Any, field: str, lexicon: Any) -> str:
-    """One answer's recommendation as a comparable key."""
-    if coerced.status == "unparseable":
+def answer_key(verdict: Any, field: str, lexicon: Any) -> str:
+    """One answer's recommendation as a comparable key (from its judge.Judgement)."""
+    if verdict.parse_status == "unparseable":
         return "<unparseable>"
-    if field not in coerced.response:
+    if field not in verdict.response:
         return "<none>"
-    text = coerced.response[field]
+    text = verdict.response[field]
     if text is None:
         return "<abstain>"
     ids = lexicon.resolve_choice(str(text))

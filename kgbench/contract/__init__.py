@@ -22,6 +22,7 @@ from kgbench.errors import Location, UserError
 
 from .models import (
     DOCUMENTS,
+    PARSE_STATUSES,
     ClaimSupport,
     Condition,
     Conditions,
@@ -32,8 +33,11 @@ from .models import (
     Manifest,
     Metric,
     MetricPanel,
+    ParseStatus,
     Presentation,
     Probe,
+    RecordView,
+    ResponseRecord,
     ScenarioRules,
     ScoredPanel,
     Section,
@@ -128,6 +132,20 @@ def read_json(path: Path, domain: str | None = None) -> Any:
         ) from None
 
 
+def record_version_problem(record: dict[str, Any]) -> str | None:
+    """Why this kgbench cannot read one responses-log record's format, or None. A record
+    without `record_version` is an unversioned one of an earlier runner (ResponseRecord.LEGACY),
+    which is read as before."""
+    found = record.get(ResponseRecord.VERSION_FIELD, ResponseRecord.LEGACY)
+    if isinstance(found, str) and compatible(found, ResponseRecord.FORMAT):
+        return None
+    shown = found if isinstance(found, str) else repr(found)[:40]
+    return (
+        f"a response record of format {shown}, which this kgbench does not read (it reads "
+        f"{ResponseRecord.FORMAT.rsplit('.', 1)[0]}.x): score it with the kgbench that wrote it"
+    )
+
+
 def check_formats(manifest: Manifest, root: Path) -> None:
     """Every artifact the manifest lists must be in a format this kgbench reads (checked at
     open, before any artifact is read, so the message comes first and names the file)."""
@@ -162,6 +180,7 @@ def schema_bytes(model: type[Document]) -> bytes:
 
 __all__ = [
     "DOCUMENTS",
+    "PARSE_STATUSES",
     "SCHEMAS_DIR",
     "ClaimSupport",
     "Condition",
@@ -175,8 +194,11 @@ __all__ = [
     "Manifest",
     "Metric",
     "MetricPanel",
+    "ParseStatus",
     "Presentation",
     "Probe",
+    "RecordView",
+    "ResponseRecord",
     "ScenarioRules",
     "ScoredPanel",
     "Section",
@@ -187,6 +209,7 @@ __all__ = [
     "json_schema",
     "parse",
     "read",
+    "record_version_problem",
     "schema_bytes",
     "schema_file",
 ]

@@ -14,7 +14,7 @@ version up to their own (`compatible`).
 
 from __future__ import annotations
 
-from typing import Any, ClassVar, Literal
+from typing import Any, ClassVar, Literal, TypedDict, get_args
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -637,6 +637,85 @@ class ScoredPanel(Document):
     scoring_policy: dict[str, Any]
 
 
+# --- the response record: what the runner writes and the scorer reads ---------------------
+
+# How much of an answer could be read (harness.evaluation.judge decides; documented there).
+ParseStatus = Literal["ok", "schema_error", "extracted", "unparseable"]
+PARSE_STATUSES: tuple[str, ...] = get_args(ParseStatus)
+
+
+class ResponseRecord(Document):
+    """responses/<log>.jsonl, one line: one answer (or failure) to one (prompt, replicate),
+    written by the runner (`kgbench run`, C5 and probe stages) and read by the scorer.
+
+    The answer is kept verbatim (`raw`) and judged once, by harness.evaluation.judge, against
+    the response schema whose digest is `judged_with`: `parse_status` is the verdict, `parsed`
+    the answer when the whole of it is JSON (`parse_ok`), `schema_ok` whether that object
+    keeps the schema, `schema_errors` the first problems. A line without `record_version`
+    was written before the record had a version (1.0: no parse_status, no judged_with); it is
+    read as such, and the scorer judges its answer again with the same judge."""
+
+    FORMAT: ClassVar[str] = "1.1.0"  # 1.1: record_version, parse_status, judged_with
+    LEGACY: ClassVar[str] = "1.0.0"  # the unversioned records of earlier runners
+    PATH: ClassVar[str] = "responses/<log>.jsonl"
+    VERSION_FIELD: ClassVar[str] = "record_version"
+
+    record_version: str
+    key: str
+    prompt_id: str
+    scenario_id: str
+    condition: str
+    replicate: int
+    model: str
+    status: Literal["ok", "failed"]
+    raw: str | None
+    parsed: Any = None
+    parse_ok: bool
+    schema_ok: bool
+    schema_errors: list[str]
+    parse_status: ParseStatus | None = Field(
+        description="the judge's verdict on the answer; null when none came (status failed)"
+    )
+    judged_with: str | None = Field(
+        default=None, description="sha256 of the canonical JSON of the schema judged against"
+    )
+    finish_reason: str | None
+    truncated: bool
+    refusal: str | None
+    usage: dict[str, Any] | None
+    latency_s: float | None
+    cost_usd: float
+    error: str | None
+    http_status: int | None = None
+    attempts: int
+    cached: bool
+    cache_created_at: str | None = None
+    structured: bool | None
+    mode: str
+    batch_id: str | None
+    response_model: str | None
+    system_fingerprint: str | None
+    request_id: str | None
+    params: dict[str, Any]
+    created_at: str
+
+
+class RecordView(TypedDict, total=False):
+    """What the scorer keeps of a ResponseRecord (a plain dict, no model on its hot path):
+    the verdict, the identity, and the answer once, `parsed` or else `raw`."""
+
+    status: str
+    error: str | None
+    parse_ok: bool
+    parse_status: str | None
+    judged_with: str | None
+    key: str
+    model: str
+    params: dict[str, Any]
+    parsed: dict[str, Any]
+    raw: Any
+
+
 # Every document of the contract, in the order the schemas are listed.
 DOCUMENTS: tuple[type[Document], ...] = (
     Manifest,
@@ -648,4 +727,5 @@ DOCUMENTS: tuple[type[Document], ...] = (
     Probe,
     Context,
     ScoredPanel,
+    ResponseRecord,
 )

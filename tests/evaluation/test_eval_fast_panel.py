@@ -13,14 +13,10 @@ import pytest
 
 from harness.compiled import GENERATED, CompiledDomain
 from harness.evaluation.claims import CITED_ASSERTION_FIELDS, index_assertions
+from harness.evaluation.judge import FieldRule, judge
 from harness.evaluation.lexicon import Lexicon
 from harness.evaluation.metrics import DEFINED_WHEN, KINDS, PanelPlan, score_panel
-from harness.evaluation.scoring import (
-    _objects_with_string_keys,
-    coerce_response,
-    load_compiled_scorer,
-    unknown_ids,
-)
+from harness.evaluation.scoring import load_compiled_scorer, unknown_ids
 from kgbench.contract import Metric
 
 ODD_VALUES: list[Any] = [None, True, False, 0, 3.5, "", "x", [], {}, [1, None, "a"], {"a": 1}]
@@ -239,7 +235,7 @@ def test_compiled_panel_equals_the_reference_pass(domain: CompiledDomain) -> Non
         ids = chosen + list(context["assertions"]) if kind == 2 else chosen
         gold = _gold(graph, ids, rng)
         raw = _answer(graph, ids, rng)
-        response = coerce_response(raw, scorer.contract).response
+        response = judge(raw, scorer.contract).response
         # as the run scores it (the contract's fields, typed), and as a library caller may
         # hand it over (no coercion: any JSON under any field)
         for answer in (response, raw if isinstance(raw, dict) else {}):
@@ -296,7 +292,7 @@ def test_claims_are_cleaned_as_before(keys: tuple[str, ...]) -> None:
             for v in items
             if isinstance(v, dict) and all(isinstance(v.get(k), str) for k in keys)
         ]
-        ours = _objects_with_string_keys(items, keys)
+        ours, _ = FieldRule("object_list", keys)._objects(items)
         assert ours == expected and [list(c) for c in ours] == [list(c) for c in expected]
         kept += len(ours)
     assert kept, "some claims are kept"

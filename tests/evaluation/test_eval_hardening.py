@@ -17,21 +17,21 @@ import yaml
 
 from harness.compiled import CompiledDomain
 from harness.evaluation.claims import claim_reader, unsupported_claims
+from harness.evaluation.judge import compile_contract, fenced_blocks, parse_text
 from harness.evaluation.lexicon import MEMO_SIZE, MEMO_TEXT, Lexicon, norm
 from harness.evaluation.metric_inputs import MetricInputs
 from harness.evaluation.metrics import DEFAULT_UNPARSEABLE_POLICY
 from harness.evaluation.prompts import build_prompts
+from harness.evaluation.responses_log import MixedLogError
 from harness.evaluation.scoring import (
-    MixedLogError,
-    fenced_blocks,
     load_compiled_scorer,
-    parse_text,
     score_response,
     score_run,
 )
 from harness.runner.api import answer_with_reference
 from harness.runner.log import JsonlLog
-from harness.runner.parse import MAX_DEPTH, ResponseJudge
+from harness.runner.records import verdict_fields
+from kgbench.untrusted import MAX_DEPTH
 
 REPO = Path(__file__).resolve().parents[2]
 MB = 1_000_000
@@ -167,13 +167,12 @@ def test_claims_join_on_either_side_of_the_context(mini_domain):
 def _records(run_dir: Path, domain: CompiledDomain, raws: dict[str, str], **extra: Any) -> None:
     """A runner log answering each prompt with `raws[prompt_id]` (through the runner's own
     judge and writer, so the records are exactly what `kgbench run` appends)."""
-    judge = ResponseJudge(domain.json("schemas/response.schema.json"))
+    contract = compile_contract(domain.json("schemas/response.schema.json"))
     prompts = [json.loads(x) for x in (run_dir / "prompts/prompts.jsonl").read_text().splitlines()]
     log = JsonlLog(run_dir / "responses" / "hostile.jsonl")
     records = []
     for p in prompts:
         raw = raws.get(p["prompt_id"], "{}")
-        verdict = judge.judge(raw)
         records.append(
             {
                 "key": f"key-{p['prompt_id']}",
@@ -184,9 +183,7 @@ def _records(run_dir: Path, domain: CompiledDomain, raws: dict[str, str], **extr
                 "model": "openai:hostile",
                 "status": "ok",
                 "raw": raw,
-                "parsed": verdict.parsed,
-                "parse_ok": verdict.parse_ok,
-                "schema_ok": verdict.schema_ok,
+                **verdict_fields(raw, contract),
                 **extra,
             }
         )
@@ -220,12 +217,12 @@ def test_lone_surrogates_are_logged_and_scored(prompted: Path, mini_domain: Comp
 
 
 def test_a_deeply_nested_answer_does_not_stop_the_runner(tmp_path: Path, mini_domain):
-    judge = ResponseJudge(mini_domain.json("schemas/response.schema.json"))
+    contract = compile_contract(mini_domain.json("schemas/response.schema.json"))
     for raw in ("[" * 100_000, "[" * 500 + "]" * 500, '{"a":' * (MAX_DEPTH + 5) + "1" + "}" * 70):
-        verdict = judge.judge(raw)
-        assert verdict.parsed is None and not verdict.parse_ok
+        verdict = verdict_fields(raw, contract)
+        assert verdict["parsed"] is None and not verdict["parse_ok"]
         log = JsonlLog(tmp_path / "log.jsonl")
-        log.append([{"key": raw[:10], "raw": raw, "parsed": verdict.parsed}])
+        log.append([{"key": raw[:10], "raw": raw, "parsed": verdict["parsed"]}])
         log.close()
     assert len(JsonlLog(tmp_path / "log.jsonl").load()[0]) == 2  # two distinct keys
 

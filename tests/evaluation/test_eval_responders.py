@@ -7,9 +7,10 @@ import json
 import pytest
 
 from harness.compiled import CompiledDomain
+from harness.evaluation.judge import judge
 from harness.evaluation.prompts import PromptRenderer
 from harness.evaluation.responders import parse_prompt, respond
-from harness.evaluation.scoring import coerce_response, load_compiled_scorer
+from harness.evaluation.scoring import load_compiled_scorer
 from kgbench.errors import UserError
 
 CONDITIONS = ("C1", "C2", "C3", "C4")
@@ -29,7 +30,7 @@ def test_every_answer_follows_the_contract(prompts, mini_scenarios, mini_scorer)
     by_id = {s["scenario_id"]: s for s in mini_scenarios}
     for (sid, _), text in prompts.items():
         for name in ("oracle", "context-reader", "ungrounded"):
-            coerced = coerce_response(respond(name, text, by_id[sid]), mini_scorer.contract)
+            coerced = judge(respond(name, text, by_id[sid]), mini_scorer.contract)
             assert coerced.parse_ok and coerced.schema_ok, (name, sid, coerced.problems)
 
 

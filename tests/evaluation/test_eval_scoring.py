@@ -10,15 +10,10 @@ import pytest
 import yaml
 
 from harness.compiled import CompiledDomain
+from harness.evaluation.judge import FieldRule, compile_contract, judge
 from harness.evaluation.lexicon import Lexicon
 from harness.evaluation.metrics import DEFINED_WHEN, KINDS
-from harness.evaluation.scoring import (
-    Contract,
-    FieldRule,
-    coerce_response,
-    load_compiled_scorer,
-    score_response,
-)
+from harness.evaluation.scoring import load_compiled_scorer, score_response
 from kgbench.errors import UserError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -400,7 +395,7 @@ def test_wrong_types_count_as_absent_and_unknown_ids_are_listed(mini_scorer):
 
 def test_json_in_a_code_fence_is_read(mini_scorer):
     text = "Here is my answer:\n```json\n" + json.dumps(TABLE1_RESPONSE) + "\n```\nThanks."
-    coerced = coerce_response(text, mini_scorer.contract)
+    coerced = judge(text, mini_scorer.contract)
     assert coerced.parse_ok and coerced.schema_ok
     assert coerced.response["recommended_intervention"] == "lisinopril"
 
@@ -435,7 +430,7 @@ def test_metric_kinds_and_rules_cover_the_declared_enums():
 def test_contract_is_read_from_the_compiled_response_schema(mini_domain):
     """The response contract comes from the compiled schema: every spec field, in its order,
     with its type (a null recommendation is an abstention)."""
-    contract = Contract.from_schema(mini_domain.json("schemas/response.schema.json"))
+    contract = compile_contract(mini_domain.json("schemas/response.schema.json"))
     ids = FieldRule("string_list")
     assert contract.fields == {
         "recommended_intervention": FieldRule("string", nullable=True),
@@ -443,11 +438,11 @@ def test_contract_is_read_from_the_compiled_response_schema(mini_domain):
         "adverse_effect_assertion_ids": ids,
         "contraindication_assertion_ids": ids,
         "supporting_evidence_ids": ids,
-        "claims": FieldRule("object_list", ("subject", "predicate", "object")),
+        "claims": FieldRule("object_list", ("subject", "predicate", "object"), closed_items=True),
         "uncertainty_flag": FieldRule("boolean"),
         "rationale": FieldRule("string"),
     }
-    assert contract.required == tuple(contract.fields) and contract.closed
+    assert contract.required == tuple(contract.fields) and contract.closed and contract.exact
 
 
 # --- issue 27: claims count once and are supported only by a compatible predicate and sign ---

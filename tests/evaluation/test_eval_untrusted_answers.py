@@ -13,7 +13,8 @@ from pathlib import Path
 
 from typer.testing import CliRunner
 
-from harness.evaluation.scoring import parse_text, score_response
+from harness.evaluation.judge import parse_text
+from harness.evaluation.scoring import score_response
 from kgbench.cli import app
 
 BIG = "9" * 5000

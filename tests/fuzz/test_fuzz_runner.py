@@ -14,10 +14,11 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from harness.evaluation.scoring import ResponsesLog
+from harness.evaluation.judge import compile_contract
+from harness.evaluation.responses_log import ResponsesLog
 from harness.runfolder import RUN_FORMAT
 from harness.runner.log import JsonlLog
-from harness.runner.parse import ResponseJudge
+from harness.runner.records import verdict_fields
 from kgbench.errors import UserError
 
 from .settings import budget
@@ -29,6 +30,7 @@ SCHEMA = {
     "required": ["recommended_intervention"],
     "additionalProperties": False,
 }
+CONTRACT = compile_contract(SCHEMA)
 
 
 @budget(ms=7.7)
@@ -36,10 +38,10 @@ SCHEMA = {
 @example(raw="1e999")  # found by `make fuzz` (issue 28): parsed to inf, logged as Infinity
 @example(raw="NaN")
 def test_judging_and_logging_any_answer(raw) -> None:
-    verdict = ResponseJudge(SCHEMA).judge(raw)
+    verdict = verdict_fields(raw, CONTRACT)
     with tempfile.TemporaryDirectory() as tmp:
         log = JsonlLog(Path(tmp) / "log.jsonl")
-        record = {"key": "k", "raw": raw, "parsed": verdict.parsed, "parse_ok": verdict.parse_ok}
+        record = {"key": "k", "raw": raw, **verdict}
         log.append([record])
         log.close()
         back, _ = JsonlLog(Path(tmp) / "log.jsonl").load()

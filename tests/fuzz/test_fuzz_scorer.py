@@ -14,16 +14,11 @@ from hypothesis import strategies as st
 
 from compiler.api import compile_domain
 from harness.compiled import CompiledDomain
+from harness.evaluation.judge import PARSE_STATUSES, compile_contract
 from harness.evaluation.prompts import build_prompts
-from harness.evaluation.scoring import (
-    PARSE_STATUSES,
-    apply_policy,
-    load_compiled_scorer,
-    score_response,
-    score_run,
-)
+from harness.evaluation.scoring import apply_policy, load_compiled_scorer, score_response, score_run
 from harness.runner.log import JsonlLog
-from harness.runner.parse import ResponseJudge
+from harness.runner.records import verdict_fields
 from kgbench.locations import CHECKOUT as REPO_ROOT
 
 from .settings import budget
@@ -85,11 +80,10 @@ def test_score_response_agrees_with_kgbench_score(mini, pool, offset) -> None:
         prompts = [
             json.loads(x) for x in (run_dir / "prompts/prompts.jsonl").read_text().splitlines()
         ]
-        judge = ResponseJudge(mini.json("schemas/response.schema.json"))
+        contract = compile_contract(mini.json("schemas/response.schema.json"))
         log = JsonlLog(run_dir / "responses" / "fuzz.jsonl")
         records = []
         for prompt, raw in zip(prompts, answers, strict=True):
-            verdict = judge.judge(raw)
             records.append(
                 {
                     "key": prompt["prompt_id"],
@@ -98,9 +92,7 @@ def test_score_response_agrees_with_kgbench_score(mini, pool, offset) -> None:
                     "model": "openai:fuzz",
                     "status": "ok",
                     "raw": raw,
-                    "parsed": verdict.parsed,
-                    "parse_ok": verdict.parse_ok,
-                    "schema_ok": verdict.schema_ok,
+                    **verdict_fields(raw, contract),
                 }
             )
         log.append(records)

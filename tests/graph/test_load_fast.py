@@ -251,3 +251,62 @@ def test_bulk_load_refuses_a_server_kgbench_does_not_manage(
     assert result.exit_code == 2 and "serves one database" in result.stderr
     result = CliRunner().invoke(app, ["load", "--domain", "cardio", "--force"])
     assert result.exit_code == 2 and "--force only applies to --bulk" in result.output
+
+
+def _plant(import_dir: Path, name: str, old: str, new: str) -> None:
+    path = import_dir / name
+    text = path.read_text(encoding="utf-8")
+    assert old in text, f"{name} has no {old!r}"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+
+
+def test_a_bulk_load_is_checked_as_thoroughly_as_a_transactional_one(
+    tmp_path: Path, own_server: Path
+) -> None:
+    """Issue 33, item 4: after an import, `checks.run_fast` (counts from the count store,
+    the rest folded into one query) gives every compiled check the value `run_checks` (one
+    query each, the transactional load's reference) gives. Yes: a clean import passes, with
+    its counts answered by count-store operators alone. No: defects planted in the import
+    files (a direct edge paired with the wrong assertion, a SUPPORTS edge reversed, an entity
+    under another class's label), which the importer copies without complaint, fail the bulk
+    load, and the same checks fail by the reference."""
+    from harness.graph.bulk import bulk_load
+    from harness.graph.checks import count_store_plan, run_fast
+    from harness.graph.load import LoadValidationError, run_checks
+    from harness.neo4j import connection_settings, open_driver
+
+    compile_domain(REPO / "tests/fixtures/domains/mini", out_root=tmp_path / "out", force=True)
+    mini = CompiledDomain.open("mini", generated=tmp_path / "out")
+    report = bulk_load(mini, state_dir=own_server)
+    assert report.checks and not report.failures
+    query, answered = count_store_plan(mini)
+    assert {"entities", "assertions", "supports", "members"} <= set(answered)
+    with open_driver(connection_settings(own_server)) as driver:
+        assert run_fast(driver, mini) == run_checks(driver, mini) == report.checks
+        # the count store's answers were used: every node is mini's or a load stamp
+        every, domain_nodes, stamps = driver.execute_query(query).records[0]["values"][:3]
+        assert every == domain_nodes + stamps and stamps == 1
+        plan = driver.execute_query("EXPLAIN " + query).summary.plan
+        ops = {re.sub(r"@.*", "", op) for op in operators(plan)}
+        assert ops <= {
+            "ProduceResults",
+            "Projection",
+            "CartesianProduct",
+            "Apply",
+            "NodeCountFromCountStore",
+            "RelationshipCountFromCountStore",
+        }, ops
+
+    folder = mini.import_dir
+    _plant(folder, "relationships_direct.csv", "TARGETS,ASR_0001,", "TARGETS,ASR_0002,")
+    _plant(folder, "relationships_supports.csv", "EV_0001,ASR_0001,", "ASR_0001,EV_0001,")
+    _plant(folder, "nodes_entities.csv", "KG_mini|Entity|AdverseEffect,", "KG_mini|Entity|Disease,")
+    with pytest.raises(LoadValidationError) as failed:
+        bulk_load(mini, state_dir=own_server, force=True)
+    for check in ("direct_edges_paired", "supports", "entities_AdverseEffect"):
+        assert f"{check}:" in str(failed.value)
+    with open_driver(connection_settings(own_server)) as driver:
+        fast = run_fast(driver, mini)
+        assert fast == run_checks(driver, mini)
+        failing = {name for name, value, expect in fast if value != expect}
+        assert {"direct_edges_paired", "supports", "entities_AdverseEffect"} <= failing

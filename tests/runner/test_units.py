@@ -7,13 +7,14 @@ from email.utils import formatdate
 
 import pytest
 
+from harness.evaluation.judge import compile_contract
 from harness.runner.batch import split_chunks
 from harness.runner.client import build_body, retry_after_seconds, scrub
 from harness.runner.controller import AIMDController, backoff_delay
 from harness.runner.job import BatchLimits
 from harness.runner.keys import request_key
-from harness.runner.parse import ResponseJudge
 from harness.runner.pricing import resolve_prices, table_price
+from harness.runner.records import verdict_fields
 from harness.runner.spec import model_slug, parse_model_spec
 from harness.server.faults import FaultPlan, parse_fault_kinds
 from kgbench.errors import UserError
@@ -107,14 +108,16 @@ def test_fault_plan_is_deterministic_and_near_rate() -> None:
 
 
 def test_judge_never_repairs() -> None:
-    judge = ResponseJudge(
+    contract = compile_contract(
         {"type": "object", "required": ["a"], "properties": {"a": {"type": "string"}}}
     )
-    assert judge.judge('{"a": "x"}').schema_ok
-    fenced = judge.judge('```json\n{"a": "x"}\n```')
-    assert (fenced.parsed, fenced.parse_ok, fenced.schema_ok) == (None, False, False)
-    wrong = judge.judge('{"a": 1}')
-    assert wrong.parse_ok and not wrong.schema_ok and wrong.schema_errors
+    assert verdict_fields('{"a": "x"}', contract)["schema_ok"]
+    fenced = verdict_fields('```json\n{"a": "x"}\n```', contract)
+    assert (fenced["parsed"], fenced["parse_ok"], fenced["schema_ok"]) == (None, False, False)
+    assert fenced["parse_status"] == "extracted"  # the scorer reads it from raw, as judged
+    wrong = verdict_fields('{"a": 1}', contract)
+    assert wrong["parse_ok"] and not wrong["schema_ok"] and wrong["schema_errors"]
+    assert wrong["parse_status"] == "schema_error"
 
 
 def test_model_specs_and_prices() -> None:

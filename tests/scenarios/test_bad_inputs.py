@@ -238,6 +238,16 @@ def cardio_domain_copy(tmp_path_factory) -> Path:
             "    pattern: several_pathways",
             "scenarios.yaml, line {line}, field 'pattern': expected one of causal_chain",
         ),
+        (
+            "stated_in: [POP_0007, POP_0011]",
+            "stated_in: [POP_0007, POP_0099]",
+            "scenarios.yaml, line {line}, field 'stated_in': unknown population 'POP_0099'",
+        ),
+        (
+            "stated_in: [POP_0007, POP_0011]",
+            "stated_in: [POP_0007, DIS_0002]",
+            "scenarios.yaml, line {line}, field 'stated_in': 'DIS_0002' is a Disease, not a population",
+        ),
     ],
     ids=[
         "unknown population",
@@ -248,6 +258,8 @@ def cardio_domain_copy(tmp_path_factory) -> Path:
         "unknown evidence level",
         "unknown condition",
         "unknown pattern",
+        "unknown stated_in population",
+        "stated_in names no population",
     ],
 )
 def test_scenario_rules_are_cross_checked_by_the_compiler(

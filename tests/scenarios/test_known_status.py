@@ -262,7 +262,11 @@ def test_a_recommended_candidate_without_a_target_claim_is_not_called_unrecommen
     # no: renal denervation has a putative MACE claim and no recommendation at all
     plain = _judge(toy).judge("INT_0001", "OUT_0001", "POP_0001", ("DIS_0001",))
     ((aid, why),) = plain.weak
-    assert aid == "ASR_0030" and "no study of it and no qualifying guideline recommendation" in why
+    assert aid == "ASR_0030" and (
+        "no qualifying study or guideline recommendation supports it on major adverse "
+        "cardiovascular events" in why
+    )
+    assert "no study of it" not in why  # absence of a qualifying source, not of any study
     assert "recommended for" not in why and plain.recommendations == ()
     # yes: a class 1 guideline recommendation for the patient's hypertension (not for MACE)
     _add_recommendation(toy_copy, INDICATION, "ASR_0045,EV_0001,class_1,A")
@@ -274,10 +278,11 @@ def test_a_recommended_candidate_without_a_target_claim_is_not_called_unrecommen
     assert aid == "ASR_0030"
     assert (  # ... and the text says what the guideline recommends it for, truthfully
         "recommended for essential hypertension (ASR_0045: guideline EV_0001, class 1, level A), "
-        "but no study of it and no recommendation on major adverse cardiovascular events "
-        "qualifies" in why
+        "but no qualifying study or recommendation supports it on major adverse "
+        "cardiovascular events" in why
     )
-    assert "no qualifying guideline recommendation" not in why
+    assert "no qualifying study or guideline recommendation" not in why
+    assert "no study of it" not in why
     assert [(r.assertion_id, r.evidence_id) for r in j.recommendations] == [("ASR_0045", "EV_0001")]
     # the item's justification cites what its text names: the claim and the recommendation
     gen = Generator(compiled)
@@ -291,8 +296,8 @@ def test_a_recommended_candidate_without_a_target_claim_is_not_called_unrecommen
     # no: the same recommendation says nothing for a patient without hypertension
     other = judge.judge("INT_0001", "OUT_0001", "POP_0002", ("DIS_0002",))
     assert [w for _, w in other.weak] == [
-        "not validated, putative, low certainty, "
-        "no study of it and no qualifying guideline recommendation"
+        "not validated, putative, low certainty, no qualifying study or guideline "
+        "recommendation supports it on major adverse cardiovascular events"
     ]
 
 
@@ -300,10 +305,10 @@ def test_a_recommendation_without_a_qualifying_class_is_not_cited(
     toy_copy: Path, tmp_path: Path
 ) -> None:
     # no: a guideline link with no class (or a class the domain does not count) is not a
-    # recommendation of the candidate; the text stays "no ... recommendation"
+    # recommendation of the candidate; the text stays "no qualifying ... recommendation"
     _add_recommendation(toy_copy, INDICATION, "ASR_0045,EV_0001,class_2b,C_LD")
     judge = _judge(_compile(toy_copy, tmp_path / "gen"))
     j = judge.judge("INT_0001", "OUT_0001", "POP_0001", ("DIS_0001",))
     ((_, why),) = j.weak
-    assert "no study of it and no qualifying guideline recommendation" in why
+    assert "no qualifying study or guideline recommendation supports it on" in why
     assert "recommended for" not in why and j.recommendations == ()

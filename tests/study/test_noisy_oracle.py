@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.evaluation.judge import compile_contract, judge
 from harness.evaluation.responders import is_responder, noisy_rate, respond
-from harness.evaluation.scoring import Contract, coerce_response
 from harness.runner.spec import parse_model_spec
 from kgbench.errors import UserError
 
@@ -56,7 +56,7 @@ def test_deterministic_in_prompt_and_seed_and_in_the_contract(scenarios) -> None
     again = respond("noisy-oracle-0.5", prompt_of(s), s, 7)
     assert again == respond("noisy-oracle-0.5", prompt_of(s), s, 7)
     schema = REPO / "generated" / "cardio" / "schemas" / "response.schema.json"
-    coerced = coerce_response(again, Contract.from_schema(json.loads(schema.read_text())))
+    coerced = judge(again, compile_contract(json.loads(schema.read_text())))
     assert coerced.parse_ok and coerced.schema_ok
 
 
