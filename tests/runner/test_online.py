@@ -22,11 +22,14 @@ def _keys(records: list[dict]) -> Counter:
 
 def test_faults_of_every_transport_kind_end_with_all_answers(run_folder, server, tmp_path):
     kinds = ("429", "500", "drop", "timeout")
+    # The client's timeout catches the server's hang; it is long enough (1 s against 5 ms of
+    # latency) that on a loaded 2-core machine no healthy request times out before the server
+    # reads it, which would make the client count an attempt the server never saw (0.4 s did).
     url, srv = server(
-        latency_ms=5, faults=FaultPlan(0.1, kinds, seed=3), retry_after_ms=20, hang_s=1.5
+        latency_ms=5, faults=FaultPlan(0.1, kinds, seed=3), retry_after_ms=20, hang_s=2.5
     )
     result = run(
-        run_folder, "openai:context-reader", tmp_path / "cache", base_url=url, timeout_s=0.4
+        run_folder, "openai:context-reader", tmp_path / "cache", base_url=url, timeout_s=1.0
     )
     records = read_log(result.log_path)
     assert len(records) == 320
