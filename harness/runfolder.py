@@ -582,6 +582,12 @@ class RunFolder:
             panel = read_json_object(path, "panel written by `kgbench score`")
             if "overall" not in panel:
                 raise UserError("not a panel written by `kgbench score`", Location(str(path)))
+            contract.check_version(
+                contract.ScoredPanel,
+                panel,
+                path,
+                remedy=f"run `kgbench score --run-dir {self.path}` again",
+            )
             panel.setdefault("slug", path.parent.name)
             panels.append(panel)
         return panels

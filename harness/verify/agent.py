@@ -50,6 +50,7 @@ from harness.evaluation.prompts import PromptRenderer, prompt_record
 from harness.runfolder import Prompt, RunFolder
 from harness.runner.log import JsonlLog, RunLock
 from harness.runner.stage import Stage, StageConfig, StageRequest, run_stage, stage_spec
+from kgbench.contract import Context
 from kgbench.errors import UserError
 from kgbench.io import read_json_object
 
@@ -460,7 +461,7 @@ def _context(compiled: Any, scenario: dict[str, Any], ts: list[Triplet], conditi
     ids = [c["intervention_id"] for c in scenario["candidates"]]
     target = scenario["target_outcome_id"]
     return {
-        "schema_version": "1.0.0",
+        "format_version": Context.FORMAT,
         "domain": compiled.name,
         "scenario_id": scenario["scenario_id"],
         "condition": condition,

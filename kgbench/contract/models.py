@@ -2,8 +2,8 @@
 
 `generated/<domain>/` is written by the compiler and read by the harness, and neither imports
 the other; these models are the one place both meet (dbt's `artifacts` habit). Each document
-carries its format version (`FORMAT`, written as `format_version`, or `schema_version` for
-the two documents the harness writes itself); a JSON Schema of each is generated from these
+carries its format version (`FORMAT`, written as `format_version`; the compiled manifest's is
+`manifest_version`, a response record's `record_version`); a JSON Schema of each is generated from these
 models and committed under `kgbench/contract/schemas/` (a test fails when they drift).
 
 Rules for changing a model: a new optional field is a minor bump of its `FORMAT`; anything a
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal, TypedDict, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 
 class Model(BaseModel):
@@ -26,11 +26,42 @@ class Model(BaseModel):
 
 
 class Document(Model):
-    """A top-level artifact: its path under generated/<domain>/ and its format version."""
+    """A top-level artifact: its path under generated/<domain>/ and its format version.
+
+    Every document the harness writes names its version `format_version` (issue 32). A
+    document that once used another name declares it in `LEGACY_VERSION_FIELD`, with the last
+    format written under it in `LEGACY_FORMAT`: such an older file still reads (the one place
+    that knows the old name is here), checked against the old format, never the new one.
+    """
 
     FORMAT: ClassVar[str]
     PATH: ClassVar[str]
     VERSION_FIELD: ClassVar[str] = "format_version"
+    LEGACY_VERSION_FIELD: ClassVar[str | None] = None
+    LEGACY_FORMAT: ClassVar[str | None] = None
+
+    @classmethod
+    def version_in(cls, data: Any) -> tuple[str, Any, str]:
+        """(the field found, its value, the format a reader of it reads): the current field
+        against `FORMAT`, else the legacy one against `LEGACY_FORMAT`."""
+        if isinstance(data, dict) and cls.VERSION_FIELD not in data:
+            legacy = cls.LEGACY_VERSION_FIELD
+            if legacy is not None and legacy in data and cls.LEGACY_FORMAT is not None:
+                return legacy, data[legacy], cls.LEGACY_FORMAT
+        found = data.get(cls.VERSION_FIELD) if isinstance(data, dict) else None
+        return cls.VERSION_FIELD, found, cls.FORMAT
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_version_name(cls, data: Any) -> Any:
+        """An older document's version under its legacy name is read as `VERSION_FIELD`."""
+        legacy = cls.LEGACY_VERSION_FIELD
+        if isinstance(data, dict) and legacy and legacy in data and cls.VERSION_FIELD not in data:
+            data = {
+                cls.VERSION_FIELD: data[legacy],
+                **{k: v for k, v in data.items() if k != legacy},
+            }
+        return data
 
 
 # --- manifest.json ------------------------------------------------------------------------
@@ -577,11 +608,13 @@ class Context(Document):
     """contexts/<scenario>/<condition>.json: one extracted subgraph (`kgbench extract`).
     Assertions are Neo4j's property maps (subject, object and evidence attached)."""
 
-    FORMAT: ClassVar[str] = "1.1.0"  # 1.1: padding sections and volume_match
+    # 1.1: padding sections and volume_match; 2.0: `format_version` (was `schema_version`)
+    FORMAT: ClassVar[str] = "2.0.0"
     PATH: ClassVar[str] = "contexts/<scenario>/<condition>.json"
-    VERSION_FIELD: ClassVar[str] = "schema_version"
+    LEGACY_VERSION_FIELD: ClassVar[str | None] = "schema_version"
+    LEGACY_FORMAT: ClassVar[str | None] = "1.1.0"
 
-    schema_version: str
+    format_version: str
     domain: str
     scenario_id: str
     condition: str
@@ -621,11 +654,13 @@ class ScoredPanel(Document):
 
     model_config = ConfigDict(extra="allow", frozen=True)  # score_run adds its own fields
 
-    FORMAT: ClassVar[str] = "1.2.0"  # 1.2: Wilson intervals; favourable after Holm
+    # 1.2: Wilson intervals; favourable after Holm; 2.0: `format_version` (was `schema_version`)
+    FORMAT: ClassVar[str] = "2.0.0"
     PATH: ClassVar[str] = "scores/<model>/panel.json"
-    VERSION_FIELD: ClassVar[str] = "schema_version"
+    LEGACY_VERSION_FIELD: ClassVar[str | None] = "schema_version"
+    LEGACY_FORMAT: ClassVar[str | None] = "1.2.0"
 
-    schema_version: str
+    format_version: str
     conditions: list[str]
     metrics: list[PanelMetric]
     scenarios: int
