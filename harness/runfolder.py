@@ -44,8 +44,8 @@ from kgbench.untrusted import ParseError, load_json_or_none, parse_json
 from .compiled import CompiledDomain
 from .scenario_files import read_scenarios
 
-RUN_FORMAT = "2.0.0"
-"""The run.json format this kgbench reads and writes (2: relative paths, versioned)."""
+RUN_FORMAT = contract.RunDescriptionFile.FORMAT
+"""The run.json format this kgbench reads and writes (declared in the contract)."""
 
 RUN_JSON = "run.json"
 SCENARIOS = "scenarios.jsonl"
@@ -260,7 +260,9 @@ class RunFolder:
             }
         )
         self.path.mkdir(parents=True, exist_ok=True)
-        atomic_write_json(self.run_json, description.to_json())
+        written = description.to_json()
+        contract.RunDescriptionFile.model_validate(written)  # what we write keeps its contract
+        atomic_write_json(self.run_json, written)
         self.__dict__["description"] = description
         return description
 

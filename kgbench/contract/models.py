@@ -18,6 +18,10 @@ from typing import Any, ClassVar, Literal, TypedDict, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+SCORING_API_VERSION = "1"
+"""The major version of kgbench's public scoring API (kgbench.scoring): the compiler writes it
+into generated/<d>/scorer.py and kgbench.scoring refuses a stub of another (one constant)."""
+
 
 class Model(BaseModel):
     """Strict and immutable: an unknown key is an error, not a silently ignored typo."""
@@ -751,6 +755,136 @@ class RecordView(TypedDict, total=False):
     raw: Any
 
 
+# --- the other documents the harness writes into a run folder -----------------------------
+# Declared here so each format version lives in one place (issue 32 item 3: one version field
+# name, no format constants in harness/). Only the identifying fields are typed; the rest is
+# kept as written (extra="allow"): each writer validates what it writes against its model.
+
+
+class HarnessDocument(Document):
+    """A run-folder document whose body its writer documents; the model fixes its version."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    format_version: str
+
+
+class RunDescriptionFile(HarnessDocument):
+    """run.json: which compiled domain a run folder belongs to (harness.runfolder)."""
+
+    FORMAT: ClassVar[str] = "2.0.0"  # 2: relative paths, versioned
+    PATH: ClassVar[str] = "run.json"
+
+    domain: str
+    compiled_domain: str | None = None
+    response_schema: str | None = None
+    replicates: int | None = None
+
+
+class OrderFigures(HarnessDocument):
+    """scores/<model>/order.json: order sensitivity (harness.evaluation.order)."""
+
+    FORMAT: ClassVar[str] = "1.0.0"
+    PATH: ClassVar[str] = "scores/<model>/order.json"
+
+    model: str
+    accuracy_metric: str
+    conditions: dict[str, Any]
+
+
+class VerifySummary(HarnessDocument):
+    """verify/<model>/summary.json: C5's verify-and-revise figures (harness.verify.agent)."""
+
+    FORMAT: ClassVar[str] = "1.0.0"
+    PATH: ClassVar[str] = "verify/<model>/summary.json"
+
+    condition: str
+    model: str
+
+
+class ProbeRun(HarnessDocument):
+    """probe/<model>/probe.json: what one probe run did (harness.probe.run)."""
+
+    FORMAT: ClassVar[str] = "1.0.0"
+    PATH: ClassVar[str] = "probe/<model>/probe.json"
+
+    domain: str
+    model: str
+    stages: list[str]
+
+
+class ProbeMapping(HarnessDocument):
+    """probe/<model>/mapping.json: each generated name's mapping to the graph."""
+
+    FORMAT: ClassVar[str] = "1.0.0"
+    PATH: ClassVar[str] = "probe/<model>/mapping.json"
+
+    domain: str
+    model: str
+    decisions: list[dict[str, Any]]
+
+
+class ProbeScores(HarnessDocument):
+    """probe/<model>/scores.json: the probe's scores (harness.probe.scoring)."""
+
+    FORMAT: ClassVar[str] = "1.1.0"  # 1.1: out-of-scope roots (no reference edge at the root)
+    PATH: ClassVar[str] = "probe/<model>/scores.json"
+
+    domain: str
+    model: str
+    settings: dict[str, Any]
+
+
+class ProbeGraph(HarnessDocument):
+    """probe/<model>/graphs/<root>.json: one generated graph with its provenance."""
+
+    FORMAT: ClassVar[str] = "1.0.0"
+    PATH: ClassVar[str] = "probe/<model>/graphs/<root>.json"
+
+    root_id: str
+    nodes: list[dict[str, Any]]
+    edges: list[dict[str, Any]]
+
+
+class StudyDescription(HarnessDocument):
+    """study/study.json: a study's identity, which claims its folder (harness.study.run)."""
+
+    FORMAT: ClassVar[str] = "2.0.0"  # 2.0: `format_version` (was `format`)
+    PATH: ClassVar[str] = "study/study.json"
+    LEGACY_VERSION_FIELD: ClassVar[str | None] = "format"
+    LEGACY_FORMAT: ClassVar[str | None] = "1.0.0"
+
+    identity: dict[str, Any]
+
+
+class StudyStatistics(HarnessDocument):
+    """study/statistics.json: every comparison of a study (harness.study.stats)."""
+
+    FORMAT: ClassVar[str] = "2.0.0"  # 2.0: `format_version` (was `statistics_version`)
+    PATH: ClassVar[str] = "study/statistics.json"
+    LEGACY_VERSION_FIELD: ClassVar[str | None] = "statistics_version"
+    LEGACY_FORMAT: ClassVar[str | None] = "1.0.0"
+
+    settings: dict[str, Any]
+
+
+HARNESS_DOCUMENTS: tuple[type[Document], ...] = (
+    RunDescriptionFile,
+    Context,
+    ScoredPanel,
+    OrderFigures,
+    VerifySummary,
+    ProbeRun,
+    ProbeMapping,
+    ProbeScores,
+    ProbeGraph,
+    StudyDescription,
+    StudyStatistics,
+)
+"""What the harness writes (the rest of DOCUMENTS is what the compiler writes, plus the
+response record, which keeps its own `record_version`)."""
+
+
 # Every document of the contract, in the order the schemas are listed.
 DOCUMENTS: tuple[type[Document], ...] = (
     Manifest,
@@ -763,4 +897,5 @@ DOCUMENTS: tuple[type[Document], ...] = (
     Context,
     ScoredPanel,
     ResponseRecord,
+    *(d for d in HARNESS_DOCUMENTS if d not in (Context, ScoredPanel)),
 )

@@ -128,3 +128,28 @@ def test_a_panel_of_an_unknown_version_is_one_located_error(tmp_path: Path, vers
     with pytest.raises(UserError, match=r"incompatible kgbench.*kgbench score") as caught:
         RunFolder(tmp_path).panels()
     assert str(caught.value.location).startswith(contract._shown(path))
+
+
+# Versions that stay where they are, each for its reason (the brief's scope of issue 32 item 3);
+# the gold rules' RULES_VERSION ("evidence-anchored 2.0") is a rules name, not a format.
+KEPT_OUTSIDE = {
+    "harness/gold_layout.py": "RELEASE_FORMAT",  # inside published gold releases: unchanged
+    "harness/release/index.py": "INDEX_FORMAT",  # inside published gold releases: unchanged
+}
+
+
+def test_no_harness_module_declares_a_document_format_of_its_own() -> None:
+    """A literal version constant under harness/ is a format kept outside the contract; the
+    one scoring-API version is kgbench.scoring.API_VERSION."""
+    import re
+
+    root = Path(__file__).resolve().parents[2]
+    literal = re.compile(r'^([A-Z_]*(?:FORMAT|VERSION)[A-Z_]*) = "\d', re.MULTILINE)
+    found = {
+        str(p.relative_to(root)): m.group(1)
+        for p in sorted((root / "harness").rglob("*.py"))
+        for m in literal.finditer(p.read_text())
+    }
+    assert found == KEPT_OUTSIDE
+    planted = 'SUMMARY_FORMAT = "1.0.0"\n'  # the no case: what harness/verify/agent.py had
+    assert literal.search(planted) is not None
