@@ -153,3 +153,19 @@ def test_no_harness_module_declares_a_document_format_of_its_own() -> None:
     assert found == KEPT_OUTSIDE
     planted = 'SUMMARY_FORMAT = "1.0.0"\n'  # the no case: what harness/verify/agent.py had
     assert literal.search(planted) is not None
+
+
+def test_kgbench_report_on_a_panel_of_an_unknown_version_exits_2_with_one_message(
+    tmp_path: Path,
+) -> None:
+    from typer.testing import CliRunner
+
+    from kgbench.cli import app
+
+    panel = {k: v for k, v in _panel().items() if k != "format_version"}
+    _write_panel(tmp_path, {"format_version": "9.0.0", **panel})
+    result = CliRunner().invoke(app, ["report", "--run-dir", str(tmp_path)])
+    assert result.exit_code == 2, result.output
+    errors = [ln for ln in result.stderr.splitlines() if ln.startswith("error: ")]
+    assert len(errors) == 1 and "Traceback" not in result.output
+    assert "panel.json" in errors[0] and "format 9.0.0" in errors[0]
