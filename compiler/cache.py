@@ -4,7 +4,9 @@ Deriving the table specifications and the declaration JSON Schemas means importi
 and running its SchemaView and JsonSchemaGenerator (about a second). Their results depend
 only on the schema files, so they are stored as JSON under .cache/kgbench/, keyed by the
 sha256 of those files and the LinkML version, and re-checked against the files on every use.
-`KGBENCH_NO_CACHE=1` turns the cache off (benchmarks use it to measure cold runs).
+`KGBENCH_NO_CACHE=1` turns the cache off (benchmarks use it to measure cold runs). The spec's
+own JSON Schemas are not cached here but shipped (`compiler.jsonschemas.SHIPPED`), so they
+stay available with the cache off.
 """
 
 from __future__ import annotations

@@ -32,6 +32,7 @@ import pyarrow.compute as pc
 from kgbench.suggest import SuggestIndex, unknown
 
 from . import ir
+from .rules import distinct_count
 from .schema import SchemaModel, suggest
 from .tables import ErrorList, Table
 
@@ -96,7 +97,8 @@ def check_graph_tables(
         assertion_ids = {a.assertion_id for a in assertions} if rejected else table_ids
         supports, linked = _links(
             all_links, flagged_links, to_broken, links, all_asr_ids, assertion_ids,
-            evidence_ids, ev.broken_ids, suspect["duplicate_links"], errors,
+            evidence_ids, ev.broken_ids, suspect["duplicate_links"],
+            suspect["repeated_link_rows"], errors,
         )  # fmt: skip
 
     for i in _without_evidence_rule(asr, linked, links, linked_is_all=not flagged_links):
@@ -140,13 +142,14 @@ def _links(
     evidence_ids: set[str],
     broken_evidence: frozenset[str],
     duplicate_links: bool,
+    repeated: np.ndarray,
     errors: ErrorList,
 ) -> tuple[list[ir.Support], set[str]]:
     """(SUPPORTS links of assertions that passed, ids of assertions with a link) when some
     link rows are flagged, some cite a broken source (`to_broken`: linked, supporting
     nothing) or some assertions were rejected: the flagged rows are checked one by one, in
     file order."""
-    first_index = _first_occurrence(links.columns) if duplicate_links else {}
+    first_index = _first_occurrence(links.columns, repeated) if duplicate_links else {}
     known_asr = SuggestIndex(all_asr_ids)
     known_ev = SuggestIndex(evidence_ids)
     flagged_set = set(flagged)
@@ -324,10 +327,17 @@ def _link_row(
     return "linked" if broken else "ok"
 
 
-def _first_occurrence(link_cols: dict[str, list[Any]]) -> dict[tuple[str, str], int]:
+def _first_occurrence(
+    link_cols: dict[str, list[Any]], repeated: np.ndarray
+) -> dict[tuple[str, str], int]:
+    """The first row of each (assertion, source) pair among the rows `repeated` may flag (a
+    superset of every row whose pair repeats): a pair absent here occurs once, so its first
+    row is its own. Looking only at those rows keeps a few repeated links from costing a
+    Python pass over every link."""
+    aids, eids = link_cols["assertion_id"], link_cols["evidence_id"]
     first: dict[tuple[str, str], int] = {}
-    for i, key in enumerate(zip(link_cols["assertion_id"], link_cols["evidence_id"], strict=True)):
-        first.setdefault(key, i)
+    for i in _flagged(repeated):
+        first.setdefault((aids[i], eids[i]), i)
     return first
 
 
@@ -338,6 +348,7 @@ def _suspects(model: SchemaModel, tables: dict[str, Table], class_prefix: bool) 
         return {
             **{n: np.ones(len(tables[n]), dtype=bool) for n in GRAPH_TABLES},
             "duplicate_links": True,
+            "repeated_link_rows": np.ones(len(tables["assertion_evidence"]), dtype=bool),
             "links_to_broken_sources": np.zeros(len(tables["assertion_evidence"]), dtype=bool),
         }
     classes = {c.name: c for c in model.entity_classes}
@@ -390,7 +401,7 @@ def _suspects(model: SchemaModel, tables: dict[str, Table], class_prefix: bool) 
     ev_ids = tables["evidence_sources"].arrow["evidence_id"]
     bad_link = pc.or_(bad_link, pc.invert(pc.is_in(link_e, value_set=ev_ids)))
     pairs = _joined(link_a, link_e)
-    duplicates = pc.count_distinct(pairs).as_py() != len(pairs)
+    duplicates = distinct_count(pairs) != len(pairs)
     repeated_rows = np.zeros(len(pairs), dtype=bool)
     if duplicates:  # every row of a repeated pair: the checker keeps the first silently
         counts = pc.value_counts(pairs)
@@ -411,6 +422,7 @@ def _suspects(model: SchemaModel, tables: dict[str, Table], class_prefix: bool) 
         "assertions": bad,
         "assertion_evidence": bad_link & ~to_broken,
         "duplicate_links": duplicates,
+        "repeated_link_rows": repeated_rows,
         "links_to_broken_sources": to_broken,
     }
 

@@ -33,6 +33,7 @@ import pyarrow.compute as pc
 from kgbench.errors import Location
 
 from . import ir
+from .rules import distinct_count
 
 CHECKS = (
     "duplicate_triple",
@@ -146,7 +147,7 @@ def _joined(*columns):
 
 
 def _distinct(values) -> int:
-    return pc.count_distinct(values).as_py() if len(values) else 0
+    return distinct_count(values) if len(values) else 0
 
 
 def _distinct_rows(*columns) -> int:

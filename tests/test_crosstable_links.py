@@ -22,6 +22,7 @@ def _row_by_row(model, tables, class_prefix):
     return {
         **{n: np.ones(len(tables[n]), dtype=bool) for n in crosstable.GRAPH_TABLES},
         "duplicate_links": True,
+        "repeated_link_rows": np.ones(len(tables["assertion_evidence"]), dtype=bool),
         "links_to_broken_sources": np.zeros(len(tables["assertion_evidence"]), dtype=bool),
     }
 

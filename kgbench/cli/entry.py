@@ -23,6 +23,9 @@ OPTIONS = {"--domain": "domain", "-d": "domain", "--out": "out"}
 def main(prog_name: str | None = None) -> object:
     if noop_compile(sys.argv[1:]):
         return 0
+    validate = _plain_validate_options(sys.argv[1:])
+    if validate is not None:
+        raise SystemExit(plain_validate(*validate))
     from kgbench.cli.main import app
 
     return app(prog_name=prog_name) if prog_name else app()
@@ -75,6 +78,60 @@ def _plain_compile_options(argv: list[str]) -> dict[str, str] | None:
                 return None
         values[option] = value
     return values if "domain" in values else None
+
+
+VALIDATE_FLAGS = {"--build": True, "--no-build": False}
+
+
+def _plain_validate_options(argv: list[str]) -> tuple[str, bool, int] | None:
+    """(domain, build, max_errors) of a plain `validate --domain D [--max-errors N]
+    [--build|--no-build]`, each given once; any other spelling (help, a repeat, a value that
+    looks like an option, a negative number) is None and goes to the command line, which
+    parses it and words its own errors."""
+    from kgbench.errors import MAX_SHOWN
+
+    if argv[:1] != ["validate"]:
+        return None
+    values: dict[str, str] = {}
+    build: bool | None = None
+    rest = iter(argv[1:])
+    for arg in rest:
+        if arg in VALIDATE_FLAGS:
+            if build is not None:
+                return None
+            build = VALIDATE_FLAGS[arg]
+            continue
+        name, eq, value = arg.partition("=")
+        option = {"--domain": "domain", "-d": "domain", "--max-errors": "max_errors"}.get(name)
+        if option is None or option in values or (eq and name == "-d"):
+            return None
+        if not eq:
+            value = next(rest, None)
+            if value is None:
+                return None
+        if not value or value.startswith("-"):
+            return None
+        values[option] = value
+    max_errors = values.get("max_errors", str(MAX_SHOWN))
+    if "domain" not in values or not (max_errors.isascii() and max_errors.isdigit()):
+        return None
+    return values["domain"], bool(build), int(max_errors)
+
+
+def plain_validate(domain: str, build: bool, max_errors: int) -> int:
+    """Run `kgbench validate` as the command line would, inside the same error boundary,
+    without typer's option parsing; the exit code."""
+    import typer
+
+    from kgbench.cli.validate import run
+    from kgbench.cliutil import error_boundary
+
+    try:
+        with error_boundary():
+            run(domain, build, max_errors)
+    except typer.Exit as exc:
+        return exc.exit_code
+    return 0
 
 
 def report_up_to_date(domain: str, out_dir: Path, files: int, took: float) -> None:

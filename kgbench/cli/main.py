@@ -25,9 +25,9 @@ from typing import Annotated, Any
 import typer
 from typer.core import TyperGroup
 
-from kgbench.cliutil import error_boundary, escape, labelled
+from kgbench.cliutil import error_boundary, escape
 from kgbench.cliutil import stderr_console as _stderr
-from kgbench.errors import MAX_SHOWN, UserErrors
+from kgbench.errors import MAX_SHOWN
 
 DomainArg = Annotated[
     str,
@@ -152,26 +152,15 @@ def validate_cmd(
     ] = MAX_SHOWN,
 ) -> None:
     """Validate a domain's spec and data without writing anything: every error in one pass."""
-    from compiler.api import check_domain
-    from compiler.tables import skip_pandas_probe
+    from kgbench.cli.validate import run
 
-    skip_pandas_probe()
-    try:
-        result = check_domain(domain, build=build)
-    except UserErrors as exc:
-        raise UserErrors(exc.problems, max_shown=max_errors) from None
-    _print_warnings(result.warnings)
-    _stderr().print(
-        f"[green]valid[/] {escape(result.name)} {escape(result.version)}: {result.entities} entities, "
-        f"{result.assertions} assertions, {result.evidence_sources} evidence sources, "
-        f"{result.supports} evidence links"
-    )
+    run(domain, build, max_errors)
 
 
 def _print_warnings(warnings: tuple[str, ...]) -> None:
-    console = _stderr()
-    for line in warnings:
-        console.print(labelled("warning:", "bold yellow", line), soft_wrap=True)
+    from kgbench.cli.validate import print_warnings
+
+    print_warnings(warnings)
 
 
 @app.command("pilot")
