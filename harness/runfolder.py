@@ -44,8 +44,8 @@ from kgbench.untrusted import ParseError, load_json_or_none, parse_json
 from .compiled import CompiledDomain
 from .scenario_files import read_scenarios
 
-RUN_FORMAT = "2.0.0"
-"""The run.json format this kgbench reads and writes (2: relative paths, versioned)."""
+RUN_FORMAT = contract.RunDescriptionFile.FORMAT
+"""The run.json format this kgbench reads and writes (declared in the contract)."""
 
 RUN_JSON = "run.json"
 SCENARIOS = "scenarios.jsonl"
@@ -260,7 +260,9 @@ class RunFolder:
             }
         )
         self.path.mkdir(parents=True, exist_ok=True)
-        atomic_write_json(self.run_json, description.to_json())
+        written = description.to_json()
+        contract.RunDescriptionFile.model_validate(written)  # what we write keeps its contract
+        atomic_write_json(self.run_json, written)
         self.__dict__["description"] = description
         return description
 
@@ -582,6 +584,12 @@ class RunFolder:
             panel = read_json_object(path, "panel written by `kgbench score`")
             if "overall" not in panel:
                 raise UserError("not a panel written by `kgbench score`", Location(str(path)))
+            contract.check_version(
+                contract.ScoredPanel,
+                panel,
+                path,
+                remedy=f"run `kgbench score --run-dir {self.path}` again",
+            )
             panel.setdefault("slug", path.parent.name)
             panels.append(panel)
         return panels

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from kgbench.contract import SCORING_API_VERSION
 from kgbench.errors import UserError
 
-API_VERSION = "1"
+API_VERSION = SCORING_API_VERSION  # declared once, in the contract the compiler writes from
 
 
 @dataclass(frozen=True)

@@ -7,11 +7,10 @@ reads metrics.json and never runs this file.
 
 from __future__ import annotations
 
+from kgbench.contract import SCORING_API_VERSION
+
 from ..ir import Domain
 from .base import Artifact, Backend, EmitContext, render
-
-# The version of kgbench.scoring the stub is written against (kgbench.scoring checks it).
-SCORING_API = "1"
 
 
 class ScorerBackend(Backend):
@@ -20,7 +19,7 @@ class ScorerBackend(Backend):
     outputs = ("scorer.py",)
 
     def emit(self, domain: Domain, ctx: EmitContext) -> list[Artifact]:
-        text = render("python/scorer.py.j2", ctx, domain=domain.name, api=SCORING_API)
+        text = render("python/scorer.py.j2", ctx, domain=domain.name, api=SCORING_API_VERSION)
         return [Artifact("scorer.py", text)]
 
 

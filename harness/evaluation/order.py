@@ -41,7 +41,6 @@ from kgbench.contract import Presentation
 ORIGINAL = "original"
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 ACCURACY = "intervention_accuracy"
-FORMAT = "1.0.0"
 _LABELLED = re.compile(r"^\(?([A-Z])(?:[).:]\s*|\s+|$)(.*)$")
 
 

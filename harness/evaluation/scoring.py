@@ -49,6 +49,7 @@ from kgbench.contract import (
     IncompatibleArtifact,
     Metric,
     MetricPanel,
+    OrderFigures,
     RecordView,
     ScoredPanel,
 )
@@ -621,6 +622,8 @@ def score_run(
         )
         ScoredPanel.model_validate(panel)  # what we write keeps its contract (else a bug)
         order = order_figures(inputs, log, bootstrap, seed) if inputs.order_prompts else None
+        if order is not None:
+            OrderFigures.model_validate(order)
         folder.write_order(path.stem, order)
         written.append(folder.write_scores(path.stem, jsonl_text(items), panel))
     return written
@@ -632,7 +635,7 @@ def order_figures(
     """scores/<slug>/order.json: per condition, accuracy, position bias, flip rate and the
     accuracy delta under each declared presentation, paired with the original order
     (harness.evaluation.order; replicate 0)."""
-    from .order import ACCURACY, FORMAT, ORIGINAL, analyse, arrangements, as_named, choice
+    from .order import ACCURACY, ORIGINAL, analyse, arrangements, as_named, choice
     from .order import prompt_id as order_prompt_id
 
     presentations = inputs.compiled.presentations
@@ -665,7 +668,7 @@ def order_figures(
                 "accuracy": result.scores.get(accuracy),
             }
     return {
-        "format_version": FORMAT,
+        "format_version": OrderFigures.FORMAT,
         "model": log.model,
         "accuracy_metric": accuracy,
         "presentations": [

@@ -28,7 +28,6 @@ import numpy as np
 from harness.evaluation.metrics import DEFAULT_UNPARSEABLE_POLICY, UNPARSEABLE_POLICIES
 from kgbench.contract import Metric, ScoredPanel
 
-PANEL_SCHEMA_VERSION = ScoredPanel.FORMAT  # 1.2: Wilson intervals, favourable after Holm
 EXACT_SIGN_FLIP_MAX_N = 12  # 2**12 sign patterns; above that, seeded Monte Carlo
 CI_LEVEL = 0.95
 
@@ -497,7 +496,7 @@ def build_panel(
     for item in items:
         by_cat[item.get("category") or "uncategorised"].add(item["scenario_id"])
     return {
-        "schema_version": PANEL_SCHEMA_VERSION,
+        "format_version": ScoredPanel.FORMAT,
         "conditions": list(conditions),
         "metrics": [
             {

@@ -18,7 +18,6 @@ from kgbench.errors import UserError
 from ..compiled import CompiledDomain
 from ..scenarios.chain_index import chain_rank_key
 
-CONTEXT_SCHEMA_VERSION = Context.FORMAT
 # Scenarios the warm-up runs every grounded condition's query for, once (see `warm_up`): what
 # the first pass needs is each compiled query planned and its runtime's code paths run, plus
 # the store in the page cache (`touch_store`), not the first pass itself done ahead of time.
@@ -219,7 +218,7 @@ def extract(
         i: {k: domain.entities[i][k] for k in ("id", "name", "category")} for i in sorted(set(ids))
     }
     context = {
-        "schema_version": CONTEXT_SCHEMA_VERSION,
+        "format_version": Context.FORMAT,
         "domain": domain.name,
         "scenario_id": scenario["scenario_id"],
         "condition": condition_id,

@@ -15,9 +15,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgbench.contract import ProbeGraph
+
 from .names import name_key
 
-GRAPH_FORMAT_VERSION = "1.0.0"
 RAW_KEEP = 4000  # characters of an unparseable answer kept for the reader
 
 
@@ -102,7 +103,7 @@ class GeneratedGraph:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "format_version": GRAPH_FORMAT_VERSION,
+            "format_version": ProbeGraph.FORMAT,
             "root_id": self.root_id,
             "root_name": self.root_name,
             "nodes": [

@@ -25,6 +25,7 @@ from typing import Any
 
 from rich.console import Console
 
+from kgbench.contract import ProbeMapping, ProbeRun, ProbeScores
 from kgbench.errors import UserError
 from kgbench.io import atomic_write_json
 
@@ -38,9 +39,7 @@ from .expansion import GraphBuilder
 from .mapping import SOFT_METHODS, Decision, Mapper
 from .reference import ReferenceGraph
 from .responders import ProbeResponder, check_responder
-from .scoring import SCORES_FORMAT_VERSION, score_graphs
-
-RUN_FORMAT_VERSION = "1.0.0"
+from .scoring import score_graphs
 
 
 @dataclass(frozen=True)
@@ -178,7 +177,7 @@ def _run(
         if not _verify(probe, reference, runner, decisions, lines, console):
             return incomplete("verify-mapping")
     mapping = {
-        "format_version": RUN_FORMAT_VERSION,
+        "format_version": ProbeMapping.FORMAT,
         "domain": probe.name,
         "model": runner.model,
         "methods": {
@@ -190,6 +189,7 @@ def _run(
         "summary": _mapping_summary(decisions),
         "decisions": [decisions[k].to_json() for k in sorted(decisions)],
     }
+    ProbeMapping.model_validate(mapping)  # what we write keeps its contract (else a bug)
     atomic_write_json(out_dir / "mapping.json", mapping)
 
     index = DistanceIndex(
@@ -206,7 +206,7 @@ def _run(
         config.seed,
     )
     scores = {
-        "format_version": SCORES_FORMAT_VERSION,
+        "format_version": ProbeScores.FORMAT,
         "domain": probe.name,
         "model": runner.model,
         "settings": {
@@ -223,20 +223,20 @@ def _run(
         "mapping": mapping["summary"],
         **scored,
     }
+    ProbeScores.model_validate(scores)
     scores_path = out_dir / "scores.json"
     atomic_write_json(scores_path, scores)
-    atomic_write_json(
-        out_dir / "probe.json",
-        {
-            "format_version": RUN_FORMAT_VERSION,
-            "domain": probe.name,
-            "model": runner.model,
-            "base_url": safe_url(runner.base_url),
-            "roots": [r["id"] for r in roots],
-            "stages": stages,
-            "settings": settings,
-        },
-    )
+    described = {
+        "format_version": ProbeRun.FORMAT,
+        "domain": probe.name,
+        "model": runner.model,
+        "base_url": safe_url(runner.base_url),
+        "roots": [r["id"] for r in roots],
+        "stages": stages,
+        "settings": settings,
+    }
+    ProbeRun.model_validate(described)
+    atomic_write_json(out_dir / "probe.json", described)
     lines += summary_lines(scores)
     return ProbeOutcome(out_dir, True, lines, scores_path)
 

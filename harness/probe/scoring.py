@@ -47,7 +47,6 @@ from .graph import GeneratedGraph
 from .mapping import Decision
 from .reference import ReferenceGraph
 
-SCORES_FORMAT_VERSION = "1.1.0"  # 1.1: out-of-scope roots (no reference edge at the root)
 OUT_OF_SCOPE = (
     "the reference graph holds no edge at this root (no cause and no effect of it under the "
     "declared reference predicates and directions), so it cannot judge answers about it; "

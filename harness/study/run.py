@@ -28,7 +28,9 @@ from typing import Any
 
 from rich.console import Console
 
+from kgbench import contract
 from kgbench.cliutil import escape
+from kgbench.contract import StudyDescription
 from kgbench.errors import UserError
 from kgbench.io import (
     atomic_write_bytes,
@@ -44,7 +46,6 @@ from ..compiled import CompiledDomain
 from ..runfolder import RunFolder
 from .config import StudyConfig, StudyModel
 
-STUDY_FORMAT = "1.0.0"
 LOCAL_KEY = "local-reference-server"  # the loopback server checks no key; never a real one
 
 
@@ -143,7 +144,7 @@ def claim(config: StudyConfig, paths: StudyPaths) -> None:
     atomic_write_json(
         paths.study_json,
         {
-            "format": STUDY_FORMAT,
+            "format_version": StudyDescription.FORMAT,
             "name": config.name,
             "description": config.description,
             "file": str(config.path),
@@ -167,9 +168,16 @@ def check_claim(config: StudyConfig, paths: StudyPaths) -> dict[str, Any]:
     ours = identity(config)
     if paths.study_json.is_file():
         try:
-            previous = load_json_object(paths.study_json, "study description")["identity"]
+            described = load_json_object(paths.study_json, "study description")
+            previous = described["identity"]
         except (UserError, KeyError, TypeError):
             raise UserError(f"{paths.study_json} is not a study description") from None
+        contract.check_version(
+            StudyDescription,
+            described,
+            paths.study_json,
+            remedy=f"give this study its own --run-dir (or study {run_dir} with that kgbench)",
+        )
         if previous != ours:
             what = next(k for k in ours if previous.get(k) != ours[k])
             raise UserError(
@@ -405,6 +413,7 @@ def analyse(
     from .report import render_study_html, study_figures
 
     stats = compute_statistics(config, paths, compiled)
+    contract.StudyStatistics.model_validate(stats)  # what we write keeps its contract
     atomic_write_json(paths.statistics, stats)
     atomic_write_text(paths.report, render_study_html(stats))
     write_svgs(paths.report.parent / "figures", study_figures(stats))

@@ -60,9 +60,8 @@ from harness.evaluation.stats import (
     summary,
     wilson_interval,
 )
-from kgbench.contract import Metric
+from kgbench.contract import Metric, StudyStatistics
 
-STATISTICS_VERSION = "1.0.0"
 ScenarioValues = dict[str, dict[str, dict[str, float]]]  # condition -> metric -> scenario -> v
 
 
@@ -225,7 +224,7 @@ def compute(data: StudyData, settings: Settings | None = None) -> dict[str, Any]
 
     interaction = _interaction(data, settings, matrices, counts, signs, metrics)
     return {
-        "statistics_version": STATISTICS_VERSION,
+        "format_version": StudyStatistics.FORMAT,
         "settings": {
             "bootstrap": settings.bootstrap,
             "permutations": settings.permutations,

@@ -50,13 +50,13 @@ from harness.evaluation.prompts import PromptRenderer, prompt_record
 from harness.runfolder import Prompt, RunFolder
 from harness.runner.log import JsonlLog, RunLock
 from harness.runner.stage import Stage, StageConfig, StageRequest, run_stage, stage_spec
+from kgbench.contract import Context, VerifySummary
 from kgbench.errors import UserError
 from kgbench.io import read_json_object
 
 from . import steps
 from .graph_check import Reviewer, Verdict, VerifySettings, correction_text
 
-SUMMARY_FORMAT = "1.0.0"
 # What the revise step is shown of a refuted triplet (conditions.yaml `reviser`).
 REVISERS = ("uninformed", "informed")
 MAX_PROPOSALS = 1000  # triplets reviewed per generate answer; the rest are counted, not reviewed
@@ -178,13 +178,14 @@ def run_verify(
                 per_presentation[presentation] = figures
         folder.write_verify_prompts(answer_prompts)
         summary.update(
-            format_version=SUMMARY_FORMAT,
+            format_version=VerifySummary.FORMAT,
             condition=config.condition,
             model=slug,
             reviser=reviser,
         )
         if per_presentation:
             summary["presentations"] = per_presentation
+        VerifySummary.model_validate(summary)  # what we write keeps its contract
         folder.write_verify_summary(slug, summary)
     return summary
 
@@ -460,7 +461,7 @@ def _context(compiled: Any, scenario: dict[str, Any], ts: list[Triplet], conditi
     ids = [c["intervention_id"] for c in scenario["candidates"]]
     target = scenario["target_outcome_id"]
     return {
-        "schema_version": "1.0.0",
+        "format_version": Context.FORMAT,
         "domain": compiled.name,
         "scenario_id": scenario["scenario_id"],
         "condition": condition,

@@ -22,7 +22,9 @@ from kgbench.errors import Location, UserError
 
 from .models import (
     DOCUMENTS,
+    HARNESS_DOCUMENTS,
     PARSE_STATUSES,
+    SCORING_API_VERSION,
     ClaimSupport,
     Condition,
     Conditions,
@@ -33,15 +35,24 @@ from .models import (
     Manifest,
     Metric,
     MetricPanel,
+    OrderFigures,
     ParseStatus,
     Presentation,
     Probe,
+    ProbeGraph,
+    ProbeMapping,
+    ProbeRun,
+    ProbeScores,
     RecordView,
     ResponseRecord,
+    RunDescriptionFile,
     ScenarioRules,
     ScoredPanel,
     Section,
+    StudyDescription,
+    StudyStatistics,
     Verify,
+    VerifySummary,
     VolumeMatch,
 )
 
@@ -84,15 +95,7 @@ def parse(
     """A document from its JSON value: version first (so another kgbench's output is named as
     such), then the model (so a hand edit that breaks it is named with the field). `remedy`
     replaces "compile again" for documents another command writes (e.g. contexts)."""
-    field = model.VERSION_FIELD
-    found = data.get(field) if isinstance(data, dict) else None
-    if not isinstance(found, str) or not compatible(found, model.FORMAT):
-        was = f"format {found}" if isinstance(found, str) else f"no {field}"
-        raise IncompatibleArtifact(
-            f"{'written' if remedy else 'compiled'} by an incompatible kgbench ({was}; this "
-            f"kgbench reads {model.FORMAT.rsplit('.', 1)[0]}.x); {remedy or _remedy(domain)}",
-            Location(_shown(path)),
-        )
+    check_version(model, data, path, domain, remedy)
     try:
         return model.model_validate(data)
     except ValidationError as exc:
@@ -104,6 +107,25 @@ def parse(
             f"{first['msg']}{more}; the file was edited or damaged: {remedy or _remedy(domain)}",
             Location(_shown(path)),
         ) from None
+
+
+def check_version(
+    model: type[Document],
+    data: Any,
+    path: Path,
+    domain: str | None = None,
+    remedy: str | None = None,
+) -> None:
+    """The version check alone, for readers that keep the document as a dict (panels): the
+    current field of a major this kgbench reads, or the legacy field of the legacy format."""
+    field, found, reads = model.version_in(data)
+    if not isinstance(found, str) or not compatible(found, reads):
+        was = f"format {found}" if isinstance(found, str) else f"no {field}"
+        raise IncompatibleArtifact(
+            f"{'written' if remedy else 'compiled'} by an incompatible kgbench ({was}; this "
+            f"kgbench reads {model.FORMAT.rsplit('.', 1)[0]}.x); {remedy or _remedy(domain)}",
+            Location(_shown(path)),
+        )
 
 
 def read(model: type[D], path: Path, domain: str | None = None) -> D:
@@ -180,8 +202,10 @@ def schema_bytes(model: type[Document]) -> bytes:
 
 __all__ = [
     "DOCUMENTS",
+    "HARNESS_DOCUMENTS",
     "PARSE_STATUSES",
     "SCHEMAS_DIR",
+    "SCORING_API_VERSION",
     "ClaimSupport",
     "Condition",
     "Conditions",
@@ -194,17 +218,27 @@ __all__ = [
     "Manifest",
     "Metric",
     "MetricPanel",
+    "OrderFigures",
     "ParseStatus",
     "Presentation",
     "Probe",
+    "ProbeGraph",
+    "ProbeMapping",
+    "ProbeRun",
+    "ProbeScores",
     "RecordView",
     "ResponseRecord",
+    "RunDescriptionFile",
     "ScenarioRules",
     "ScoredPanel",
     "Section",
+    "StudyDescription",
+    "StudyStatistics",
     "Verify",
+    "VerifySummary",
     "VolumeMatch",
     "check_formats",
+    "check_version",
     "compatible",
     "json_schema",
     "parse",

@@ -2,8 +2,8 @@
 
 `generated/<domain>/` is written by the compiler and read by the harness, and neither imports
 the other; these models are the one place both meet (dbt's `artifacts` habit). Each document
-carries its format version (`FORMAT`, written as `format_version`, or `schema_version` for
-the two documents the harness writes itself); a JSON Schema of each is generated from these
+carries its format version (`FORMAT`, written as `format_version`; the compiled manifest's is
+`manifest_version`, a response record's `record_version`); a JSON Schema of each is generated from these
 models and committed under `kgbench/contract/schemas/` (a test fails when they drift).
 
 Rules for changing a model: a new optional field is a minor bump of its `FORMAT`; anything a
@@ -16,7 +16,11 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Literal, TypedDict, get_args
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+SCORING_API_VERSION = "1"
+"""The major version of kgbench's public scoring API (kgbench.scoring): the compiler writes it
+into generated/<d>/scorer.py and kgbench.scoring refuses a stub of another (one constant)."""
 
 
 class Model(BaseModel):
@@ -26,11 +30,42 @@ class Model(BaseModel):
 
 
 class Document(Model):
-    """A top-level artifact: its path under generated/<domain>/ and its format version."""
+    """A top-level artifact: its path under generated/<domain>/ and its format version.
+
+    Every document the harness writes names its version `format_version` (issue 32). A
+    document that once used another name declares it in `LEGACY_VERSION_FIELD`, with the last
+    format written under it in `LEGACY_FORMAT`: such an older file still reads (the one place
+    that knows the old name is here), checked against the old format, never the new one.
+    """
 
     FORMAT: ClassVar[str]
     PATH: ClassVar[str]
     VERSION_FIELD: ClassVar[str] = "format_version"
+    LEGACY_VERSION_FIELD: ClassVar[str | None] = None
+    LEGACY_FORMAT: ClassVar[str | None] = None
+
+    @classmethod
+    def version_in(cls, data: Any) -> tuple[str, Any, str]:
+        """(the field found, its value, the format a reader of it reads): the current field
+        against `FORMAT`, else the legacy one against `LEGACY_FORMAT`."""
+        if isinstance(data, dict) and cls.VERSION_FIELD not in data:
+            legacy = cls.LEGACY_VERSION_FIELD
+            if legacy is not None and legacy in data and cls.LEGACY_FORMAT is not None:
+                return legacy, data[legacy], cls.LEGACY_FORMAT
+        found = data.get(cls.VERSION_FIELD) if isinstance(data, dict) else None
+        return cls.VERSION_FIELD, found, cls.FORMAT
+
+    @model_validator(mode="before")
+    @classmethod
+    def _legacy_version_name(cls, data: Any) -> Any:
+        """An older document's version under its legacy name is read as `VERSION_FIELD`."""
+        legacy = cls.LEGACY_VERSION_FIELD
+        if isinstance(data, dict) and legacy and legacy in data and cls.VERSION_FIELD not in data:
+            data = {
+                cls.VERSION_FIELD: data[legacy],
+                **{k: v for k, v in data.items() if k != legacy},
+            }
+        return data
 
 
 # --- manifest.json ------------------------------------------------------------------------
@@ -577,11 +612,13 @@ class Context(Document):
     """contexts/<scenario>/<condition>.json: one extracted subgraph (`kgbench extract`).
     Assertions are Neo4j's property maps (subject, object and evidence attached)."""
 
-    FORMAT: ClassVar[str] = "1.1.0"  # 1.1: padding sections and volume_match
+    # 1.1: padding sections and volume_match; 2.0: `format_version` (was `schema_version`)
+    FORMAT: ClassVar[str] = "2.0.0"
     PATH: ClassVar[str] = "contexts/<scenario>/<condition>.json"
-    VERSION_FIELD: ClassVar[str] = "schema_version"
+    LEGACY_VERSION_FIELD: ClassVar[str | None] = "schema_version"
+    LEGACY_FORMAT: ClassVar[str | None] = "1.1.0"
 
-    schema_version: str
+    format_version: str
     domain: str
     scenario_id: str
     condition: str
@@ -621,11 +658,13 @@ class ScoredPanel(Document):
 
     model_config = ConfigDict(extra="allow", frozen=True)  # score_run adds its own fields
 
-    FORMAT: ClassVar[str] = "1.2.0"  # 1.2: Wilson intervals; favourable after Holm
+    # 1.2: Wilson intervals; favourable after Holm; 2.0: `format_version` (was `schema_version`)
+    FORMAT: ClassVar[str] = "2.0.0"
     PATH: ClassVar[str] = "scores/<model>/panel.json"
-    VERSION_FIELD: ClassVar[str] = "schema_version"
+    LEGACY_VERSION_FIELD: ClassVar[str | None] = "schema_version"
+    LEGACY_FORMAT: ClassVar[str | None] = "1.2.0"
 
-    schema_version: str
+    format_version: str
     conditions: list[str]
     metrics: list[PanelMetric]
     scenarios: int
@@ -716,6 +755,136 @@ class RecordView(TypedDict, total=False):
     raw: Any
 
 
+# --- the other documents the harness writes into a run folder -----------------------------
+# Declared here so each format version lives in one place (issue 32 item 3: one version field
+# name, no format constants in harness/). Only the identifying fields are typed; the rest is
+# kept as written (extra="allow"): each writer validates what it writes against its model.
+
+
+class HarnessDocument(Document):
+    """A run-folder document whose body its writer documents; the model fixes its version."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    format_version: str
+
+
+class RunDescriptionFile(HarnessDocument):
+    """run.json: which compiled domain a run folder belongs to (harness.runfolder)."""
+
+    FORMAT: ClassVar[str] = "2.0.0"  # 2: relative paths, versioned
+    PATH: ClassVar[str] = "run.json"
+
+    domain: str
+    compiled_domain: str | None = None
+    response_schema: str | None = None
+    replicates: int | None = None
+
+
+class OrderFigures(HarnessDocument):
+    """scores/<model>/order.json: order sensitivity (harness.evaluation.order)."""
+
+    FORMAT: ClassVar[str] = "1.0.0"
+    PATH: ClassVar[str] = "scores/<model>/order.json"
+
+    model: str
+    accuracy_metric: str
+    conditions: dict[str, Any]
+
+
+class VerifySummary(HarnessDocument):
+    """verify/<model>/summary.json: C5's verify-and-revise figures (harness.verify.agent)."""
+
+    FORMAT: ClassVar[str] = "1.0.0"
+    PATH: ClassVar[str] = "verify/<model>/summary.json"
+
+    condition: str
+    model: str
+
+
+class ProbeRun(HarnessDocument):
+    """probe/<model>/probe.json: what one probe run did (harness.probe.run)."""
+
+    FORMAT: ClassVar[str] = "1.0.0"
+    PATH: ClassVar[str] = "probe/<model>/probe.json"
+
+    domain: str
+    model: str
+    stages: list[str]
+
+
+class ProbeMapping(HarnessDocument):
+    """probe/<model>/mapping.json: each generated name's mapping to the graph."""
+
+    FORMAT: ClassVar[str] = "1.0.0"
+    PATH: ClassVar[str] = "probe/<model>/mapping.json"
+
+    domain: str
+    model: str
+    decisions: list[dict[str, Any]]
+
+
+class ProbeScores(HarnessDocument):
+    """probe/<model>/scores.json: the probe's scores (harness.probe.scoring)."""
+
+    FORMAT: ClassVar[str] = "1.1.0"  # 1.1: out-of-scope roots (no reference edge at the root)
+    PATH: ClassVar[str] = "probe/<model>/scores.json"
+
+    domain: str
+    model: str
+    settings: dict[str, Any]
+
+
+class ProbeGraph(HarnessDocument):
+    """probe/<model>/graphs/<root>.json: one generated graph with its provenance."""
+
+    FORMAT: ClassVar[str] = "1.0.0"
+    PATH: ClassVar[str] = "probe/<model>/graphs/<root>.json"
+
+    root_id: str
+    nodes: list[dict[str, Any]]
+    edges: list[dict[str, Any]]
+
+
+class StudyDescription(HarnessDocument):
+    """study/study.json: a study's identity, which claims its folder (harness.study.run)."""
+
+    FORMAT: ClassVar[str] = "2.0.0"  # 2.0: `format_version` (was `format`)
+    PATH: ClassVar[str] = "study/study.json"
+    LEGACY_VERSION_FIELD: ClassVar[str | None] = "format"
+    LEGACY_FORMAT: ClassVar[str | None] = "1.0.0"
+
+    identity: dict[str, Any]
+
+
+class StudyStatistics(HarnessDocument):
+    """study/statistics.json: every comparison of a study (harness.study.stats)."""
+
+    FORMAT: ClassVar[str] = "2.0.0"  # 2.0: `format_version` (was `statistics_version`)
+    PATH: ClassVar[str] = "study/statistics.json"
+    LEGACY_VERSION_FIELD: ClassVar[str | None] = "statistics_version"
+    LEGACY_FORMAT: ClassVar[str | None] = "1.0.0"
+
+    settings: dict[str, Any]
+
+
+HARNESS_DOCUMENTS: tuple[type[Document], ...] = (
+    RunDescriptionFile,
+    Context,
+    ScoredPanel,
+    OrderFigures,
+    VerifySummary,
+    ProbeRun,
+    ProbeMapping,
+    ProbeScores,
+    ProbeGraph,
+    StudyDescription,
+    StudyStatistics,
+)
+"""What the harness writes (the rest of DOCUMENTS is what the compiler writes, plus the
+response record, which keeps its own `record_version`)."""
+
+
 # Every document of the contract, in the order the schemas are listed.
 DOCUMENTS: tuple[type[Document], ...] = (
     Manifest,
@@ -728,4 +897,5 @@ DOCUMENTS: tuple[type[Document], ...] = (
     Context,
     ScoredPanel,
     ResponseRecord,
+    *(d for d in HARNESS_DOCUMENTS if d not in (Context, ScoredPanel)),
 )

@@ -20,7 +20,9 @@ from kgbench.contract.__main__ import main as regenerate
 REPO = Path(__file__).resolve().parents[2]
 DOMAINS = sorted(p.name for p in (REPO / "domains").iterdir() if (p / "domain.yaml").exists())
 COMPILED = [
-    m for m in contract.DOCUMENTS if not m.PATH.startswith(("contexts/", "scores/", "responses/"))
+    m
+    for m in contract.DOCUMENTS
+    if m not in contract.HARNESS_DOCUMENTS and m is not contract.ResponseRecord
 ]
 
 

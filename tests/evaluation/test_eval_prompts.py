@@ -112,7 +112,7 @@ def test_context_of_the_wrong_shape_is_a_clear_error(run_dir, mini_domain):
         build_prompts(run_dir, str(mini_domain.root))
     shaped = {"schema_version": "1.0.0", "scenario_id": "SCN_0001", "condition": "C2"}
     path.write_text(json.dumps(shaped))
-    with pytest.raises(UserError, match=r"does not match its contract \(Context 1\.1\.0\)"):
+    with pytest.raises(UserError, match=r"does not match its contract \(Context 2\.0\.0\)"):
         build_prompts(run_dir, str(mini_domain.root))
     path.write_text("{not json")
     with pytest.raises(UserError, match="not valid JSON"):
