@@ -268,11 +268,15 @@ def prune(tx: neo4j.ManagedTransaction, label: str, written: Written) -> None:
         f"MATCH (m:{label})-[r:MEMBER_OF]->(k:{label}) WHERE NOT (m.id + '|' + k.id) IN $keys DELETE r",
         keys=written.members,
     ).consume()
-    for name in sorted(written.classes):
-        if not name.isidentifier():  # pragma: no cover - class names are validated CamelCase
-            continue
+    # One statement for every class label (a dynamic label, Neo4j 5.26), not one per class:
+    # on a freshly started server each distinct statement is planned on first use: cardio's
+    # prune took 1.1 s of a 9.5 s reload with one per class (eleven), 0.6 s with this one.
+    names = sorted(n for n in written.classes if n.isidentifier())  # validated CamelCase
+    if names:
         tx.run(
-            f"MATCH (n:{label}:{name}) WHERE n.category <> $name REMOVE n:{name}", name=name
+            f"MATCH (n:{label}) UNWIND [x IN $names WHERE x IN labels(n) AND x <> n.category] "
+            "AS name REMOVE n:$(name)",
+            names=names,
         ).consume()
 
 

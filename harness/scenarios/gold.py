@@ -63,6 +63,7 @@ class GoldBuilder:
         self.kg = clinical.kg
         self.rules = rules
         self._pools: dict[tuple, tuple[Distractor, ...]] = {}
+        self._judged_cache: dict[tuple, tuple[tuple[str, int | None, tuple[str, ...]], ...]] = {}
         self.used: Counter = Counter()  # distractor use so far: no option becomes a tell
         self.cap: int | None = None  # most uses of one option as a distractor (set per run)
         self.goals = GoalRule(judge, rules.goals)  # a stated goal may settle a tie (opt-in)
@@ -85,14 +86,37 @@ class GoldBuilder:
         if key in self._pools:
             return self._pools[key]
         taken_classes = {c for s in inst.core for c in self.kg.kinds(s)}
-        targets = set(self.rules.target_classes)
-        adjacent = self._adjacent(inst.target)
-        findings = set(inst.conditions)
         out: list[Distractor] = []
-        for d in self.kg.interventions:
+        for d, tier, adds in self._judged(inst.target, inst.population, inst.conditions):
             if d in inst.core or taken_classes & self.kg.kinds(d):
                 continue
-            judged = self.judge.judge(d, inst.target, inst.population, inst.conditions)
+            if d in inst.marker_actors:
+                tier = 0
+            elif tier is None:
+                continue
+            if self._sibling(d, inst.target, inst.population):
+                tier = self.LAST_RESORT
+            out.append(Distractor(d, tier, adds))
+        self._pools[key] = tuple(sorted(out, key=lambda x: (x.tier, x.intervention)))
+        return self._pools[key]
+
+    def _judged(
+        self, target: str, population: str | None, conditions: tuple[str, ...]
+    ) -> tuple[tuple[str, int | None, tuple[str, ...]], ...]:
+        """Every intervention that may be offered for this target, population and patient, with
+        its plausibility tier (None: plausible only as a marker actor) and the finding it
+        needs. It depends on neither the instance's own options nor its marker actors, so the
+        thousands of instances of a run share a few hundred of these (cardio: 416 for 6,260
+        pools); `pool` only filters and re-tiers it."""
+        key = (target, population, conditions)
+        if key in self._judged_cache:
+            return self._judged_cache[key]
+        targets = set(self.rules.target_classes)
+        adjacent = self._adjacent(target)
+        findings = set(conditions)
+        out: list[tuple[str, int | None, tuple[str, ...]]] = []
+        for d in self.kg.interventions:
+            judged = self.judge.judge(d, target, population, conditions)
             status = judged.status
             if status not in (*UNQUALIFIED, CONTRAINDICATED) or not judged.known:
                 continue  # an option the graph is silent about is never offered
@@ -101,13 +125,9 @@ class GoldBuilder:
             adds = treated if treated and not set(treated) & findings else ()
             if adds and status == CONTRAINDICATED:
                 continue
-            verdict = self.judge.judge(d, inst.target, inst.population, inst.conditions)
-            reach = self.clinical.reach(d, inst.population)
-            if d in inst.marker_actors:
-                tier = 0
-            elif self._real_trap(verdict) or self.clinical.indicated_for(
-                d, findings, inst.population
-            ):
+            reach = self.clinical.reach(d, population)
+            tier: int | None = None
+            if self._real_trap(judged) or self.clinical.indicated_for(d, findings, population):
                 tier = 1
             elif (
                 status == CONTRAINDICATED  # a trap that only restates who the patient is
@@ -115,13 +135,9 @@ class GoldBuilder:
                 or any(self.kg.category(e) in targets for e in reach)
             ):
                 tier = 2
-            else:
-                continue
-            if self._sibling(d, inst.target, inst.population):
-                tier = self.LAST_RESORT
-            out.append(Distractor(d, tier, adds[:1]))
-        self._pools[key] = tuple(sorted(out, key=lambda x: (x.tier, x.intervention)))
-        return self._pools[key]
+            out.append((d, tier, tuple(adds[:1])))
+        self._judged_cache[key] = tuple(out)
+        return self._judged_cache[key]
 
     def _real_trap(self, verdict: Judgement) -> bool:
         """A contraindication is a real trap unless every finding it hits is declared a mere
