@@ -269,7 +269,7 @@ def prune(tx: neo4j.ManagedTransaction, label: str, written: Written) -> None:
         keys=written.members,
     ).consume()
     # One statement for every class label (a dynamic label, Neo4j 5.26), not one per class:
-    # on a freshly started server each distinct statement is planned on first use: cardio's
+    # on a freshly started server each distinct statement is planned on first use: the example domain's
     # prune took 1.1 s of a 9.5 s reload with one per class (eleven), 0.6 s with this one.
     names = sorted(n for n in written.classes if n.isidentifier())  # validated CamelCase
     if names:

@@ -1,7 +1,7 @@
 """Many extractions at once, as the pilot runs them: every (scenario, condition) of a run on
 two sessions, each with one read transaction, contexts returned in the order asked.
 
-Why: on a freshly started server the pilot's 240 cardio extractions took 10-16 s. One
+Why: on a freshly started server the pilot's 240 extractions of the example domain took 10-16 s. One
 `execute_query` per extraction opens a session and a transaction each (about 7 ms of round
 trips on a cold JVM, a `RETURN 1` included); one transaction for the run removes those, and
 a second session lets the server work on one query while the client shapes the result of

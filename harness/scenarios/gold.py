@@ -106,7 +106,7 @@ class GoldBuilder:
         """Every intervention that may be offered for this target, population and patient, with
         its plausibility tier (None: plausible only as a marker actor) and the finding it
         needs. It depends on neither the instance's own options nor its marker actors, so the
-        thousands of instances of a run share a few hundred of these (cardio: 416 for 6,260
+        thousands of instances of a run share a few hundred of these (the example domain: 416 for 6,260
         pools); `pool` only filters and re-tiers it."""
         key = (target, population, conditions)
         if key in self._judged_cache:

@@ -108,7 +108,7 @@ def run_pilot(
 
     # Scenario generation reads the compiled domain only, never Neo4j: it runs in a thread
     # while the server starts and loads (mostly waiting on the JVM), and the "generate
-    # scenarios" step waits for what is left of it (cardio: 1.1-1.5 s taken off the total).
+    # scenarios" step waits for what is left of it (the example domain: 1.1-1.5 s taken off the total).
     with ThreadPoolExecutor(1, thread_name_prefix="generate") as ahead:
         scenarios = ahead.submit(generate_file, compiled, out=run_dir / "scenarios.jsonl")
         if os.environ.get("NEO4J_URI"):

@@ -19,7 +19,7 @@ from kgbench.contract import Context, IncompatibleArtifact, Metric, ScoredPanel
 from kgbench.errors import UserError
 
 MINI_RUN = Path(__file__).resolve().parents[1] / "evaluation" / "fixtures" / "mini_run"
-OLD_CONTEXT = MINI_RUN / "contexts" / "SCN_0001" / "C2.json"  # written before the rename
+FIXTURE_CONTEXT = MINI_RUN / "contexts" / "SCN_0001" / "C2.json"
 
 ACC = Metric(
     name="acc",
@@ -34,9 +34,17 @@ ACC = Metric(
 
 
 def _context(**version: str) -> dict:
-    data = json.loads(OLD_CONTEXT.read_text())
-    data.pop("schema_version")
+    """The fixture context (a real extraction) with its version field replaced by `version`."""
+    data = json.loads(FIXTURE_CONTEXT.read_text())
+    data.pop("format_version", None)
+    data.pop("schema_version", None)
     return {**version, **data}
+
+
+# A context as format 1.1.0 wrote it: the same content under the old field name (the rename
+# to format_version 2.0.0 changed nothing else).
+OLD_CONTEXT_DATA = _context(schema_version="1.1.0")
+OLD_CONTEXT = FIXTURE_CONTEXT  # the path errors name
 
 
 def test_every_harness_written_document_names_its_version_format_version() -> None:
@@ -50,7 +58,7 @@ def test_every_harness_written_document_names_its_version_format_version() -> No
 
 
 def test_an_old_context_with_schema_version_still_reads() -> None:
-    data = json.loads(OLD_CONTEXT.read_text())
+    data = OLD_CONTEXT_DATA
     assert data["schema_version"].startswith("1.") and "format_version" not in data
     parsed = contract.parse(Context, data, OLD_CONTEXT)
     assert parsed.format_version == data["schema_version"]
@@ -80,7 +88,7 @@ def test_a_context_of_an_unknown_version_is_one_located_error(version: dict) -> 
 def test_a_run_folder_reads_an_old_context(tmp_path: Path) -> None:
     target = tmp_path / "contexts" / "SCN_0001" / "C2.json"
     target.parent.mkdir(parents=True)
-    target.write_text(OLD_CONTEXT.read_text())
+    target.write_text(json.dumps(OLD_CONTEXT_DATA))
     assert RunFolder(tmp_path).context("SCN_0001", "C2")["scenario_id"] == "SCN_0001"
 
 
