@@ -84,9 +84,19 @@ def parse_json(text: str, *, max_depth: int | None = MAX_DEPTH, allow_nan: bool 
         if "integer string conversion" in str(exc):
             raise ParseError(f"a number longer than {MAX_INT_DIGITS} digits") from None
         raise ParseError(f"not valid JSON: {exc}") from None
-    if max_depth is not None and depth_of(value, max_depth) > max_depth:
+    deep = max_depth is not None and _may_nest_deeper(text, max_depth)
+    if deep and depth_of(value, max_depth) > max_depth:
         raise ParseError(f"JSON nested deeper than {max_depth} levels")
     return value
+
+
+def _may_nest_deeper(text: str | bytes, limit: int) -> bool:
+    """False when `text` holds at most `limit` opening brackets, so no parse of it can nest
+    deeper (brackets inside strings only over-count): the depth walk is then skipped, which
+    spares most answers and records a second pass over their parsed value."""
+    if isinstance(text, str):
+        return text.count("{") + text.count("[") > limit
+    return text.count(b"{") + text.count(b"[") > limit
 
 
 def parse_json_or_none(text: str, *, max_depth: int = MAX_DEPTH) -> Any:

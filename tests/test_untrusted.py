@@ -91,6 +91,23 @@ def test_parse_json_keeps_what_is_json() -> None:
     assert value is not None and value["a"] != value["a"]
 
 
+def test_the_bracket_count_shortcut_decides_as_the_depth_walk_does() -> None:
+    """The depth walk is skipped only where the text cannot nest deeper than the limit:
+    brackets inside strings over-count (the walk then runs and accepts), 65 real levels are
+    still refused however they are spelt, and bytes are counted as text is."""
+    shallow_but_bracketed = '{"a": "' + "[{" * 100 + '"}'
+    assert untrusted.parse_json(shallow_but_bracketed) == {"a": "[{" * 100}
+    mixed = '{"a":' * 33 + "[" * 32 + "]" * 32 + "}" * 33  # 65 levels, two kinds
+    with pytest.raises(untrusted.ParseError, match="nested deeper than 64"):
+        untrusted.parse_json(mixed)
+    with pytest.raises(untrusted.ParseError, match="nested deeper than 64"):
+        untrusted.parse_json(("[" * 65 + "]" * 65).encode())  # type: ignore[arg-type]
+    assert untrusted.parse_json(("[" * 64 + "]" * 64).encode()) is not None  # type: ignore[arg-type]
+    with pytest.raises(untrusted.ParseError, match="nested deeper than 2"):
+        untrusted.parse_json("[[[]]]", max_depth=2)
+    assert untrusted.parse_json("[[]]", max_depth=2) == [[]]
+
+
 def test_lines_split_on_newline_only() -> None:
     text = 'a\u2028b\x85c\x0bd\x0ce\x1cf\r\n{"x": 1}\n'
     assert list(untrusted.lines(text)) == [
