@@ -161,36 +161,38 @@ class VerifySummary(HarnessDocument):
     model: str
 
 
-class ProbeRun(HarnessDocument):
+class ProbeOutput(HarnessDocument):
+    """A document one probe run writes under probe/<model>/: each names the domain probed
+    and the model that answered (declared once here, not per document)."""
+
+    domain: str
+    model: str
+
+
+class ProbeRun(ProbeOutput):
     """probe/<model>/probe.json: what one probe run did (harness.probe.run)."""
 
     FORMAT: ClassVar[str] = "1.0.0"
     PATH: ClassVar[str] = "probe/<model>/probe.json"
 
-    domain: str
-    model: str
     stages: list[str]
 
 
-class ProbeMapping(HarnessDocument):
+class ProbeMapping(ProbeOutput):
     """probe/<model>/mapping.json: each generated name's mapping to the graph."""
 
     FORMAT: ClassVar[str] = "1.0.0"
     PATH: ClassVar[str] = "probe/<model>/mapping.json"
 
-    domain: str
-    model: str
     decisions: list[dict[str, Any]]
 
 
-class ProbeScores(HarnessDocument):
+class ProbeScores(ProbeOutput):
     """probe/<model>/scores.json: the probe's scores (harness.probe.scoring)."""
 
     FORMAT: ClassVar[str] = "1.1.0"  # 1.1: out-of-scope roots (no reference edge at the root)
     PATH: ClassVar[str] = "probe/<model>/scores.json"
 
-    domain: str
-    model: str
     settings: dict[str, Any]
 
 
