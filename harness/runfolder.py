@@ -21,89 +21,40 @@ and reads it here, so a change to the layout or to `run.json` is one edit. A run
 user input (written by earlier `kgbench` steps, but also by hand), so every problem is a
 `UserError` naming the file, the line where there is one, and the command that fixes it.
 
-`run.json` carries a `format_version`. Paths in it are relative to the run folder, so a run
-folder and the compiled domain it names can move together. A run.json from an older kgbench
-(absolute paths, no version) is refused with one message saying to re-render the prompts,
-which rewrites it; nothing guesses what an old file meant.
+Two files have owners of their own, which this module calls: run.json's format and check
+(harness.run_description) and a prompts file's lines (harness.prompt_file); `Prompt`,
+`RunDescription` and `RUN_FORMAT` are re-exported here for the callers that hold a run folder.
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 from kgbench import contract
 from kgbench.errors import Location, UserError
-from kgbench.io import atomic_write_json, atomic_write_text, jsonl_text, read_json_object
-from kgbench.untrusted import ParseError, load_json_or_none, parse_json
+from kgbench.io import atomic_write_json, atomic_write_text, read_json_object
+from kgbench.untrusted import load_json_or_none
 
 from .compiled import CompiledDomain
+from .prompt_file import Prompt, read_prompts, write_prompts
+from .run_description import (
+    RUN_FORMAT,
+    RUN_JSON,
+    RunDescription,
+    kept_on_rewrite,
+    parse_description,
+)
 from .scenario_files import read_scenarios
 
-RUN_FORMAT = contract.RunDescriptionFile.FORMAT
-"""The run.json format this kgbench reads and writes (declared in the contract)."""
+__all__ = ["RUN_FORMAT", "Prompt", "RunDescription", "RunFolder"]
 
-RUN_JSON = "run.json"
 SCENARIOS = "scenarios.jsonl"
 PROMPTS = Path("prompts") / "prompts.jsonl"
 VERIFY_PROMPTS = Path("prompts") / "verify.jsonl"
-KNOWN_KEYS = ("format_version", "domain", "compiled_domain", "response_schema", "replicates")
-
-
-@dataclass(frozen=True)
-class Prompt:
-    """One rendered prompt (a line of prompts/prompts.jsonl)."""
-
-    prompt_id: str
-    scenario_id: str
-    condition: str
-    messages: list[dict[str, Any]]
-    sha256: str | None = None
-    presentation: str | None = None
-    """A declared presentation of the options (order sensitivity, harness.evaluation.order); None for
-    the original order, which is what the panel scores."""
-
-    @property
-    def text(self) -> str:
-        """The user content (the frame is a single user message)."""
-        return "\n".join(
-            str(m.get("content", "")) for m in self.messages if m.get("role") == "user"
-        )
-
-    def record(self) -> dict[str, Any]:
-        record = {
-            "prompt_id": self.prompt_id,
-            "scenario_id": self.scenario_id,
-            "condition": self.condition,
-            "messages": self.messages,
-            "sha256": self.sha256,
-        }
-        if self.presentation is not None:  # absent, not null: original prompts stay as they were
-            record["presentation"] = self.presentation
-        return record
-
-
-@dataclass(frozen=True)
-class RunDescription:
-    """The content of run.json (format `RUN_FORMAT`)."""
-
-    domain: str
-    compiled_domain: str | None = None  # relative to the run folder; None: generated/<domain>
-    response_schema: str | None = None  # relative to the run folder; None: the compiled one
-    replicates: int | None = None  # the declared replicates, when a run fixes them
-    extra: dict[str, Any] = field(default_factory=dict)  # keys other tools wrote, kept
-
-    def to_json(self) -> dict[str, Any]:
-        data = {**self.extra, "format_version": RUN_FORMAT, "domain": self.domain}
-        for key in ("compiled_domain", "response_schema", "replicates"):
-            value = getattr(self, key)
-            if value is not None:
-                data[key] = value
-        return data
 
 
 class RunFolder:
@@ -202,35 +153,7 @@ class RunFolder:
         return self._parse(read_json_object(self.run_json, "run description (JSON object)"))
 
     def _parse(self, data: dict[str, Any]) -> RunDescription:
-        where = Location(str(self.run_json))
-        version = data.get("format_version")
-        if version != RUN_FORMAT:
-            written = (
-                "an older kgbench (no format_version)"
-                if version is None
-                else f"format {version!r}, not {RUN_FORMAT}"
-            )
-            raise UserError(
-                f"written by {written}; run `kgbench prompts --run-dir {self.path}` to rewrite "
-                "it for this kgbench",
-                where,
-            )
-        domain = data.get("domain")
-        if not isinstance(domain, str) or not domain:
-            raise UserError("names no 'domain'", where)
-        paths = {}
-        for key in ("compiled_domain", "response_schema"):
-            value = data.get(key)
-            if value is not None and (not isinstance(value, str) or Path(value).is_absolute()):
-                raise UserError(f"'{key}' must be a path relative to the run folder", where)
-            paths[key] = value
-        replicates = data.get("replicates")
-        if replicates is not None and (
-            isinstance(replicates, bool) or not isinstance(replicates, int) or replicates < 1
-        ):
-            raise UserError("'replicates' must be a positive integer", where)
-        extra = {k: v for k, v in data.items() if k not in KNOWN_KEYS}
-        return RunDescription(domain, **paths, replicates=replicates, extra=extra)
+        return parse_description(data, self.path)
 
     def describe(self, compiled: CompiledDomain, **changes: Any) -> RunDescription:
         """Write run.json for `compiled` (keeping what other tools recorded); returns it.
@@ -240,11 +163,7 @@ class RunFolder:
         """
         keep: dict[str, Any] = {}
         if self.run_json.exists():
-            old = read_json_object(self.run_json, "run description (JSON object)")
-            if old.get("format_version") == RUN_FORMAT:
-                keep = {k: v for k, v in old.items() if k not in ("format_version", "domain")}
-            else:  # an older format: keep what does not name a path
-                keep = {k: v for k, v in old.items() if k not in KNOWN_KEYS}
+            keep = kept_on_rewrite(read_json_object(self.run_json, "run description (JSON object)"))
         relative = None
         if not compiled.is_project_compile:
             relative = Path(os.path.relpath(compiled.root.resolve(), self.path.resolve()))
@@ -449,22 +368,14 @@ class RunFolder:
     # --- prompts -------------------------------------------------------------------------------
 
     def write_prompts(self, prompts: Iterable[Prompt]) -> Path:
-        atomic_write_text(self.prompts_file, jsonl_text(p.record() for p in prompts))
-        return self.prompts_file
+        return write_prompts(self.prompts_file, prompts)
 
     def prompts(self, limit: int | None = None) -> list[Prompt]:
         """The rendered prompts in file order (the first `limit` of them)."""
         path = self.prompts_file
         if not path.exists():
             raise UserError(f"{path} not found; run `kgbench prompts --run-dir {self.path}` first")
-        prompts: list[Prompt] = []
-        with path.open(encoding="utf-8") as handle:
-            for n, line in enumerate(handle, 1):
-                if not line.strip():
-                    continue
-                if limit is not None and len(prompts) >= limit:
-                    break
-                prompts.append(_prompt(line, Location(str(path), n)))
+        prompts = read_prompts(path, limit)
         if not prompts:
             raise UserError(f"{path} holds no prompts")
         return prompts
@@ -472,20 +383,12 @@ class RunFolder:
     def write_verify_prompts(self, prompts: Iterable[Prompt]) -> Path:
         """prompts/verify.jsonl: the C5 answer prompts, apart from prompts.jsonl (which
         `kgbench prompts` rewrites and `kgbench run` answers; C5 has no single prompt)."""
-        atomic_write_text(self.verify_prompts_file, jsonl_text(p.record() for p in prompts))
-        return self.verify_prompts_file
+        return write_prompts(self.verify_prompts_file, prompts)
 
     def verify_prompts(self) -> list[Prompt]:
         """The C5 answer prompts; none when `kgbench verify` did not run here."""
         path = self.verify_prompts_file
-        if not path.exists():
-            return []
-        with path.open(encoding="utf-8") as handle:
-            return [
-                _prompt(line, Location(str(path), n))
-                for n, line in enumerate(handle, 1)
-                if line.strip()
-            ]
+        return read_prompts(path) if path.exists() else []
 
     # --- verify-and-revise (C5) --------------------------------------------------------------------
 
@@ -599,31 +502,3 @@ class RunFolder:
         root = self.path / "probe"
         found = {p.name: p for p in sorted(root.iterdir()) if p.is_dir()} if root.is_dir() else {}
         return {s: p for s, p in found.items() if slug is None or s == slug}
-
-
-def _prompt(line: str, where: Location) -> Prompt:
-    try:
-        row = parse_json(line)
-    except ParseError as exc:
-        raise UserError(exc.message, where) from None
-    messages = row.get("messages") if isinstance(row, dict) else None
-    if (
-        not isinstance(messages, list)
-        or not messages
-        or not all(isinstance(m, dict) and "role" in m and "content" in m for m in messages)
-    ):
-        raise UserError("'messages' must be a non-empty list of {role, content}", where)
-    if not isinstance(row.get("prompt_id"), str) or not row["prompt_id"]:
-        raise UserError("'prompt_id' is missing", where)
-    sha = row.get("sha256")
-    presentation = row.get("presentation")
-    if presentation is not None and (not isinstance(presentation, str) or not presentation):
-        raise UserError("'presentation' must be a presentation id", where)
-    return Prompt(
-        prompt_id=row["prompt_id"],
-        scenario_id=str(row.get("scenario_id", "")),
-        condition=str(row.get("condition", "")),
-        messages=messages,
-        sha256=sha if isinstance(sha, str) else None,
-        presentation=presentation,
-    )

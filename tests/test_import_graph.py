@@ -21,156 +21,32 @@ Layers, decided by name prefix so the folders show them:
 - compiler and harness: each imports the kernel, never the other (the contract between them
   is generated/<domain>/), never the facade or the cli.
 No import runs upward except from kgbench/cli/.
+
+The walk and the layer table live in tools/arch_figures.py, which also prints the figures an
+architecture note quotes; this file holds them to the rules.
 """
 
 from __future__ import annotations
 
-import ast
-from collections.abc import Iterable, Mapping
-from pathlib import Path
+import json
+import subprocess
+import sys
 
-REPO = Path(__file__).resolve().parents[1]
-PACKAGES = ("compiler", "harness", "kgbench")
-CLI = ("kgbench.cli", "kgbench.__main__")
-FACADES = ("kgbench.scoring", "kgbench.integrations")
-# Which layers each layer may import (its own included).
-ALLOWED = {
-    "kernel": {"kernel"},
-    "compiler": {"compiler", "kernel"},
-    "harness": {"harness", "kernel"},
-    "facade": {"facade", "harness", "kernel"},
-    "cli": {"cli", "facade", "compiler", "harness", "kernel"},
-}
-
-
-def modules(root: Path = REPO) -> dict[str, tuple[Path, bool]]:
-    """Dotted module name -> (file, is a package __init__)."""
-    found: dict[str, tuple[Path, bool]] = {}
-    for package in PACKAGES:
-        for path in sorted((root / package).rglob("*.py")):
-            parts = list(path.relative_to(root).with_suffix("").parts)
-            is_package = parts[-1] == "__init__"
-            if is_package:
-                parts = parts[:-1]
-            found[".".join(parts)] = (path, is_package)
-    return found
-
-
-def import_graph(found: Mapping[str, tuple[Path, bool]]) -> dict[str, set[str]]:
-    """module -> the modules of ours it imports (resolved to the longest known name)."""
-
-    def resolve(name: str) -> str | None:
-        while name and name not in found:
-            name = name.rpartition(".")[0]
-        return name or None
-
-    edges: dict[str, set[str]] = {}
-    for module, (path, is_package) in found.items():
-        package = module if is_package else module.rpartition(".")[0]
-        targets: set[str] = set()
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.Import):
-                names = [alias.name for alias in node.names]
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    stem = ".".join([*base, *([node.module] if node.module else [])])
-                else:
-                    stem = node.module or ""
-                names = [f"{stem}.{alias.name}" for alias in node.names]
-            else:
-                continue
-            targets |= {t for t in map(resolve, names) if t is not None}
-        edges[module] = targets - {module}
-    return edges
-
-
-def cycles(edges: Mapping[str, Iterable[str]]) -> list[list[str]]:
-    """The strongly connected components of more than one module (Tarjan, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: list[list[str]] = []
-    counter = 0
-    for root in sorted(edges):
-        if root in index:
-            continue
-        work = [(root, iter(sorted(edges.get(root, ()))))]
-        index[root] = low[root] = counter
-        counter += 1
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, children = work[-1]
-            child = next(children, None)
-            if child is not None:
-                if child not in index:
-                    index[child] = low[child] = counter
-                    counter += 1
-                    stack.append(child)
-                    on_stack.add(child)
-                    work.append((child, iter(sorted(edges.get(child, ())))))
-                elif child in on_stack:
-                    low[node] = min(low[node], index[child])
-                continue
-            work.pop()
-            if work:
-                low[work[-1][0]] = min(low[work[-1][0]], low[node])
-            if low[node] == index[node]:
-                component = []
-                while True:
-                    member = stack.pop()
-                    on_stack.discard(member)
-                    component.append(member)
-                    if member == node:
-                        break
-                if len(component) > 1:
-                    found.append(sorted(component))
-    return found
-
+from tools.arch_figures import (
+    PACKAGES,
+    REPO,
+    cycles,
+    figures,
+    import_graph,
+    layer,
+    modules,
+    report,
+    unit,
+    units,
+    wrong_imports,
+)
 
 GRAPH = import_graph(modules())
-
-
-def _under(module: str, prefixes: Iterable[str]) -> bool:
-    return any(module == p or module.startswith(p + ".") for p in prefixes)
-
-
-def layer(module: str) -> str:
-    """The layer of a module, by its dotted name (kgbench.cliutil is the kernel: a prefix is
-    a whole name part, not a string prefix)."""
-    if _under(module, CLI):
-        return "cli"
-    if _under(module, FACADES):
-        return "facade"
-    top = module.split(".")[0]
-    return "kernel" if top == "kgbench" else top
-
-
-def unit(module: str) -> str:
-    """The sub-package or root module a module belongs to (a top package is its own unit)."""
-    return ".".join(module.split(".")[:2])
-
-
-def units(edges: Mapping[str, Iterable[str]]) -> dict[str, set[str]]:
-    """The graph summed up to units: unit -> the other units its modules import."""
-    summed: dict[str, set[str]] = {}
-    for module, targets in edges.items():
-        summed.setdefault(unit(module), set()).update(
-            unit(t) for t in targets if unit(t) != unit(module)
-        )
-    return summed
-
-
-def wrong_imports(edges: Mapping[str, Iterable[str]]) -> list[str]:
-    """Every import the layer table does not allow, as "module -> target"."""
-    return sorted(
-        f"{module} -> {target}"
-        for module, targets in edges.items()
-        for target in targets
-        if layer(target) not in ALLOWED[layer(module)]
-    )
 
 
 def test_the_graph_is_read() -> None:
@@ -265,3 +141,36 @@ def test_only_the_cli_imports_upward() -> None:
         if m.startswith("kgbench") and {layer(t) for t in targets} & {"compiler", "harness"}
     }
     assert {layer(m) for m in composing} <= {"cli", "facade"}, composing
+
+
+def test_the_figures_tool_counts_the_walk() -> None:
+    """`python -m tools.arch_figures` counts the same graph the tests above judge."""
+    found = figures()
+    summed = units(GRAPH)
+    assert found.modules == len(modules()) == len(GRAPH)
+    assert found.file_edges == sum(len(t) for t in GRAPH.values()) > found.modules
+    assert found.units == len(summed)
+    assert found.unit_edges == sum(len(t) for t in summed.values())
+    assert found.file_cycles == cycles(GRAPH)
+    assert found.unit_cycles == cycles(summed)
+    assert found.upward_file_edges == wrong_imports(GRAPH)
+    lines = sum(len(p.read_text(encoding="utf-8").splitlines()) for p, _ in modules().values())
+    assert found.source_lines == lines
+    assert all(n > 600 for n, _ in found.long_files)
+    assert all(n > 80 for n, _ in found.long_functions)
+    text = report(found)
+    assert f"modules (files): {len(GRAPH)}" in text
+    assert f"unit edges: {found.unit_edges}" in text
+
+
+def test_the_figures_tool_runs_as_a_module() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "tools.arch_figures", "--json"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    printed = json.loads(done.stdout)
+    assert printed["modules"] == len(GRAPH)
+    assert printed["unit_cycles"] == [] and printed["file_cycles"] == []

@@ -22,7 +22,8 @@ from typing import Any
 import jinja2
 
 from harness.compiled import CompiledDomain
-from harness.runfolder import Prompt, RunFolder
+from harness.prompt_file import Prompt
+from harness.runfolder import RunFolder
 from kgbench.contract import Condition
 from kgbench.errors import Location, UserError
 from kgbench.io import sha256_text

@@ -36,6 +36,7 @@ from ..runner.stage import Stage, StageConfig, StageRequest, run_stage, stage_sp
 from .compiled import CompiledProbe
 from .distances import DistanceIndex
 from .expansion import GraphBuilder
+from .graph import GeneratedGraph
 from .mapping import SOFT_METHODS, Decision, Mapper
 from .reference import ReferenceGraph
 from .responders import ProbeResponder, check_responder
@@ -122,9 +123,10 @@ def _run(
     out_dir: Path,
     console: Console,
 ) -> ProbeOutcome:
-    settings = probe.settings
+    """Generate the graphs, map their names to the reference, score them, describe the run;
+    a stage left unfinished (batches submitted) stops the run, to be resumed by the same
+    command."""
     roots = probe.roots[: config.limit_roots] if config.limit_roots else probe.roots
-    builders = [GraphBuilder(probe, r["id"], r["name"]) for r in roots]
     lines: list[str] = []
     stages: list[str] = []
 
@@ -135,6 +137,45 @@ def _run(
         )
         return ProbeOutcome(out_dir, False, lines)
 
+    graphs = _generate(probe, roots, runner, stages, lines, console)
+    if isinstance(graphs, str):
+        return incomplete(graphs)
+    for graph in graphs:
+        atomic_write_json(out_dir / "graphs" / f"{graph.root_id}.json", graph.to_json())
+    mapping = _map(config, probe, reference, runner, graphs, out_dir, stages, lines, console)
+    if mapping is None:
+        return incomplete("verify-mapping")
+    decisions, summary = mapping
+    scores = _score(config, probe, reference, runner.model, graphs, decisions, summary)
+    scores_path = out_dir / "scores.json"
+    atomic_write_json(scores_path, scores)
+    described = {
+        "format_version": ProbeRun.FORMAT,
+        "domain": probe.name,
+        "model": runner.model,
+        "base_url": safe_url(runner.base_url),
+        "roots": [r["id"] for r in roots],
+        "stages": stages,
+        "settings": probe.settings,
+    }
+    ProbeRun.model_validate(described)
+    atomic_write_json(out_dir / "probe.json", described)
+    lines += summary_lines(scores)
+    return ProbeOutcome(out_dir, True, lines, scores_path)
+
+
+def _generate(
+    probe: CompiledProbe,
+    roots: list[dict[str, str]],
+    runner: StageConfig,
+    stages: list[str],
+    lines: list[str],
+    console: Console,
+) -> list[GeneratedGraph] | str:
+    """The model's graphs, one per root: expansion to max_depth, then the edge checks. The
+    name of the stage left unfinished instead, when one is."""
+    settings = probe.settings
+    builders = [GraphBuilder(probe, r["id"], r["name"]) for r in roots]
     for depth in range(int(settings["max_depth"])):
         name = f"expand-{depth + 1}"
         requests = [r for b in builders for r in b.expansion_requests(depth)]
@@ -143,7 +184,7 @@ def _run(
         stages.append(name)
         records = _stage(runner, name, requests, lines, console)
         if records is None:
-            return incomplete(name)
+            return name
         for builder in builders:
             builder.absorb_expansion(depth, name, records)
     if int(settings["edge_checks_per_root"]) > 0:
@@ -152,13 +193,27 @@ def _run(
             stages.append("edge-check")
             records = _stage(runner, "edge-check", requests, lines, console)
             if records is None:
-                return incomplete("edge-check")
+                return "edge-check"
             for builder in builders:
                 builder.absorb_edge_checks("edge-check", records)
-    graphs = [b.graph for b in builders]
-    for graph in graphs:
-        atomic_write_json(out_dir / "graphs" / f"{graph.root_id}.json", graph.to_json())
+    return [b.graph for b in builders]
 
+
+def _map(
+    config: ProbeConfig,
+    probe: CompiledProbe,
+    reference: ReferenceGraph,
+    runner: StageConfig,
+    graphs: list[GeneratedGraph],
+    out_dir: Path,
+    stages: list[str],
+    lines: list[str],
+    console: Console,
+) -> tuple[dict[str, Decision], dict[str, Any]] | None:
+    """Every generated name mapped to the reference graph (fuzzy, then embeddings when
+    asked, then the model's check when asked), written to mapping.json; the decisions and
+    their summary, or None when the model's check is not finished."""
+    settings = probe.settings
     embedding = None
     if config.embedding_model is not None:
         from .embeddings import EmbeddingModel
@@ -175,7 +230,7 @@ def _run(
     if config.verify_mapping:
         stages.append("verify-mapping")
         if not _verify(probe, reference, runner, decisions, lines, console):
-            return incomplete("verify-mapping")
+            return None
     mapping = {
         "format_version": ProbeMapping.FORMAT,
         "domain": probe.name,
@@ -191,7 +246,21 @@ def _run(
     }
     ProbeMapping.model_validate(mapping)  # what we write keeps its contract (else a bug)
     atomic_write_json(out_dir / "mapping.json", mapping)
+    return decisions, mapping["summary"]
 
+
+def _score(
+    config: ProbeConfig,
+    probe: CompiledProbe,
+    reference: ReferenceGraph,
+    model: str,
+    graphs: list[GeneratedGraph],
+    decisions: dict[str, Decision],
+    mapping_summary: dict[str, Any],
+) -> dict[str, Any]:
+    """scores.json's content: the mapped graphs scored against the reference (distances in
+    it, the curve, bootstrap intervals), with the settings they were scored under."""
+    settings = probe.settings
     index = DistanceIndex(
         reference.node_ids, sorted(reference.edges), settings["path_mode"] == "directed"
     )
@@ -208,7 +277,7 @@ def _run(
     scores = {
         "format_version": ProbeScores.FORMAT,
         "domain": probe.name,
-        "model": runner.model,
+        "model": model,
         "settings": {
             "path_bound": settings["path_bound"],
             "path_mode": settings["path_mode"],
@@ -220,25 +289,11 @@ def _run(
             "reference_edges": len(reference.edges),
             "reference_predicates": probe.reference_predicates,
         },
-        "mapping": mapping["summary"],
+        "mapping": mapping_summary,
         **scored,
     }
     ProbeScores.model_validate(scores)
-    scores_path = out_dir / "scores.json"
-    atomic_write_json(scores_path, scores)
-    described = {
-        "format_version": ProbeRun.FORMAT,
-        "domain": probe.name,
-        "model": runner.model,
-        "base_url": safe_url(runner.base_url),
-        "roots": [r["id"] for r in roots],
-        "stages": stages,
-        "settings": settings,
-    }
-    ProbeRun.model_validate(described)
-    atomic_write_json(out_dir / "probe.json", described)
-    lines += summary_lines(scores)
-    return ProbeOutcome(out_dir, True, lines, scores_path)
+    return scores
 
 
 def _verify(

@@ -219,7 +219,17 @@ def _yaml(data: dict[str, Any]) -> str:
 
 
 def dataset_card(release: Release, spdx: str, rows: dict[str, int], digest: str, note: str) -> str:
-    manifest = release.manifest
+    """README.md of a release: Hugging Face's YAML front matter (licence, configs, kgbench's
+    identity of the release), then the card a reader sees."""
+    front = _front_matter(release.manifest, spdx, rows, digest)
+    return "---\n" + _yaml(front) + "---\n" + _card_body(release.manifest, spdx, rows, digest, note)
+
+
+def _front_matter(
+    manifest: dict[str, Any], spdx: str, rows: dict[str, int], digest: str
+) -> dict[str, Any]:
+    """The card's metadata: one `datasets` config per table the release has (scenarios the
+    default), and the release's identity under `kgbench`."""
     hf_license = LICENSES.get(spdx, ("unknown", ""))[0]
     domain, version = manifest.get("domain"), manifest.get("release_version")
     configs = [
@@ -241,7 +251,7 @@ def dataset_card(release: Release, spdx: str, rows: dict[str, int], digest: str,
             if table in rows
         ),
     ]
-    front = {
+    return {
         "license": hf_license,
         "language": ["en"],
         "pretty_name": f"kgbench {domain} gold release {version}",
@@ -259,6 +269,13 @@ def dataset_card(release: Release, spdx: str, rows: dict[str, int], digest: str,
             "scenario_schema_version": manifest.get("scenario_schema_version"),
         },
     }
+
+
+def _card_body(
+    manifest: dict[str, Any], spdx: str, rows: dict[str, int], digest: str, note: str
+) -> str:
+    """The card's text: what the release holds, its tables, how to load and score it."""
+    domain, version = manifest.get("domain"), manifest.get("release_version")
     review = manifest.get("review") or {}
     per_category = manifest.get("counts", {}).get("per_category", {})
     tables = "\n".join(
@@ -272,7 +289,7 @@ def dataset_card(release: Release, spdx: str, rows: dict[str, int], digest: str,
             if t in rows
         )
     )
-    body = (
+    return (
         f"""
 # kgbench {domain} gold release {version}
 
@@ -318,7 +335,6 @@ Score answers with `kgbench score` or `kgbench.scoring.open_panel` (same scorer,
 ```
 """
     )
-    return "---\n" + _yaml(front) + "---\n" + body
 
 
 def _croissant_type(arrow_type: Any) -> tuple[str, bool]:

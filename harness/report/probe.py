@@ -92,10 +92,19 @@ def side_by_side(panels: list[dict[str, Any]], probes: list[dict[str, Any]]) -> 
 
 
 def probe_tables(probe: dict[str, Any]) -> list[Table]:
-    s, o, m = probe["settings"], probe["overall"], probe["mapping"]
+    """The probe's tables, in the report's order: overall, the curve over k, per root, the
+    node mapping, and the human ratings when there are any."""
+    tables = [_overall(probe), _curve(probe), _roots(probe), _mapping(probe)]
+    if probe.get("ratings"):
+        tables.append(_ratings(probe["ratings"]))
+    return tables
+
+
+def _overall(probe: dict[str, Any]) -> Table:
+    s, o = probe["settings"], probe["overall"]
     k = s["path_bound"]
     pooled = lambda name: fmt(o[name].get("pooled")) if "pooled" in o[name] else NA  # noqa: E731
-    overall = Table(
+    return Table(
         f"Probe overall ({o['roots']} of {o.get('roots_run', o['roots'])} roots scored, "
         f"{o['nodes']} nodes, {o['edges']} edges)",
         ["Metric", "Mean over roots [95% CI]", "Pooled"],
@@ -114,7 +123,10 @@ def probe_tables(probe: dict[str, Any]) -> list[Table]:
         f"{o['failures']}; unmapped nodes: {o['unmapped_nodes']}; collapsed edges (both ends "
         f"on one entity): {o['collapsed_edges']}." + out_of_scope_note(probe),
     )
-    curve = Table(
+
+
+def _curve(probe: dict[str, Any]) -> Table:
+    return Table(
         "Precision and recall over the path bound k",
         ["k", "Precision", "Recall", "Precision (pooled)", "Recall (pooled)"],
         [
@@ -131,7 +143,11 @@ def probe_tables(probe: dict[str, Any]) -> list[Table]:
         "k = 1 is the exact edge (in the declared direction mode); the seed uses k = 7 and "
         "warns that it overestimates.",
     )
-    roots = Table(
+
+
+def _roots(probe: dict[str, Any]) -> Table:
+    k, o = probe["settings"]["path_bound"], probe["overall"]
+    return Table(
         "Per root",
         ["Root", "Nodes", "Edges", f"P@{k}", f"R@{k}", "Exact P", "Mapped", "Cycles", "Failures"],
         [
@@ -154,7 +170,11 @@ def probe_tables(probe: dict[str, Any]) -> list[Table]:
         if o.get("out_of_scope_roots")
         else "",
     )
-    mapping = Table(
+
+
+def _mapping(probe: dict[str, Any]) -> Table:
+    m = probe["mapping"]
+    return Table(
         f"Node mapping ({m['mapped']} of {m['names']} distinct names mapped)",
         ["Method", "Names"],
         [[name, str(n)] for name, n in m["by_method"].items()],
@@ -162,24 +182,21 @@ def probe_tables(probe: dict[str, Any]) -> list[Table]:
         "Exact name, synonym or xref first, then fuzzy lexical, then embedding when a model was "
         "given; ambiguous and unmapped names map to nothing (never guessed).",
     )
-    tables = [overall, curve, roots, mapping]
-    ratings = probe.get("ratings")
-    if ratings:
-        tables.append(
-            Table(
-                f"Human ratings ({ratings['ratings']} ratings by {ratings['reviewers']} "
-                f"reviewer(s) on {ratings['graphs']} graph(s))",
-                ["Dimension", "Mean over graphs [95% CI]", "Krippendorff's alpha (ordinal)"],
-                [
-                    [d, _ci(ratings[d]), fmt(ratings[d].get("krippendorff_alpha"))]
-                    for d in ("accuracy", "comprehensiveness")
-                ],
-                [False, True, True],
-                "Scale 1-4; each graph's ratings are averaged first; alpha is NA with fewer "
-                "than two reviewers on a graph.",
-            )
-        )
-    return tables
+
+
+def _ratings(ratings: dict[str, Any]) -> Table:
+    return Table(
+        f"Human ratings ({ratings['ratings']} ratings by {ratings['reviewers']} "
+        f"reviewer(s) on {ratings['graphs']} graph(s))",
+        ["Dimension", "Mean over graphs [95% CI]", "Krippendorff's alpha (ordinal)"],
+        [
+            [d, _ci(ratings[d]), fmt(ratings[d].get("krippendorff_alpha"))]
+            for d in ("accuracy", "comprehensiveness")
+        ],
+        [False, True, True],
+        "Scale 1-4; each graph's ratings are averaged first; alpha is NA with fewer "
+        "than two reviewers on a graph.",
+    )
 
 
 def curve_svg(probe: dict[str, Any]) -> str:

@@ -129,26 +129,11 @@ def read_reviews(
     `allow_stale`, other rows are dropped instead of being errors."""
     current = {r["scenario_id"]: content_sha256(r) for r in records}
     past = set(history)
-    if not path.exists():
+    opened = _open_reviews(path)
+    if opened is None:
         return []
-    if not path.is_file():
-        raise UserError(f"{path}: expected a file")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{path}: not valid UTF-8 ({exc.reason})") from None
-    reader = csv_reader(text, str(path))  # no field-size limit; NUL refused
+    columns, reader = opened
     problems: list[str] = []
-    header = next(reader, None)
-    if header is None:
-        return []
-    header = [h.strip().lstrip("\ufeff") for h in header]
-    if tuple(header) not in (COLUMNS, LEGACY_COLUMNS):
-        raise UserError(
-            f"expected the header {','.join(COLUMNS)}; got {','.join(header)}",
-            Location(str(path), 1),
-        )
-    columns = tuple(header)
     out: list[Verdict] = []
     seen: dict[tuple[str, str, str], int] = {}
     for row in reader:
@@ -164,41 +149,12 @@ def read_reviews(
             continue
         v = dict(zip(columns, (c.strip() for c in row), strict=True))
         v.setdefault("role", "author")
+        wrong = _row_problem(v, current, past)
+        if wrong is not None:
+            if not (wrong.stale and allow_stale):
+                bad(wrong.field, wrong.message)
+            continue
         sid = v["scenario_id"]
-        known = {s for s, _ in past}
-        if sid not in current and sid not in known:
-            bad("scenario_id", f"unknown scenario '{sid}' (not in the current scenario set)")
-            continue
-        if not SHA256.match(v["content_sha256"]):
-            bad("content_sha256", "expected a sha256 (64 lowercase hex digits)")
-            continue
-        is_current = v["content_sha256"] == current.get(sid)
-        if not is_current and (sid, v["content_sha256"]) not in past:
-            if allow_stale:
-                continue
-            now = current.get(sid, "")
-            bad(
-                "content_sha256",
-                f"{sid} changed since this review (its content hash is now {now[:12]}...); "
-                "review it again: `kgbench review` lists the current hashes "
-                "(`--drop-stale` removes outdated rows)",
-            )
-            continue
-        if v["verdict"] not in VERDICTS:
-            bad("verdict", f"expected one of {', '.join(VERDICTS)}; got {v['verdict']!r}")
-            continue
-        if not v["reviewer"]:
-            bad("reviewer", "a reviewer is required")
-            continue
-        if v["role"] not in ROLES:
-            bad("role", f"expected one of {', '.join(ROLES)}; got {v['role']!r}")
-            continue
-        if not _is_review_date(v["date"]):
-            bad("date", f"expected a date YYYY-MM-DD, not in the future; got {v['date']!r}")
-            continue
-        if v["verdict"] == "dispute" and not v["note"]:
-            bad("note", "a dispute needs a note saying what is wrong")
-            continue
         key = (sid, v["content_sha256"], v["reviewer"])
         if key in seen:
             bad(
@@ -208,10 +164,76 @@ def read_reviews(
             )
             continue
         seen[key] = line
-        out.append(Verdict(line=line, current=is_current, **v))
+        out.append(Verdict(line=line, current=v["content_sha256"] == current.get(sid), **v))
     if problems:
         raise ReviewErrors(problems)
     return out
+
+
+def _open_reviews(path: Path) -> tuple[tuple[str, ...], Any] | None:
+    """(its columns, a reader of the rows after the header) of a reviews file; None when it
+    is absent or empty. Not a file, not UTF-8 or another header is one message."""
+    if not path.exists():
+        return None
+    if not path.is_file():
+        raise UserError(f"{path}: expected a file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: not valid UTF-8 ({exc.reason})") from None
+    reader = csv_reader(text, str(path))  # no field-size limit; NUL refused
+    header = next(reader, None)
+    if header is None:
+        return None
+    header = [h.strip().lstrip("\ufeff") for h in header]
+    if tuple(header) not in (COLUMNS, LEGACY_COLUMNS):
+        raise UserError(
+            f"expected the header {','.join(COLUMNS)}; got {','.join(header)}",
+            Location(str(path), 1),
+        )
+    return tuple(header), reader
+
+
+@dataclass(frozen=True)
+class _Wrong:
+    """The first thing wrong with a row: the column to fix and why; `stale` when it is only
+    against an older version of its item (dropped, not an error, with --drop-stale)."""
+
+    field: str
+    message: str
+    stale: bool = False
+
+
+def _row_problem(
+    v: dict[str, str], current: dict[str, str], past: set[tuple[str, str]]
+) -> _Wrong | None:
+    """One row's checks, in the order a reviewer fixes them: the item, its version, then the
+    verdict, reviewer, role, date and the note a dispute needs."""
+    sid = v["scenario_id"]
+    if sid not in current and sid not in {s for s, _ in past}:
+        return _Wrong("scenario_id", f"unknown scenario '{sid}' (not in the current scenario set)")
+    if not SHA256.match(v["content_sha256"]):
+        return _Wrong("content_sha256", "expected a sha256 (64 lowercase hex digits)")
+    if v["content_sha256"] != current.get(sid) and (sid, v["content_sha256"]) not in past:
+        now = current.get(sid, "")
+        return _Wrong(
+            "content_sha256",
+            f"{sid} changed since this review (its content hash is now {now[:12]}...); "
+            "review it again: `kgbench review` lists the current hashes "
+            "(`--drop-stale` removes outdated rows)",
+            stale=True,
+        )
+    if v["verdict"] not in VERDICTS:
+        return _Wrong("verdict", f"expected one of {', '.join(VERDICTS)}; got {v['verdict']!r}")
+    if not v["reviewer"]:
+        return _Wrong("reviewer", "a reviewer is required")
+    if v["role"] not in ROLES:
+        return _Wrong("role", f"expected one of {', '.join(ROLES)}; got {v['role']!r}")
+    if not _is_review_date(v["date"]):
+        return _Wrong("date", f"expected a date YYYY-MM-DD, not in the future; got {v['date']!r}")
+    if v["verdict"] == "dispute" and not v["note"]:
+        return _Wrong("note", "a dispute needs a note saying what is wrong")
+    return None
 
 
 def _is_review_date(text: str) -> bool:

@@ -11,7 +11,7 @@ from typing import Any
 
 from kgbench.errors import UserError
 
-from ..runfolder import Prompt
+from ..prompt_file import Prompt
 from .keys import request_key
 from .spec import ModelSpec
 

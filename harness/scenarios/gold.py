@@ -373,15 +373,16 @@ class GoldBuilder:
     def _judgement(
         self, inst: Instance, candidate: str, j: Judgement, settled: Resolution | None = None
     ) -> dict[str, Any]:
+        """One candidate's gold entry: preferred with the claims that qualify it (and what a
+        stated goal changes), or excluded with its reason and the evidence that excludes it."""
         name = self.kg.name_of(candidate)
         target = lower_name(self.kg.name_of(inst.target))
-        # without a population the claims speak for every patient: no qualifier to name
-        scope = f" in {lower_name(self.kg.name_of(inst.population))}" if inst.population else ""
-        this = "in this population" if inst.population else "for this patient"
         entry: dict[str, Any] = {"intervention_id": candidate}
         if j.status == QUALIFIED:
             claim = j.claim
             assert claim is not None
+            # without a population the claims speak for every patient: no qualifier to name
+            scope = f" in {lower_name(self.kg.name_of(inst.population))}" if inst.population else ""
             entry.update(
                 verdict="preferred",
                 reason="outcome_evidence",
@@ -399,9 +400,19 @@ class GoldBuilder:
             return entry
         entry["verdict"] = "excluded"
         entry["reason"] = j.status
+        this = "in this population" if inst.population else "for this patient"
+        entry.update(self._exclusion(inst, candidate, j, name, f"{target} {this}"))
+        return entry
+
+    def _exclusion(
+        self, inst: Instance, candidate: str, j: Judgement, name: str, target: str
+    ) -> dict[str, Any]:
+        """Why an excluded candidate is excluded, as the ids that show it and a sentence
+        (`target`: the target outcome with its population qualifier); the reason too where
+        it is the judgement's basis rather than its status (an evidence gap, no indication)."""
         if j.status == CONTRAINDICATED:
             found = ", ".join(lower_name(self.kg.name_of(f)) for f in j.findings)
-            entry.update(
+            return dict(
                 assertion_ids=list(j.contraindications),
                 evidence_source_ids=list(self.clinical.evidence_for(j.contraindications)),
                 finding_ids=list(j.findings),
@@ -409,34 +420,34 @@ class GoldBuilder:
                 + ", ".join(j.contraindications)
                 + ").",
             )
-        elif j.status in ("null_evidence", "harm_evidence", "contested_evidence"):
+        if j.status in ("null_evidence", "harm_evidence", "contested_evidence"):
             words = {
                 "null_evidence": "was tested and not shown to lower",
                 "harm_evidence": "was shown to increase",
                 "contested_evidence": "has contested evidence on",
             }[j.status]
-            entry.update(
+            return dict(
                 assertion_ids=list(j.blocking),
                 evidence_source_ids=list(self.clinical.evidence_for(j.blocking)),
                 finding_ids=[],
-                summary=f"{name} {words} {target} {this} (" + ", ".join(j.blocking) + ").",
+                summary=f"{name} {words} {target} (" + ", ".join(j.blocking) + ").",
             )
-        elif j.basis == EVIDENCE_GAP:
+        if j.basis == EVIDENCE_GAP:
             assert j.gap is not None
-            entry["reason"] = EVIDENCE_GAP
-            entry.update(
+            return dict(
+                reason=EVIDENCE_GAP,
                 assertion_ids=[],
                 evidence_source_ids=[j.gap["evidence_id"]],
                 finding_ids=[],
                 summary=(
-                    f"{name} has no outcome trial or recommendation for {target} {this} "
+                    f"{name} has no outcome trial or recommendation for {target} "
                     f"({j.gap['evidence_id']}: {j.gap['note']})"
                 ),
             )
-        elif j.weak:
+        if j.weak:
             below = "; ".join(f"{aid}: {why}" for aid, why in j.weak)
             cited = [r.assertion_id for r in j.recommendations]  # named in the text too
-            entry.update(
+            return dict(
                 assertion_ids=list(dict.fromkeys([*(aid for aid, _ in j.weak), *cited])),
                 evidence_source_ids=sorted(
                     {
@@ -445,16 +456,13 @@ class GoldBuilder:
                     }
                 ),
                 finding_ids=[],
-                summary=(
-                    f"{name}'s outcome evidence for {target} {this} does not meet "
-                    f"the bar ({below})."
-                ),
+                summary=f"{name}'s outcome evidence for {target} does not meet the bar ({below}).",
             )
-        elif j.basis == NOT_INDICATED:
-            entry["reason"] = NOT_INDICATED
+        if j.basis == NOT_INDICATED:
             where = ", ".join(lower_name(self.kg.name_of(i)) for i in j.indications)
             sources = sorted({s.evidence_id for s in self.judge.indication_scopes(candidate)})
-            entry.update(
+            return dict(
+                reason=NOT_INDICATED,
                 assertion_ids=[],
                 evidence_source_ids=sources,
                 finding_ids=list(j.indications),
@@ -463,27 +471,31 @@ class GoldBuilder:
                     f"{', '.join(sources)}) are not among the patient's conditions."
                 ),
             )
-        else:  # unreachable for a built item (verdicts() refuses unknown statuses)
-            chains = [
-                c
-                for c in self.clinical.chains(
-                    candidate, inst.target, self.rules.distractor_exclusion, inst.population
-                )
-                if c.hops > 1
-            ]
-            via = chains[0].ids if chains else ()
-            entry.update(
-                assertion_ids=list(via),
-                evidence_source_ids=[],
-                finding_ids=[],
-                summary=(
-                    f"{name} has no outcome evidence for {target} {this}"
-                    + (
-                        f"; its chain ({' -> '.join(via)}) runs through intermediate effects "
-                        "and does not make it an answer."
-                        if via
-                        else "."
-                    )
-                ),
+        # unreachable for a built item (verdicts() refuses unknown statuses)
+        return self._chain_only(inst, candidate, name, target)
+
+    def _chain_only(self, inst: Instance, candidate: str, name: str, target: str) -> dict[str, Any]:
+        """A candidate with no outcome evidence: at most a chain through intermediate effects,
+        which does not make it an answer."""
+        chains = [
+            c
+            for c in self.clinical.chains(
+                candidate, inst.target, self.rules.distractor_exclusion, inst.population
             )
-        return entry
+            if c.hops > 1
+        ]
+        via = chains[0].ids if chains else ()
+        return dict(
+            assertion_ids=list(via),
+            evidence_source_ids=[],
+            finding_ids=[],
+            summary=(
+                f"{name} has no outcome evidence for {target}"
+                + (
+                    f"; its chain ({' -> '.join(via)}) runs through intermediate effects "
+                    "and does not make it an answer."
+                    if via
+                    else "."
+                )
+            ),
+        )

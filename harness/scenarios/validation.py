@@ -170,10 +170,41 @@ class _Checker:
         return ok
 
     def graph(self, line: int, sid: str, s: dict[str, Any]) -> None:
+        """Everything an item says about the graph: its ids exist and have the right kind,
+        its gold answer is consistent and judged as the gold builder judges, its citations
+        are assertions and sources of the domain."""
         if s["domain"] != self.domain.name:
             self.add(
                 line, sid, "domain", f"domain '{s['domain']}' does not match '{self.domain.name}'"
             )
+        target_ok, cands = self.references(line, sid, s)
+        gold = s["gold"]
+        self.answer(line, sid, gold, cands)
+        ids_known = (
+            target_ok
+            and (s.get("population_id") is None or s["population_id"] in self.kg.entities)
+            and all(
+                c in self.kg.entities for c in (*cands, *(s["patient"].get("condition_ids") or ()))
+            )
+        )
+        if ids_known:
+            self.judged(line, sid, s)
+        findings = set(s["patient"].get("condition_ids") or ())
+        self.exclusive(line, sid, s, findings)
+        for i, a in enumerate(gold["acceptable_interventions"]):
+            for aid, found in self.contraindicated(a, findings):
+                self.add(
+                    line,
+                    sid,
+                    f"gold.acceptable_interventions[{i}]",
+                    f"'{a}' is contraindicated for this patient: {aid} hits the listed finding "
+                    f"{found}",
+                )
+        self.citations(line, sid, s, target_ok)
+
+    def references(self, line: int, sid: str, s: dict[str, Any]) -> tuple[bool, list[str]]:
+        """The item's entity ids (population, target, conditions, candidates) are the domain's,
+        the candidates interventions listed once; (the target is known, the candidates)."""
         intervention_kinds = {
             c["name"] for c in self.kg.graph["entity_classes"] if c["is_intervention"]
         }
@@ -189,7 +220,12 @@ class _Checker:
             )
         if len(set(cands)) != len(cands):
             self.add(line, sid, "candidates", "a candidate is listed twice")
-        gold = s["gold"]
+        return target_ok, cands
+
+    def answer(self, line: int, sid: str, gold: dict[str, Any], cands: list[str]) -> None:
+        """The gold answer is one of the item's: acceptable answers are interventions or
+        homogeneous classes, the preferred one a candidate and acceptable, an abstention
+        accepts nothing and expects uncertainty."""
         preferred = gold["preferred_intervention"]
         acceptable = gold["acceptable_interventions"]
         for i, a in enumerate(acceptable):
@@ -233,26 +269,13 @@ class _Checker:
                     "gold.acceptable_interventions",
                     f"the preferred '{preferred}' must be acceptable",
                 )
-        ids_known = (
-            target_ok
-            and (s.get("population_id") is None or s["population_id"] in self.kg.entities)
-            and all(
-                c in self.kg.entities for c in (*cands, *(s["patient"].get("condition_ids") or ()))
-            )
-        )
-        if ids_known:
-            self.judged(line, sid, s)
-        findings = set(s["patient"].get("condition_ids") or ())
-        self.exclusive(line, sid, s, findings)
-        for i, a in enumerate(acceptable):
-            for aid, found in self.contraindicated(a, findings):
-                self.add(
-                    line,
-                    sid,
-                    f"gold.acceptable_interventions[{i}]",
-                    f"'{a}' is contraindicated for this patient: {aid} hits the listed finding "
-                    f"{found}",
-                )
+
+    def citations(self, line: int, sid: str, s: dict[str, Any], target_ok: bool) -> None:
+        """What the gold cites: its evidence supports it, its causal path is a chain from the
+        preferred answer to the target, its assertions have the kind their list names, its
+        sources and the item's anchors exist."""
+        gold = s["gold"]
+        preferred = gold["preferred_intervention"]
         self.evidence_supports_gold(line, sid, gold)
         path = gold.get("causal_path_assertion_ids") or []
         if (

@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness.runner.plan import Settings
 from kgbench.errors import SpecError, UserErrors
 from kgbench.io import sha256_file
 from kgbench.ranges import check
+
+if TYPE_CHECKING:
+    from harness.compiled import CompiledDomain
 
 DEFAULT_BOOTSTRAP = 10_000
 DEFAULT_PERMUTATIONS = 10_000
@@ -130,33 +133,7 @@ def study_from(doc: Any, path: Path, domain: str) -> StudyConfig:
             doc.location(["domain"], "domain"),
         )
     compiled = CompiledDomain.open(domain)
-    known = [c.id for c in compiled.conditions]
-    # Verify-and-revise conditions (C5) are multi-step agents answered by `kgbench verify`,
-    # not single prompts: a study leaves them out by default (StudyConfig.excluded says so)
-    # and refuses them when listed, rather than counting them as never answered.
-    verify = [c.id for c in compiled.conditions if c.verify is not None]
-    # optional conditions (the volume-matched controls) run only when the study names them
-    optional = {c.id for c in compiled.conditions if c.optional}
-    conditions = list(
-        data.get("conditions") or [c for c in known if c not in verify and c not in optional]
-    )
-    seen_conditions: dict[str, int] = {}
-    for i, cond in enumerate(conditions):
-        where = doc.location(["conditions", i], "conditions")
-        if cond not in known:
-            raise SpecError(
-                f"unknown condition '{cond}'; domain {domain} declares {', '.join(known)}", where
-            )
-        if cond in verify:
-            raise SpecError(
-                f"condition '{cond}' is verify-and-revise (a multi-step agent): studies do not "
-                "run it; leave it out of `conditions` and run `kgbench verify --run-dir "
-                "<the study's run folder> --model ...` for it",
-                where,
-            )
-        if cond in seen_conditions:
-            raise SpecError(f"condition '{cond}' is listed twice", where)
-        seen_conditions[cond] = i
+    conditions, verify = _conditions(doc, data, compiled, domain)
     stats = data.get("statistics") or {}
     baseline = stats.get("interaction_baseline") or conditions[0]
     if baseline not in conditions:
@@ -209,10 +186,44 @@ def study_from(doc: Any, path: Path, domain: str) -> StudyConfig:
     )
 
 
+def _conditions(
+    doc: Any, data: dict[str, Any], compiled: CompiledDomain, domain: str
+) -> tuple[list[str], list[str]]:
+    """(the study's conditions, the domain's verify-and-revise ones): those listed, each
+    known, once, and not C5; else every condition but C5 and the optional ones."""
+    known = [c.id for c in compiled.conditions]
+    # Verify-and-revise conditions (C5) are multi-step agents answered by `kgbench verify`,
+    # not single prompts: a study leaves them out by default (StudyConfig.excluded says so)
+    # and refuses them when listed, rather than counting them as never answered.
+    verify = [c.id for c in compiled.conditions if c.verify is not None]
+    # optional conditions (the volume-matched controls) run only when the study names them
+    optional = {c.id for c in compiled.conditions if c.optional}
+    conditions = list(
+        data.get("conditions") or [c for c in known if c not in verify and c not in optional]
+    )
+    seen_conditions: dict[str, int] = {}
+    for i, cond in enumerate(conditions):
+        where = doc.location(["conditions", i], "conditions")
+        if cond not in known:
+            raise SpecError(
+                f"unknown condition '{cond}'; domain {domain} declares {', '.join(known)}", where
+            )
+        if cond in verify:
+            raise SpecError(
+                f"condition '{cond}' is verify-and-revise (a multi-step agent): studies do not "
+                "run it; leave it out of `conditions` and run `kgbench verify --run-dir "
+                "<the study's run folder> --model ...` for it",
+                where,
+            )
+        if cond in seen_conditions:
+            raise SpecError(f"condition '{cond}' is listed twice", where)
+        seen_conditions[cond] = i
+    return conditions, verify
+
+
 def _models(
     doc: Any, data: dict[str, Any], sampling: dict[str, Any], replicates: int
 ) -> list[StudyModel]:
-    from harness.evaluation.responders import noisy_name
 
     out: list[StudyModel] = []
     first: dict[str, int] = {}
@@ -245,30 +256,7 @@ def _models(
         responder = transport = None
         base_url = m.get("base_url")
         if kind == "reference":
-            responder = m["responder"]
-            transport = m.get("transport") or "server"
-            check("error_rate", m.get("error_rate"), "rate", where("error_rate"))
-            if responder == "noisy-oracle":
-                if m.get("error_rate") is None:
-                    raise SpecError(
-                        f"model '{name}': a noisy-oracle responder needs its declared "
-                        "error_rate (between 0 and 1)",
-                        where("responder"),
-                    )
-                responder = noisy_name(float(m["error_rate"]))
-            elif m.get("error_rate") is not None:
-                raise SpecError(
-                    f"'error_rate' conflicts with responder {responder} of model '{name}': only "
-                    "a noisy-oracle has a declared error rate",
-                    where("error_rate"),
-                )
-            if m.get("batch") and transport == "in_process":
-                raise SpecError(
-                    f"'batch' conflicts with transport in_process of model '{name}': the Batch "
-                    "API needs an endpoint (use transport server)",
-                    where("batch"),
-                )
-            spec = f"ref:{responder}" if transport == "in_process" else f"openai:{responder}"
+            spec, responder, transport = _reference(m, name, where)
         else:
             spec = f"openai:{str(m['model']).strip()}"
             base_url = str(base_url).rstrip("/") if base_url else None
@@ -298,6 +286,38 @@ def _models(
             )
         )
     return out
+
+
+def _reference(m: dict[str, Any], name: str, where: Any) -> tuple[str, str, str]:
+    """(spec, responder, transport) of a reference model: its responder (a noisy oracle
+    named by its declared error rate) in process or behind the loopback server."""
+    from harness.evaluation.responders import noisy_name
+
+    responder = m["responder"]
+    transport = m.get("transport") or "server"
+    check("error_rate", m.get("error_rate"), "rate", where("error_rate"))
+    if responder == "noisy-oracle":
+        if m.get("error_rate") is None:
+            raise SpecError(
+                f"model '{name}': a noisy-oracle responder needs its declared "
+                "error_rate (between 0 and 1)",
+                where("responder"),
+            )
+        responder = noisy_name(float(m["error_rate"]))
+    elif m.get("error_rate") is not None:
+        raise SpecError(
+            f"'error_rate' conflicts with responder {responder} of model '{name}': only "
+            "a noisy-oracle has a declared error rate",
+            where("error_rate"),
+        )
+    if m.get("batch") and transport == "in_process":
+        raise SpecError(
+            f"'batch' conflicts with transport in_process of model '{name}': the Batch "
+            "API needs an endpoint (use transport server)",
+            where("batch"),
+        )
+    spec = f"ref:{responder}" if transport == "in_process" else f"openai:{responder}"
+    return spec, responder, transport
 
 
 def _pick(model: dict[str, Any], sampling: dict[str, Any], key: str, default: Any = None) -> Any:

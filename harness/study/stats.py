@@ -188,24 +188,9 @@ def compute(data: StudyData, settings: Settings | None = None) -> dict[str, Any]
             x = _matrix(data, cond, m.name)
             matrices[(cond, m.name)] = x
             boot = resampled_means(counts, x)  # B x models
-            defined = ~np.isnan(x)
-            intervals = column_intervals(boot, defined, x)
-            cells: dict[str, Any] = {}
-            for i, model in enumerate(data.models):
-                cell = summary(x[i][defined[i]].tolist())
-                ci = intervals[i]
-                cell["ci_low"], cell["ci_high"] = ci if ci else (None, None)
-                cells[model] = cell
+            cells = _cells(data.models, x, boot)
             panels[cond][m.name] = cells
-            if pairs:
-                first = np.array([i for i, _ in pairs])
-                second = np.array([j for _, j in pairs])
-                for (i, j), row in zip(
-                    pairs, paired_rows(x[first], x[second], counts, signs, m.binary), strict=True
-                ):
-                    row.update(condition=cond, metric=m.name, a=data.models[i], b=data.models[j])
-                    row["direction"] = direction(row["delta"], m.higher_is_better)
-                    pairwise.append(row)
+            pairwise += _pairwise(data.models, cond, m, x, pairs, counts, signs)
             ranking[cond][m.name] = _ranking(data.models, cells, boot, m)
 
     if settings.holm_family == "metric":
@@ -253,6 +238,45 @@ def compute(data: StudyData, settings: Settings | None = None) -> dict[str, Any]
         "interaction": interaction,
         "reliability": reliability(data, settings) if data.replicates > 1 else None,
     }
+
+
+def _cells(models: Sequence[str], x: np.ndarray, boot: np.ndarray) -> dict[str, Any]:
+    """One metric's panel under one condition: each model's summary of its defined values
+    and its bootstrap interval (from `boot`, the resampled means, B x models)."""
+    defined = ~np.isnan(x)
+    intervals = column_intervals(boot, defined, x)
+    cells: dict[str, Any] = {}
+    for i, model in enumerate(models):
+        cell = summary(x[i][defined[i]].tolist())
+        ci = intervals[i]
+        cell["ci_low"], cell["ci_high"] = ci if ci else (None, None)
+        cells[model] = cell
+    return cells
+
+
+def _pairwise(
+    models: Sequence[str],
+    cond: str,
+    m: Metric,
+    x: np.ndarray,
+    pairs: list[tuple[int, int]],
+    counts: np.ndarray,
+    signs: np.ndarray,
+) -> list[dict[str, Any]]:
+    """One metric's paired contrasts under one condition, every pair of models in `pairs`
+    order, each with its direction (Holm and favourability come after, study-wide)."""
+    if not pairs:
+        return []
+    first = np.array([i for i, _ in pairs])
+    second = np.array([j for _, j in pairs])
+    rows = []
+    for (i, j), row in zip(
+        pairs, paired_rows(x[first], x[second], counts, signs, m.binary), strict=True
+    ):
+        row.update(condition=cond, metric=m.name, a=models[i], b=models[j])
+        row["direction"] = direction(row["delta"], m.higher_is_better)
+        rows.append(row)
+    return rows
 
 
 def _ranking(

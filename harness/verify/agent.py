@@ -47,19 +47,31 @@ from rich.console import Console
 from harness.compiled import CompiledDomain
 from harness.evaluation.order import ORIGINAL
 from harness.evaluation.prompts import PromptRenderer, prompt_record
-from harness.runfolder import Prompt, RunFolder
+from harness.prompt_file import Prompt
+from harness.runfolder import RunFolder
 from harness.runner.log import JsonlLog, RunLock
 from harness.runner.stage import Stage, StageConfig, StageRequest, run_stage, stage_spec
-from kgbench.contract import Context, VerifySummary
+from kgbench.contract import VerifySummary
 from kgbench.errors import UserError
 from kgbench.io import read_json_object
 
 from . import steps
-from .graph_check import Reviewer, Verdict, VerifySettings, correction_text
+from .chains import (
+    Triplet,
+    apply_revisions,
+    explain_chain,
+    parsed_answer,
+    proposals,
+    refuted,
+    summarize,
+)
+from .graph_check import Reviewer, VerifySettings, correction_text
+from .verified_context import answer_block, verified_context
+
+__all__ = ["VerifyConfig", "VerifySettings", "explain_chain", "run_verify", "summarize"]
 
 # What the revise step is shown of a refuted triplet (conditions.yaml `reviser`).
 REVISERS = ("uninformed", "informed")
-MAX_PROPOSALS = 1000  # triplets reviewed per generate answer; the rest are counted, not reviewed
 
 
 @dataclass(frozen=True)
@@ -73,31 +85,6 @@ class VerifyConfig:
     compiled: CompiledDomain | None = None  # the caller's open handle; None: the run's own
 
 
-@dataclass
-class Triplet:
-    """One proposed triplet and its history (the chain `explain-run` shows)."""
-
-    index: int
-    candidate: str
-    proposed: Any
-    verdicts: list[Verdict]
-
-    @property
-    def final(self) -> Verdict:
-        return self.verdicts[-1]
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "index": self.index,
-            "candidate": self.candidate,
-            "proposed": self.proposed,
-            "rounds": [v.to_json() for v in self.verdicts],
-            "final": self.final.status,
-            "revised": len(self.verdicts) > 1,
-            "fixed": len(self.verdicts) > 1 and self.final.status == "verified",
-        }
-
-
 def run_verify(
     config: VerifyConfig, driver: neo4j.Driver, console: Console | None = None
 ) -> dict[str, Any]:
@@ -108,36 +95,24 @@ def run_verify(
     compiled = folder.compiled(config.compiled)
     settings = VerifySettings.open(compiled, config.condition)
     v = settings.verify
-    runner = config.runner
-    if runner.model.startswith("ref:") and runner.respond is None:
-        from harness.evaluation.responders import is_responder, respond
-
-        from .responders import stage_respond
-
-        # ref:<name>: generate and revise are the reference verifier's, the answer step is
-        # <name>'s (oracle, context-reader, ...), logged under that name's slug so C5 pairs
-        # with the same responder's C1-C4 answers
-        name = runner.model.partition(":")[2].strip()
-        if not is_responder(name):
-            respond(name, "")  # raises the unknown-responder message
-        runner = replace(runner, responders=(name,), respond=stage_respond(compiled, scenarios))
+    runner = _with_reference(config.runner, compiled, scenarios)
     slug = stage_spec(runner).slug
     out = folder.verify_dir(slug)
     runner = replace(runner, out_dir=out / "stages")
     reviewer = Reviewer(driver, compiled, settings, config.database)
-    reviser = config.reviser or v.reviser
-    if reviser not in REVISERS:
-        raise UserError(f"unknown reviser '{reviser}'; expected one of {', '.join(REVISERS)}")
-    if reviser == "informed" and "revise_informed" not in v.prompts:
-        raise UserError(
-            f"condition {config.condition} declares no informed reviser's instruction "
-            "(prompts.revise_informed in conditions.yaml)"
-        )
-    informed = reviser == "informed"
+    reviser = _reviser(config, v)
     renderer = PromptRenderer(compiled)
-    predicates = {p["name"]: p for p in compiled.graph["predicates"]}
-    targets = {s["scenario_id"]: renderer.target_outcome(s) for s in scenarios}
-    schema = _response_schema(folder, compiled)
+    agent = _Agent(
+        runner,
+        v,
+        compiled,
+        reviewer,
+        renderer,
+        {p["name"]: p for p in compiled.graph["predicates"]},
+        {s["scenario_id"]: renderer.target_outcome(s) for s in scenarios},
+        _response_schema(folder, compiled),
+        reviser == "informed",
+    )
     shown = (
         _presentations(compiled, scenarios) if config.order_variants else [(ORIGINAL, scenarios)]
     )
@@ -148,20 +123,14 @@ def run_verify(
         per_presentation: dict[str, Any] = {}
         for presentation, listed in shown:
             chains, rejected_answers, prompts, answers = _run_agent(
-                _Agent(
-                    runner, v, compiled, reviewer, renderer, predicates, targets, schema, informed
-                ),
-                listed,
-                config.condition,
-                presentation,
-                console,
+                agent, listed, config.condition, presentation, console
             )
             answer_prompts += prompts
             if presentation == ORIGINAL:
                 # the scorer's grounding metrics read the original order's verified context
                 folder.write_contexts(
                     [
-                        _context(compiled, s, chains[s["scenario_id"]], config.condition)
+                        verified_context(compiled, s, chains[s["scenario_id"]], config.condition)
                         for s in listed
                     ]
                 )
@@ -188,6 +157,38 @@ def run_verify(
         VerifySummary.model_validate(summary)  # what we write keeps its contract
         folder.write_verify_summary(slug, summary)
     return summary
+
+
+def _with_reference(
+    runner: StageConfig, compiled: CompiledDomain, scenarios: list[dict[str, Any]]
+) -> StageConfig:
+    """`ref:<name>`: generate and revise are the reference verifier's, the answer step is
+    <name>'s (oracle, context-reader, ...), logged under that name's slug so C5 pairs with
+    the same responder's C1-C4 answers. Any other model, or a caller's own respond, as is."""
+    if not runner.model.startswith("ref:") or runner.respond is not None:
+        return runner
+    from harness.evaluation.responders import is_responder, respond
+
+    from .responders import stage_respond
+
+    name = runner.model.partition(":")[2].strip()
+    if not is_responder(name):
+        respond(name, "")  # raises the unknown-responder message
+    return replace(runner, responders=(name,), respond=stage_respond(compiled, scenarios))
+
+
+def _reviser(config: VerifyConfig, v: Any) -> str:
+    """The reviser asked for, else the condition's declared one; the informed one needs its
+    declared instruction."""
+    reviser = config.reviser or v.reviser
+    if reviser not in REVISERS:
+        raise UserError(f"unknown reviser '{reviser}'; expected one of {', '.join(REVISERS)}")
+    if reviser == "informed" and "revise_informed" not in v.prompts:
+        raise UserError(
+            f"condition {config.condition} declares no informed reviser's instruction "
+            "(prompts.revise_informed in conditions.yaml)"
+        )
+    return reviser
 
 
 @dataclass(frozen=True)
@@ -248,93 +249,127 @@ def _run_agent(
     """Generate, review, revise and answer for the scenarios as one presentation lists their
     options (every step's prompt shows them in that order, with its labels). Returns the
     chains, the unusable answers, the answer prompts and the answers (keyed by prompt id)."""
-    from harness.evaluation.order import prompt_id
-
-    runner, v, compiled, reviewer = agent.runner, agent.v, agent.compiled, agent.reviewer
-    predicates, targets = agent.predicates, agent.targets
-    chains: dict[str, list[Triplet]] = {}
     rejected_answers: Counter[str] = Counter()
-    gen = _stage(
-        runner,
-        _stage_name("generate", presentation),
-        [
-            StageRequest(
-                s["scenario_id"],
-                [
-                    {
-                        "role": "user",
-                        "content": steps.generate_prompt(
-                            v, s, targets[s["scenario_id"]], predicates
-                        ),
-                    }
-                ],
-                steps.generate_schema(v),
-                "kgbench_triplets",
-            )
-            for s in scenarios
-        ],
-        console,
-    )
+    chains = _generate(agent, scenarios, presentation, console, rejected_answers)
+    by_id = {s["scenario_id"]: s for s in scenarios}
+    for k in range(1, agent.v.max_revisions + 1):
+        if not _revise(
+            agent, by_id, chains, f"revise-{k}", presentation, console, rejected_answers
+        ):
+            break
+    prompts, answers = _answer(agent, scenarios, chains, condition, presentation, console)
+    return chains, rejected_answers, prompts, answers
+
+
+def _generate(
+    agent: _Agent,
+    scenarios: list[dict[str, Any]],
+    presentation: str,
+    console: Console,
+    rejected_answers: Counter[str],
+) -> dict[str, list[Triplet]]:
+    """The generate step: one request per scenario; each answer's triplets reviewed."""
+    v, targets = agent.v, agent.targets
+    requests = [
+        StageRequest(
+            s["scenario_id"],
+            [
+                {
+                    "role": "user",
+                    "content": steps.generate_prompt(
+                        v, s, targets[s["scenario_id"]], agent.predicates
+                    ),
+                }
+            ],
+            steps.generate_schema(v),
+            "kgbench_triplets",
+        )
+        for s in scenarios
+    ]
+    gen = _stage(agent.runner, _stage_name("generate", presentation), requests, console)
+    chains: dict[str, list[Triplet]] = {}
     for s in scenarios:
         sid = s["scenario_id"]
-        parsed = _parsed(gen.get(sid))
+        parsed = parsed_answer(gen.get(sid))
         if parsed is None:
             rejected_answers["generate_unparsed"] += 1
-        chains[sid] = _proposals(
-            parsed, s, v.max_triplets, reviewer, rejected_answers, compiled.population_of(s)
+        chains[sid] = proposals(
+            parsed,
+            s,
+            v.max_triplets,
+            agent.reviewer,
+            rejected_answers,
+            agent.compiled.population_of(s),
         )
-    by_id = {s["scenario_id"]: s for s in scenarios}
-    for k in range(1, v.max_revisions + 1):
-        pending = {
-            sid: [t for t in ts if t.final.status == "refuted"] for sid, ts in chains.items()
-        }
-        pending = {sid: ts for sid, ts in pending.items() if ts}
-        if not pending:
-            break
-        requests = []
-        for sid, ts in pending.items():
-            items = [
-                (
-                    t.index,
-                    t.final.triplet_text(),
-                    correction_text(t.final, compiled.entities) if agent.informed else None,
-                )
-                for t in ts
-            ]
-            text = steps.revise_prompt(v, by_id[sid], targets[sid], items, predicates)
-            requests.append(
-                StageRequest(
-                    sid,
-                    [{"role": "user", "content": text}],
-                    steps.revise_schema(v),
-                    "kgbench_revisions",
-                )
+    return chains
+
+
+def _revise(
+    agent: _Agent,
+    by_id: dict[str, dict[str, Any]],
+    chains: dict[str, list[Triplet]],
+    step: str,
+    presentation: str,
+    console: Console,
+    rejected_answers: Counter[str],
+) -> bool:
+    """One revise step over the triplets still refuted (their correction shown to an
+    informed reviser); False when none is left, so no step is sent."""
+    pending = refuted(chains)
+    if not pending:
+        return False
+    v, compiled = agent.v, agent.compiled
+    requests = []
+    for sid, ts in pending.items():
+        items = [
+            (
+                t.index,
+                t.final.triplet_text(),
+                correction_text(t.final, compiled.entities) if agent.informed else None,
             )
-        answers = _stage(runner, _stage_name(f"revise-{k}", presentation), requests, console)
-        for sid, ts in pending.items():
-            parsed = _parsed(answers.get(sid))
-            revisions = parsed.get("revisions") if isinstance(parsed, dict) else None
-            if not isinstance(revisions, list):
-                rejected_answers["revise_unparsed"] += 1
-                continue
-            by_index = {t.index: t for t in ts}
-            seen: set[int] = set()
-            for r in revisions:
-                i = r.get("index") if isinstance(r, dict) else None
-                if not isinstance(i, int) or i not in by_index or i in seen:
-                    rejected_answers["revision_unknown_index"] += 1
-                    continue
-                seen.add(i)
-                by_index[i].verdicts.append(reviewer.review(r, compiled.population_of(by_id[sid])))
+            for t in ts
+        ]
+        text = steps.revise_prompt(v, by_id[sid], agent.targets[sid], items, agent.predicates)
+        requests.append(
+            StageRequest(
+                sid,
+                [{"role": "user", "content": text}],
+                steps.revise_schema(v),
+                "kgbench_revisions",
+            )
+        )
+    answers = _stage(agent.runner, _stage_name(step, presentation), requests, console)
+    for sid, ts in pending.items():
+        apply_revisions(
+            parsed_answer(answers.get(sid)),
+            ts,
+            agent.reviewer,
+            rejected_answers,
+            compiled.population_of(by_id[sid]),
+        )
+    return True
+
+
+def _answer(
+    agent: _Agent,
+    scenarios: list[dict[str, Any]],
+    chains: dict[str, list[Triplet]],
+    condition: str,
+    presentation: str,
+    console: Console,
+) -> tuple[list[Prompt], dict[str, dict[str, Any]]]:
+    """The answer step: the usual frame with the verified triplets as its grounded block,
+    one prompt per scenario (a presentation's under its own prompt id)."""
+    from harness.evaluation.order import prompt_id
 
     answer_prompts: list[Prompt] = []
     requests = []
     for s in scenarios:
         sid = s["scenario_id"]
-        context = _context(compiled, s, chains[sid], condition)
-        block = _answer_block(v, compiled, s, chains[sid], context)
+        context = verified_context(agent.compiled, s, chains[sid], condition)
+        block = answer_block(agent.v, agent.compiled, s, chains[sid], context)
         content = agent.renderer.env.get_template("frame.j2").render(
-            scenario=s, target_outcome=targets[sid], context_block=block
+            scenario=s, target_outcome=agent.targets[sid], context_block=block
         )
         record = prompt_record(sid, condition, content)
         if presentation != ORIGINAL:
@@ -345,8 +380,8 @@ def _run_agent(
             )
         answer_prompts.append(record)
         requests.append(StageRequest(record.prompt_id, record.messages, agent.schema))
-    answers = _stage(runner, _stage_name("answer", presentation), requests, console)
-    return chains, rejected_answers, answer_prompts, answers
+    answers = _stage(agent.runner, _stage_name("answer", presentation), requests, console)
+    return answer_prompts, answers
 
 
 def _response_schema(folder: RunFolder, compiled: CompiledDomain) -> dict[str, Any]:
@@ -369,151 +404,6 @@ def _stage(
     return result.records
 
 
-def _parsed(record: dict[str, Any] | None) -> Any:
-    if not record or record.get("status") != "ok" or not record.get("parse_ok"):
-        return None
-    return record.get("parsed")
-
-
-def _proposals(
-    parsed: Any,
-    scenario: dict[str, Any],
-    n: int,
-    reviewer: Reviewer,
-    cut: Counter[str],
-    population: str | None = None,
-) -> list[Triplet]:
-    """Every proposed triplet reviewed; beyond n per candidate: rejected as too_many.
-
-    A runaway answer (more than MAX_PROPOSALS triplets) is cut there so one reply cannot make
-    review unbounded; the triplets cut are counted in `cut` (the summary's unusable answers),
-    never dropped silently."""
-    raw = parsed.get("triplets") if isinstance(parsed, dict) else None
-    if not isinstance(raw, list):
-        return []
-    if len(raw) > MAX_PROPOSALS:
-        cut["triplets_beyond_limit"] += len(raw) - MAX_PROPOSALS
-    per: Counter[str] = Counter()
-    out = []
-    for i, item in enumerate(raw[:MAX_PROPOSALS], 1):
-        candidate = item.get("candidate") if isinstance(item, dict) else None
-        candidate = candidate if isinstance(candidate, str) else ""
-        per[candidate] += 1
-        if per[candidate] > n:
-            verdict = Verdict(
-                *(
-                    item.get(k) if isinstance(item, dict) else None
-                    for k in ("subject", "predicate", "object")
-                ),
-                status="rejected",
-                reason="too_many",
-            )
-        else:
-            verdict = reviewer.review(item, population)
-        out.append(Triplet(i, candidate[:200], item, [verdict]))
-    return out
-
-
-def _candidate_id(scenario: dict[str, Any], t: Triplet) -> str:
-    from harness.probe.names import name_key
-
-    for c in scenario["candidates"]:
-        if (
-            name_key(c["label"]) == name_key(t.candidate)
-            or c["intervention_id"] == t.final.subject_id
-        ):
-            return c["intervention_id"]
-    return ""
-
-
-def _verified(ts: list[Triplet]) -> list[Triplet]:
-    return [t for t in ts if t.final.status == "verified"]
-
-
-def _context(compiled: Any, scenario: dict[str, Any], ts: list[Triplet], condition: str) -> dict:
-    """The verified assertions as an extracted context (contract.Context): what the scorer's
-    grounding metrics compare citations and claims with, as for C2-C4."""
-    graph = compiled.graph
-    by_id = {a["assertion_id"]: a for a in graph["assertions"]}
-    evidence = {e["evidence_id"]: e for e in graph["evidence_sources"]}
-    supports: dict[str, list[str]] = {}
-    for link in graph.get("supports", []):
-        supports.setdefault(link["assertion_id"], []).append(link["evidence_id"])
-    entities = compiled.entities
-
-    def ent(eid: str) -> dict[str, str]:
-        e = entities.get(eid, {})
-        return {"id": eid, "name": e.get("name", eid), "category": e.get("category", "")}
-
-    paths, assertions = [], {}
-    for t in _verified(ts):
-        paths.append(
-            {"candidate_id": _candidate_id(scenario, t), "assertion_ids": t.final.assertion_ids}
-        )
-        for aid in t.final.assertion_ids:
-            a = by_id[aid]
-            assertions[aid] = {
-                **a,
-                "subject": ent(a["subject_id"]),
-                "object": ent(a["object_id"]),
-                "evidence": [evidence[e] for e in sorted(supports.get(aid, [])) if e in evidence],
-            }
-    ids = [c["intervention_id"] for c in scenario["candidates"]]
-    target = scenario["target_outcome_id"]
-    return {
-        "format_version": Context.FORMAT,
-        "domain": compiled.name,
-        "scenario_id": scenario["scenario_id"],
-        "condition": condition,
-        "parameters": {"candidate_ids": ids, "target_id": target},
-        "entities": {eid: ent(eid) for eid in [*ids, target]},
-        "sections": [
-            {
-                "name": "verified_triplets",
-                "title": "Verified triplets",
-                "shape": "candidate_edges",
-                "paths": paths,
-            }
-        ],
-        "assertions": dict(sorted(assertions.items())),
-    }
-
-
-def _answer_block(
-    v: Any, compiled: Any, scenario: dict[str, Any], ts: list[Triplet], context: dict
-) -> str:
-    lines = [
-        "",
-        "# Grounded context: Verify-and-revise",
-        v.prompts["answer"],
-        "",
-        "## Verified triplets",
-    ]
-    names = {c["intervention_id"]: c["label"] for c in scenario["candidates"]}
-    for path in context["sections"][0]["paths"]:
-        rows = [
-            steps.assertion_line(
-                context["assertions"][aid],
-                compiled.entities,
-                ", ".join(e["evidence_id"] for e in context["assertions"][aid]["evidence"])
-                or "none",
-            )
-            for aid in path["assertion_ids"]
-        ]
-        if len(rows) > 1 and path["candidate_id"] in names:
-            lines.append(f"Pathway from {names[path['candidate_id']]}:")
-            lines += [f"  {i}. {row}" for i, row in enumerate(rows, 1)]
-        else:
-            lines += [f"- {row}" for row in rows]
-    if not context["sections"][0]["paths"]:
-        lines.append("(no triplet was verified)")
-    unverifiable = [t for t in ts if t.final.status == "unverifiable"]
-    if unverifiable:
-        lines += ["", "## Unverified (names not found in the graph)"]
-        lines += [f"- {t.final.triplet_text()}" for t in unverifiable]
-    return "\n".join(lines) + "\n"
-
-
 def _append_answers(
     folder: RunFolder, slug: str, answers: dict[str, dict[str, Any]], condition: str
 ) -> None:
@@ -534,79 +424,3 @@ def _append_answers(
         if rows:
             log.append(rows)
         log.close()
-
-
-def summarize(chains: dict[str, list[Triplet]], rejected_answers: Counter[str]) -> dict[str, Any]:
-    """C5-only figures: triplets proposed, verified, refuted, unverifiable, rejected,
-    revised, and how often a revision fixed a refuted triplet."""
-    ts = [t for tl in chains.values() for t in tl]
-    first = Counter(t.verdicts[0].status for t in ts)
-    final = Counter(t.final.status for t in ts)
-    revised = [t for t in ts if len(t.verdicts) > 1]
-    fixed = sum(1 for t in revised if t.final.status == "verified")
-    methods = Counter(t.final.method for t in ts if t.final.status == "verified")
-    reasons = Counter(v.reason for t in ts for v in t.verdicts if v.reason)
-    times = sorted(v.query_ms for t in ts for v in t.verdicts if v.query_ms)
-    return {
-        "scenarios": len(chains),
-        "proposed": len(ts),
-        "first_review": {
-            k: first.get(k, 0) for k in ("verified", "refuted", "unverifiable", "rejected")
-        },
-        "final": {k: final.get(k, 0) for k in ("verified", "refuted", "unverifiable", "rejected")},
-        "verified_by": dict(sorted(methods.items())),
-        "revised": len(revised),
-        "fixed_by_revision": fixed,
-        "fix_rate": round(fixed / len(revised), 4) if revised else None,
-        "reasons": dict(sorted(reasons.items())),
-        "unusable_answers": dict(sorted(rejected_answers.items())),
-        "review_ms_p95": times[int(0.95 * (len(times) - 1))] if times else None,
-    }
-
-
-def explain_chain(run_dir: Path, scenario_id: str, slug: str | None = None) -> str:
-    """`kgbench explain-run`: one item's chain, proposal -> links -> verdict -> revision ->
-    final, then the answer the model gave from the verified triplets."""
-    folder = RunFolder.open(run_dir)
-    slugs = folder.verify_runs()
-    if slug is None and len(slugs) == 1:
-        slug = slugs[0]
-    if slug is None or slug not in slugs:
-        what = f"for '{slug}' " if slug else ""
-        raise UserError(
-            f"no verify-and-revise run {what}under {folder.verify_root} (runs: "
-            f"{', '.join(slugs) or 'none'}); name one with --model, or run `kgbench verify`"
-        )
-    chain = folder.chain(slug, scenario_id)
-    out = [f"{scenario_id} ({slug}): {len(chain['triplets'])} triplets proposed"]
-    for t in chain["triplets"]:
-        out.append(f"{t['index']}. for {t['candidate'] or '(no candidate)'}")
-        for k, v in enumerate(t["rounds"]):
-            step = "proposed" if k == 0 else f"revision {k}"
-            links = ", ".join(
-                f"{end} -> {d['entity_id'] or '-'} ({d['method']})" for end, d in v["links"].items()
-            )
-            what = f"{v['status']}" + (f" [{v['reason']}]" if v["reason"] else "")
-            if v["assertion_ids"]:
-                what += f" by {v['method']}: {', '.join(v['assertion_ids'])}"
-            triplet = f"{v['subject']!s:.80} -{v['predicate']!s:.40}-> {v['object']!s:.80}"
-            out.append(f"   {step}: {triplet}")
-            if links:
-                out.append(f"     linked: {links}")
-            out.append(f"     review: {what}")
-        out.append(f"   final: {t['final']}")
-    log = folder.response_log(slug)
-    if log.exists():
-        records, _ = JsonlLog(log).load()
-        for rec in sorted(records.values(), key=lambda r: str(r.get("prompt_id", ""))):
-            cond = rec.get("condition")
-            mine = str(rec.get("prompt_id", "")).startswith(f"{scenario_id}/")
-            if not (mine and str(rec.get("key", "")).startswith(f"{cond}:")):
-                continue
-            parsed = rec.get("parsed") if isinstance(rec.get("parsed"), dict) else {}
-            where = str(rec.get("prompt_id", "")).partition("/")[2] or cond
-            out.append(
-                f"answer ({where}): {parsed.get('recommended_intervention')!r}; "
-                f"path {parsed.get('causal_path_assertion_ids')}"
-            )
-    return "\n".join(out) + "\n"

@@ -103,7 +103,7 @@ def explain_run_command(
     from harness.runner.spec import log_name_for
     from kgbench.untrusted import for_terminal
 
-    from .agent import explain_chain
+    from .chains import explain_chain
 
     chain = explain_chain(run_dir, scenario_id, log_name_for(model, log_name))
     typer.echo(for_terminal(chain), nl=False)  # a model's names: escapes and surrogates shown

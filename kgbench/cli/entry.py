@@ -17,7 +17,9 @@ import sys
 import time
 from pathlib import Path
 
-OPTIONS = {"--domain": "domain", "-d": "domain", "--out": "out"}
+COMPILE_OPTIONS = {"--domain": "domain", "-d": "domain", "--out": "out"}
+VALIDATE_OPTIONS = {"--domain": "domain", "-d": "domain", "--max-errors": "max_errors"}
+VALIDATE_FLAGS = {"--build": True, "--no-build": False}
 
 
 def main(prog_name: str | None = None) -> object:
@@ -61,49 +63,46 @@ def noop_compile(argv: list[str]) -> bool:
 
 def _plain_compile_options(argv: list[str]) -> dict[str, str] | None:
     """{"domain": ..., "out": ...} of a plain no-op spelling, else None."""
-    if argv[:1] != ["compile"]:
-        return None
-    values: dict[str, str] = {}
-    rest = iter(argv[1:])
-    for arg in rest:
-        if arg == "--no-force":
-            continue
-        name, eq, value = arg.partition("=")
-        option = OPTIONS.get(name)
-        if option is None or option in values or (eq and name == "-d"):
-            return None
-        if not eq:
-            value = next(rest, None)
-            if value is None:
-                return None
-        values[option] = value
-    return values if "domain" in values else None
-
-
-VALIDATE_FLAGS = {"--build": True, "--no-build": False}
+    found = _plain_options(argv, "compile", COMPILE_OPTIONS, ("--no-force",))
+    return found[0] if found is not None and "domain" in found[0] else None
 
 
 def _plain_validate_options(argv: list[str]) -> tuple[str, bool, int] | None:
     """(domain, build, max_errors) of a plain `validate --domain D [--max-errors N]
-    [--build|--no-build]`, each given once; any other spelling (help, a repeat, a value that
-    looks like an option, a negative number) is None and goes to the command line, which
-    parses it and words its own errors."""
+    [--build|--no-build]`, each given once; any other spelling (a negative number, a count
+    in other digits) is None and goes to the command line."""
     from kgbench.errors import MAX_SHOWN
 
-    if argv[:1] != ["validate"]:
+    found = _plain_options(argv, "validate", VALIDATE_OPTIONS, tuple(VALIDATE_FLAGS))
+    if found is None or len(found[1]) > 1:
+        return None
+    values, flags = found
+    max_errors = values.get("max_errors", str(MAX_SHOWN))
+    if "domain" not in values or not (max_errors.isascii() and max_errors.isdigit()):
+        return None
+    return values["domain"], bool(flags and VALIDATE_FLAGS[flags[0]]), int(max_errors)
+
+
+def _plain_options(
+    argv: list[str], command: str, options: dict[str, str], flags: tuple[str, ...]
+) -> tuple[dict[str, str], list[str]] | None:
+    """(option values by key, the flags given, in order) of a plain spelling of `command`:
+    each option of `options` (spelling -> key) at most once, as `--name value` or
+    `--name=value` (not `-d=value`), with a value that is neither empty nor looks like an
+    option. Any other spelling (help, a repeat, an unknown option) is None: the command line
+    then parses it and words its own errors (the one parser of both light paths)."""
+    if argv[:1] != [command]:
         return None
     values: dict[str, str] = {}
-    build: bool | None = None
+    given: list[str] = []
     rest = iter(argv[1:])
     for arg in rest:
-        if arg in VALIDATE_FLAGS:
-            if build is not None:
-                return None
-            build = VALIDATE_FLAGS[arg]
+        if arg in flags:
+            given.append(arg)
             continue
         name, eq, value = arg.partition("=")
-        option = {"--domain": "domain", "-d": "domain", "--max-errors": "max_errors"}.get(name)
-        if option is None or option in values or (eq and name == "-d"):
+        key = options.get(name)
+        if key is None or key in values or (eq and name == "-d"):
             return None
         if not eq:
             value = next(rest, None)
@@ -111,11 +110,8 @@ def _plain_validate_options(argv: list[str]) -> tuple[str, bool, int] | None:
                 return None
         if not value or value.startswith("-"):
             return None
-        values[option] = value
-    max_errors = values.get("max_errors", str(MAX_SHOWN))
-    if "domain" not in values or not (max_errors.isascii() and max_errors.isdigit()):
-        return None
-    return values["domain"], bool(build), int(max_errors)
+        values[key] = value
+    return values, given
 
 
 def plain_validate(domain: str, build: bool, max_errors: int) -> int:

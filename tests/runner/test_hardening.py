@@ -100,11 +100,11 @@ def test_the_request_body_escapes_only_lone_surrogates() -> None:
 def test_c5_surrogate_triplet_explain_run_prints_escapes(monkeypatch, tmp_path, capsys):
     """c5.surrogate-triplet: explain-run died with UnicodeEncodeError printing a chain that
     holds a model's lone surrogates; the chain passes the terminal encoder."""
-    import harness.verify.agent
+    import harness.verify.chains
     from harness.verify.cli import explain_run_command
 
     chain = f"proposed: Lisinopril{SURROGATE} -> \udfffACE \x1b[2J\n"
-    monkeypatch.setattr(harness.verify.agent, "explain_chain", lambda *a: chain)
+    monkeypatch.setattr(harness.verify.chains, "explain_chain", lambda *a: chain)
     explain_run_command("SCN_0001", tmp_path, model="ref:oracle")
     out = capsys.readouterr().out
     assert out == "proposed: Lisinopril\\ud83d -> \\udfffACE \\x1b[2J\n"

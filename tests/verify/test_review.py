@@ -228,7 +228,7 @@ def test_tally_counts_by_status_and_reason(reviewer: Reviewer) -> None:
 def test_a_runaway_answer_is_cut_and_the_cut_counted(reviewer: Reviewer) -> None:
     from collections import Counter
 
-    from harness.verify.agent import MAX_PROPOSALS, _proposals
+    from harness.verify.chains import MAX_PROPOSALS, proposals
 
     extra = 7
     raw = [
@@ -236,7 +236,7 @@ def test_a_runaway_answer_is_cut_and_the_cut_counted(reviewer: Reviewer) -> None
         for _ in range(MAX_PROPOSALS + extra)
     ]
     cut: Counter[str] = Counter()
-    triplets = _proposals({"triplets": raw}, {}, 4, reviewer, cut)
+    triplets = proposals({"triplets": raw}, {}, 4, reviewer, cut)
     assert len(triplets) == MAX_PROPOSALS and cut == {"triplets_beyond_limit": extra}
     statuses = Counter(tr.final.status for tr in triplets)
     assert statuses == {"verified": 4, "rejected": MAX_PROPOSALS - 4}  # beyond n: too_many
