@@ -125,8 +125,6 @@ def _plain_validate_options(argv: list[str]) -> tuple[str, bool, int] | None:
 def plain_validate(domain: str, build: bool, max_errors: int) -> int:
     """Run `kgbench validate` as the command line would, inside the same error boundary,
     without typer's option parsing; the exit code."""
-    import typer
-
     from kgbench.cli.validate import run
     from kgbench.cliutil import error_boundary
     from kgbench.gcpause import gc_paused
@@ -136,8 +134,12 @@ def plain_validate(domain: str, build: bool, max_errors: int) -> int:
         # walked every object the check left alive
         with gc_paused(), error_boundary():
             run(domain, build, max_errors)
-    except typer.Exit as exc:
-        return exc.exit_code
+    except Exception as exc:  # typer's Exit, imported only on this path (kgbench.cliutil)
+        import typer
+
+        if isinstance(exc, typer.Exit):
+            return exc.exit_code
+        raise
     return 0
 
 
