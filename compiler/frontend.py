@@ -10,15 +10,13 @@ reason about, then the expected counts.
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from operator import itemgetter
 from pathlib import Path
 from typing import Any
 
 from kgbench.errors import Location, SpecError
+from kgbench.gcpause import gc_paused
 from kgbench.io import sha256_file
 from kgbench.suggest import SuggestIndex, unknown
 
@@ -60,25 +58,6 @@ TABLE_ORDER = (
 )
 
 
-@contextmanager
-def _gc_paused() -> Iterator[None]:
-    """The cyclic garbage collector off while a domain loads, as it was before afterwards.
-
-    Loading allocates a few objects per row (typed cells, IR records, index entries) and
-    frees almost none; each allocation burst triggers a collection that walks every live
-    object, so on a 100,000-assertion domain the collector took a third of the time spent in
-    the cross-table and evidence checks, to find nothing: the IR is made of tuples of
-    strings and numbers, which hold no reference cycles.
-    """
-    was_enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was_enabled:
-            gc.enable()
-
-
 def load_domain(domain: str | Path, derive: bool = True) -> ir.Domain:
     """Validate a domain and return its IR (`validate` and `compile` both run every check).
 
@@ -86,7 +65,7 @@ def load_domain(domain: str | Path, derive: bool = True) -> ir.Domain:
     reads: each assertion's Biolink knowledge level and provenance label, and the hashes of
     the input files (the manifest's).
     """
-    with _gc_paused():
+    with gc_paused():  # the load allocates per row and frees nothing: kgbench.gcpause
         return _load_domain(domain, derive)
 
 

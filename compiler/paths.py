@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from kgbench.locations import (
     DECLARATIONS_DIR,
@@ -17,12 +16,13 @@ from kgbench.locations import (
     shipped_name,
 )
 
+# kgbench.errors (dataclasses, hence inspect) and kgbench.suggest (difflib) are imported by
+# the functions that raise, and `typing` only by a type checker: a no-op compile resolves its
+# domain and output paths here, and its whole budget is about twice a bare interpreter's
+# start (compiler/freshness.py).
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from kgbench.errors import Location
-
-# kgbench.errors (dataclasses, hence inspect) and kgbench.suggest (difflib) are imported by
-# the functions that raise: a no-op compile resolves its domain and output paths here, and
-# its whole budget is about twice a bare interpreter's start (compiler/freshness.py).
 
 __all__ = [
     "DECLARATIONS_DIR",

@@ -14,7 +14,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
-import typer
+# typer is imported where an error ends a command (`error_boundary`): the console entry's
+# light `validate` runs this module's printing without the command line (kgbench.cli.entry)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -114,6 +115,8 @@ def error_boundary() -> Iterator[None]:
         yield
     except (UserError, RequestsFailed) as exc:
         print_user_error(exc)
+        import typer
+
         raise typer.Exit(exc.exit_code) from None
     except OSError as exc:
         # The last line of the disk boundary: writers go through kgbench.io, which already
@@ -125,4 +128,6 @@ def error_boundary() -> Iterator[None]:
         print_user_error(
             UserError(f"{where}{exc.strerror or exc} ({errno.errorcode.get(exc.errno or 0, '?')})")
         )
+        import typer
+
         raise typer.Exit(UserError.exit_code) from None

@@ -11,7 +11,10 @@ from __future__ import annotations
 import importlib
 import sys
 from collections.abc import Callable
-from typing import Any
+
+TYPE_CHECKING = False  # `typing` only for a type checker: the console entry imports this module
+if TYPE_CHECKING:
+    from typing import Any
 
 
 def lazy_exports(package: str, exports: dict[str, str]) -> Callable[[str], Any]:

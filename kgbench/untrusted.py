@@ -36,9 +36,17 @@ import re
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
-from kgbench.errors import Location, UserError
+# Names for annotations only (PEP 563 keeps them unevaluated), imported only by a type
+# checker: a no-op compile reads its manifest here, and `typing` plus `kgbench.errors`
+# (dataclasses, hence inspect) cost a third of its budget, about twice a bare interpreter's
+# start (compiler/freshness.py). The errors themselves are built by `_user_error`, on the
+# first error.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
+
+    from kgbench.errors import Location, UserError
 
 # Deeper than any document kgbench writes or any response contract needs (three levels);
 # shallow enough that every recursive walk downstream (pydantic, jsonschema, our own
@@ -58,6 +66,13 @@ class ParseError(ValueError):
         self.message = message
         self.line = line
         super().__init__(message)
+
+
+def _user_error(message: str, file: str, line: int | None = None) -> UserError:
+    """The UserError of a failure at `file` (and `line`), kgbench.errors imported on first use."""
+    from kgbench.errors import Location, UserError
+
+    return UserError(message, Location(file, line))
 
 
 def _no_constant(name: str) -> Any:
@@ -165,20 +180,17 @@ def read_bytes(path: Path, what: str = "file", max_bytes: int | None = None) -> 
     path = Path(path)
     try:
         if not path.exists():
-            raise UserError(f"file not found; expected a {what}", Location(str(path)))
+            raise _user_error(f"file not found; expected a {what}", str(path))
         if path.is_dir():
-            raise UserError(f"is a directory; expected a {what}", Location(str(path)))
+            raise _user_error(f"is a directory; expected a {what}", str(path))
         if not path.is_file():
-            raise UserError(f"is not a regular file; expected a {what}", Location(str(path)))
+            raise _user_error(f"is not a regular file; expected a {what}", str(path))
         if max_bytes is not None and path.stat().st_size > max_bytes:
-            raise UserError(
-                f"larger than {max_bytes} bytes; expected a {what}", Location(str(path))
-            )
+            raise _user_error(f"larger than {max_bytes} bytes; expected a {what}", str(path))
         return path.read_bytes()
     except OSError as exc:
-        raise UserError(
-            f"cannot read ({exc.strerror or type(exc).__name__}); expected a {what}",
-            Location(str(path)),
+        raise _user_error(
+            f"cannot read ({exc.strerror or type(exc).__name__}); expected a {what}", str(path)
         ) from None
 
 
@@ -188,9 +200,8 @@ def decode(data: bytes, path: Path | str, what: str = "file") -> str:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = data.count(b"\n", 0, exc.start) + 1
-        raise UserError(
-            f"not UTF-8 text (byte 0x{data[exc.start]:02x}); expected a {what}",
-            Location(str(path), line),
+        raise _user_error(
+            f"not UTF-8 text (byte 0x{data[exc.start]:02x}); expected a {what}", str(path), line
         ) from None
 
 
@@ -210,9 +221,7 @@ def load_json(path: Path, what: str = "JSON document", *, max_depth: int | None 
     try:
         return parse_json(text, max_depth=max_depth)
     except ParseError as exc:
-        raise UserError(
-            f"{exc.message}; expected a {what}", Location(str(path), exc.line)
-        ) from None
+        raise _user_error(f"{exc.message}; expected a {what}", str(path), exc.line) from None
 
 
 def load_json_or_none(path: Path, *, max_depth: int | None = MAX_DEPTH) -> Any:
@@ -220,8 +229,12 @@ def load_json_or_none(path: Path, *, max_depth: int | None = MAX_DEPTH) -> Any:
     when it is missing or unreadable in any way: such a file is never required."""
     try:
         return load_json(path, max_depth=max_depth)
-    except UserError:
-        return None
+    except Exception as exc:  # its class imported only now (see `_user_error`)
+        from kgbench.errors import UserError
+
+        if isinstance(exc, UserError):
+            return None
+        raise
 
 
 def load_json_object(
@@ -229,7 +242,7 @@ def load_json_object(
 ) -> dict[str, Any]:
     data = load_json(path, what, max_depth=max_depth)
     if not isinstance(data, dict):
-        raise UserError(f"expected a {what}", Location(str(path)))
+        raise _user_error(f"expected a {what}", str(path))
     return data
 
 
@@ -244,9 +257,9 @@ def iter_jsonl_text(
         try:
             item = parse_json(line)
         except ParseError as exc:
-            raise UserError(exc.message, Location(source, n)) from None
+            raise _user_error(exc.message, source, n) from None
         if not isinstance(item, dict):
-            raise UserError(f"expected a {what} object on each line", Location(source, n))
+            raise _user_error(f"expected a {what} object on each line", source, n)
         yield n, item
 
 
@@ -264,7 +277,7 @@ class csv_reader:
     def __init__(self, text: str, source: str) -> None:
         if "\x00" in text:
             line = text.count("\n", 0, text.index("\x00")) + 1
-            raise UserError("a NUL character; expected CSV text", Location(source, line))
+            raise _user_error("a NUL character; expected CSV text", source, line)
         if csv.field_size_limit() < CSV_FIELD_LIMIT:
             csv.field_size_limit(CSV_FIELD_LIMIT)
         self.source = source
@@ -281,8 +294,8 @@ class csv_reader:
         try:
             return next(self._reader)
         except csv.Error as exc:
-            raise UserError(
-                f"not valid CSV: {exc}", Location(self.source, self._reader.line_num + 1)
+            raise _user_error(
+                f"not valid CSV: {exc}", self.source, self._reader.line_num + 1
             ) from None
 
 
@@ -303,6 +316,8 @@ def parse_int(text: str, what: str, location: Location | None = None) -> int:
     body = text.strip()
     if not re.fullmatch(r"[+-]?[0-9]{1,18}", body):
         shown = body if len(body) <= 40 else body[:40] + "..."
+        from kgbench.errors import UserError
+
         raise UserError(
             f"expected {what} (an integer of at most 18 digits), got {shown!r}", location
         )

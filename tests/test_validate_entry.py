@@ -32,7 +32,7 @@ try:
 except SystemExit as exc:
     code = exc.code
 sys.stderr.flush()
-print(json.dumps({"code": code, "pydantic": "pydantic" in sys.modules}))
+print(json.dumps({"code": code, "pydantic": "pydantic" in sys.modules, "typer": "typer" in sys.modules}))
 """
 
 
@@ -59,6 +59,7 @@ def test_the_light_path_prints_what_typer_prints(mini_copy: Path, broken: bool) 
     assert light_err.count("error:") == (1 if broken else 0)
     assert ("did you mean 'high'" in light_err) == broken
     assert not light["pydantic"] and typer_["pydantic"]  # no typer adapters on the light path
+    assert light["typer"] == broken  # typer itself only where an error ends the command
 
 
 @pytest.mark.parametrize(

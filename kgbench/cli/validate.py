@@ -12,6 +12,7 @@ from __future__ import annotations
 from kgbench.cliutil import escape, labelled
 from kgbench.cliutil import stderr_console as _stderr
 from kgbench.errors import UserErrors
+from kgbench.gcpause import gc_paused
 
 
 def run(domain: str, build: bool, max_errors: int) -> None:
@@ -20,10 +21,12 @@ def run(domain: str, build: bool, max_errors: int) -> None:
     from compiler.tables import skip_pandas_probe
 
     skip_pandas_probe()
-    try:
-        result = check_domain(domain, build=build)
-    except UserErrors as exc:
-        raise UserErrors(exc.problems, max_shown=max_errors) from None
+    # paused past the load (which pauses it too) to the errors' messages, one string each
+    with gc_paused():
+        try:
+            result = check_domain(domain, build=build)
+        except UserErrors as exc:
+            raise UserErrors(exc.problems, max_shown=max_errors) from None
     print_warnings(result.warnings)
     _stderr().print(
         f"[green]valid[/] {escape(result.name)} {escape(result.version)}: {result.entities} entities, "
