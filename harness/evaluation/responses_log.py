@@ -97,8 +97,12 @@ class ResponsesLog:
         return cls(path, chosen, model, unreadable, superseded, out_of_range)
 
 
-# The record's fields a RecordView keeps besides the answer (`parsed` or `raw`).
-SCORING_FIELDS = tuple(k for k in RecordView.__annotations__ if k not in ("parsed", "raw"))
+# The record's fields a RecordView keeps besides the answer (`parsed` or `raw`), and the
+# judge's recorded verdict (record 1.2, kgbench.contract.judgement), taken as made.
+SCORING_FIELDS = (
+    *(k for k in RecordView.__annotations__ if k not in ("parsed", "raw")),
+    "judgement",
+)
 
 
 def answer_of(rec: dict[str, Any] | RecordView) -> tuple[Any, bool]:

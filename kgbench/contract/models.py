@@ -18,6 +18,8 @@ from typing import Any, ClassVar, Literal, TypedDict, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from .judgement import RecordedJudgement
+
 SCORING_API_VERSION = "1"
 """The major version of kgbench's public scoring API (kgbench.scoring): the compiler writes it
 into generated/<d>/scorer.py and kgbench.scoring refuses a stub of another (one constant)."""
@@ -690,11 +692,14 @@ class ResponseRecord(Document):
     The answer is kept verbatim (`raw`) and judged once, by harness.evaluation.judge, against
     the response schema whose digest is `judged_with`: `parse_status` is the verdict, `parsed`
     the answer when the whole of it is JSON (`parse_ok`), `schema_ok` whether that object
-    keeps the schema, `schema_errors` the first problems. A line without `record_version`
-    was written before the record had a version (1.0: no parse_status, no judged_with); it is
-    read as such, and the scorer judges its answer again with the same judge."""
+    keeps the schema, `schema_errors` the first problems, and `judgement` the rest of the
+    verdict (kgbench.contract.judgement), so the scorer takes it as made under the same
+    digest. A line without `record_version` was written before the record had a version (1.0:
+    no parse_status, no judged_with); it is read as such, and the scorer judges its answer
+    again with the same judge, as it does a 1.1 record's (no `judgement`)."""
 
-    FORMAT: ClassVar[str] = "1.1.0"  # 1.1: record_version, parse_status, judged_with
+    # 1.1: record_version, parse_status, judged_with; 1.2: judgement
+    FORMAT: ClassVar[str] = "1.2.0"
     LEGACY: ClassVar[str] = "1.0.0"  # the unversioned records of earlier runners
     PATH: ClassVar[str] = "responses/<log>.jsonl"
     VERSION_FIELD: ClassVar[str] = "record_version"
@@ -717,6 +722,9 @@ class ResponseRecord(Document):
     )
     judged_with: str | None = Field(
         default=None, description="sha256 of the canonical JSON of the schema judged against"
+    )
+    judgement: RecordedJudgement | None = Field(
+        default=None, description="the judge's whole verdict under `judged_with` (1.2)"
     )
     finish_reason: str | None
     truncated: bool
