@@ -26,18 +26,12 @@ from harness.evaluation.metrics import (
     KINDS,
     PanelPlan,
 )
-from kgbench.contract import (
-    PARSE_STATUSES,
-    IncompatibleArtifact,
-    Metric,
-    MetricPanel,
-    RecordView,
-)
+from kgbench.contract import IncompatibleArtifact, Metric, MetricPanel, RecordView
 from kgbench.errors import Location, UserError
 from kgbench.untrusted import load_json_object
 
 from .judge import Contract, Judgement, compile_contract, judge, judged_ok
-from .responses_log import answer_of
+from .responses_log import answer_of, recorded_verdict
 
 MAX_UNKNOWN_IDS = 20
 
@@ -88,7 +82,7 @@ class CompiledScorer:
         same judge, from the one answer `answer_of` picks."""
         answer, whole = answer_of(record)
         if record.get("judged_with") == self.contract.digest:
-            recorded = _recorded(record, answer, whole)
+            recorded = recorded_verdict(record, answer, whole)
             if recorded is not None:
                 return recorded, whole
             if whole and record.get("parse_status") == "ok" and self.contract.exact:
@@ -115,29 +109,6 @@ class CompiledScorer:
             unknown_ids=tuple(unknown),
             parse_status=verdict.parse_status,
         )
-
-
-def _recorded(record: Any, answer: Any, whole: bool) -> Judgement | None:
-    """The verdict a record carries (kgbench.contract.judgement.RecordedJudgement), when it
-    has one of the right shape; its fields are the recorded `parsed` answer unless given."""
-    judged = record.get("judgement")
-    status = record.get("parse_status")
-    if not isinstance(judged, dict) or status not in PARSE_STATUSES:
-        return None
-    fields = judged.get("fields")
-    if fields is None and whole and isinstance(answer, dict):
-        fields = answer
-    problems = judged.get("problems")
-    read, schema_ok = judged.get("json_read"), judged.get("schema_ok")
-    if (
-        not isinstance(fields, dict)
-        or not isinstance(problems, list)
-        or not all(isinstance(p, str) for p in problems)
-        or not isinstance(read, bool)
-        or not isinstance(schema_ok, bool)
-    ):
-        return None
-    return Judgement(fields, read, schema_ok, tuple(problems), status, None, whole)
 
 
 def with_causal_reading(scorer: CompiledScorer, reading: str | None) -> CompiledScorer:

@@ -143,7 +143,8 @@ def score_run(
         raise UserError(f"--pair names {c}, which did not run here: run {how} first")
     known = [c for c in known if c not in idle]
     paths = folder.response_logs(log)
-    logs = [ResponsesLog.read(p, inputs.log_replicates(p)) for p in paths]
+    digest = inputs.scorer.contract.digest  # records judged under it are not judged again
+    logs = [ResponsesLog.read(p, inputs.log_replicates(p), digest) for p in paths]
     replicates = inputs.replicates(logs)
     volume = context_volume(inputs)
     written = []

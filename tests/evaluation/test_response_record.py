@@ -197,3 +197,21 @@ def test_a_cached_copy_keeps_its_format(prompted: Path, mini_domain: CompiledDom
 def test_the_record_digest_is_the_scorers_contract(mini_domain: CompiledDomain):
     schema = mini_domain.json("schemas/response.schema.json")
     assert Judges(schema).default.digest == compile_contract(schema).digest
+
+
+def test_a_judged_answer_is_held_by_its_fields_not_its_text(prompted: Path, mini_domain):
+    """Read under the contract it was judged with, an extracted answer's record keeps its
+    judged fields and not its raw text (nothing to judge again); under another digest the
+    text is kept, to be judged."""
+    from harness.evaluation.responses_log import ResponsesLog
+
+    _write_logs(prompted, mini_domain)
+    path = prompted / "responses/new.jsonl"
+    digest = Judges(mini_domain.json("schemas/response.schema.json")).default.digest
+    ours = ResponsesLog.read(path, None, digest).records
+    other = ResponsesLog.read(path, None, "another-schema").records
+    extracted = [k for k, r in ours.items() if r.get("parse_status") == "extracted"]
+    assert extracted
+    for key in extracted:
+        assert "raw" not in ours[key] and ours[key]["judgement"]["fields"]
+        assert isinstance(other[key]["raw"], str)
