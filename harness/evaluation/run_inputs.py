@@ -26,14 +26,9 @@ from .responses_log import ResponsesLog
 def domain_of(run: RunFolder, domain: str | Path | CompiledDomain | None = None) -> CompiledDomain:
     """The compiled domain a run is scored with: `domain` when given (a name, a folder or a
     handle; it must be the run's own), else the one its run.json records, else the one its
-    scenarios name. The rule itself is RunFolder.compiled's; this is its one caller here."""
+    scenarios name. The rule is RunFolder.compiled's: scoring and the report's provenance
+    ask it here, and read no domain name of their own."""
     return run.compiled(domain)
-
-
-def scorer_of(run: RunFolder, domain: str | Path | CompiledDomain | None = None) -> CompiledScorer:
-    """The scorer of the run's compiled domain (`domain_of`), read afresh for each run, as
-    `kgbench score` always has: a run is scored with the compile it finds now."""
-    return load_compiled_scorer(domain_of(run, domain))
 
 
 @dataclass
@@ -54,6 +49,8 @@ class RunInputs:
 
     @cached_property
     def scorer(self) -> CompiledScorer:
+        """The scorer of the run's domain, read afresh for each run (not `scorer_of`'s cache):
+        a run is scored with the compile it finds now."""
         return load_compiled_scorer(self.compiled)
 
     @cached_property
