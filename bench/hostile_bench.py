@@ -31,12 +31,13 @@ from pathlib import Path
 from typing import Any
 
 from bench.timing import load_average
-from harness.compiled import GENERATED, CompiledDomain
+from harness.compiled import CompiledDomain
+from harness.evaluation.compiled_scorer import load_compiled_scorer
 from harness.evaluation.judge import compile_contract
-from harness.evaluation.scoring import load_compiled_scorer
 from harness.runfolder import RunFolder
 from harness.runner.records import verdict_fields
 from kgbench.io import json_line_bytes
+from kgbench.locations import GENERATED_DIR
 
 REPLICATES = 32
 TARGET_S = 5.0
@@ -202,8 +203,8 @@ def build_run(root: Path, hostile: bool, seed: int = 11) -> Path:
 
 def _domain() -> CompiledDomain:
     for name in ("cardio", "afib"):
-        if (GENERATED / name / "scenarios" / "scenarios.jsonl").exists():
-            return CompiledDomain(name, GENERATED / name)
+        if (GENERATED_DIR / name / "scenarios" / "scenarios.jsonl").exists():
+            return CompiledDomain.open(name)
     raise SystemExit("no compiled domain with scenarios under generated/; run `make compile`")
 
 

@@ -48,18 +48,19 @@ import jsonschema
 
 from bench import scorer_floor
 from bench.timing import figure, load_average, versus_floor
-from harness.compiled import GENERATED, CompiledDomain
+from harness.compiled import CompiledDomain
 from harness.evaluation.claims import claim_reader, direction_of
+from harness.evaluation.compiled_scorer import MAX_UNKNOWN_IDS, load_compiled_scorer, unknown_ids
 from harness.evaluation.judge import judge
 from harness.evaluation.lexicon import Lexicon, norm, norm_short
 from harness.evaluation.metrics import score_panel
-from harness.evaluation.scoring import MAX_UNKNOWN_IDS, load_compiled_scorer, unknown_ids
+from kgbench.locations import GENERATED_DIR
 
 
 def _domain() -> CompiledDomain:
     for name in ("cardio", "afib"):
-        if (GENERATED / name / "kg.json").exists():
-            return CompiledDomain(name, GENERATED / name)
+        if (GENERATED_DIR / name / "kg.json").exists():
+            return CompiledDomain.open(name)
     raise SystemExit("no compiled domain under generated/; run `make compile` first")
 
 

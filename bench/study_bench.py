@@ -39,7 +39,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from harness.compiled import GENERATED, CompiledDomain
+from harness.compiled import CompiledDomain
+from kgbench.locations import GENERATED_DIR
 
 from .timing import figure
 
@@ -60,10 +61,12 @@ def publish_release(root: Path) -> Path:
 
     copy = root / "generated"
     shutil.copytree(
-        GENERATED / "cardio", copy / "cardio", ignore=shutil.ignore_patterns("gold", "scenarios")
+        GENERATED_DIR / "cardio",
+        copy / "cardio",
+        ignore=shutil.ignore_patterns("gold", "scenarios"),
     )
     compiled = CompiledDomain.open("cardio", generated=copy)
-    scenarios = GENERATED / "cardio" / "scenarios" / "scenarios.jsonl"
+    scenarios = CompiledDomain.open("cardio").generated_scenarios
     return publish(compiled, "2.0.0", scenarios).path
 
 
@@ -144,13 +147,13 @@ def stage(
 
 
 def main(quick: bool = False) -> list[str]:
-    from harness.evaluation.scoring import score_run
+    from harness.evaluation.run_scoring import score_run
     from harness.evaluation.stats import paired_contrast, scenario_values
     from harness.study.report import render_study_html
     from harness.study.run import compute_statistics
     from harness.study.stats import Settings, compute, study_data
 
-    if not (GENERATED / "cardio" / "kg.json").exists():
+    if not (GENERATED_DIR / "cardio" / "kg.json").exists():
         return ["## Study: skipped (cardio is not compiled)"]
     runs = 2 if quick else 3
     lines = []
@@ -187,7 +190,7 @@ def main(quick: bool = False) -> list[str]:
         ]  # fmt: skip
 
         # the statistics alone, beside the single-model contrast code on one condition
-        from harness.evaluation.scoring import load_compiled_scorer
+        from harness.evaluation.compiled_scorer import load_compiled_scorer
         from kgbench.io import read_jsonl
 
         scorer = load_compiled_scorer(compiled)

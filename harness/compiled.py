@@ -18,8 +18,6 @@ from kgbench import contract
 from kgbench.errors import UserError
 from kgbench.locations import GENERATED_DIR
 
-GENERATED = GENERATED_DIR  # module attribute, so tests can point it at another root
-
 
 @dataclass(frozen=True)
 class CompiledDomain:
@@ -30,9 +28,15 @@ class CompiledDomain:
     def open(
         cls, domain: str | Path | CompiledDomain, generated: Path | None = None
     ) -> CompiledDomain:
-        """The one opener: a handle already open (returned as is), a name (generated/<name>/,
-        or `generated`/<name>/ when given), or the path of a compiled folder (named by its
-        manifest). The manifest and every artifact's format are checked once, here."""
+        """The one opener: a handle already open (returned as is), a name (the project's
+        generated/<name>/, or `generated`/<name>/ when the caller names another root), or the
+        path of a compiled folder (named by its manifest). The manifest and every artifact's
+        format are checked once, here.
+
+        There is no module-level root to patch: a name always means the project's compile
+        unless `generated` says otherwise, so a command, a test or a benchmark that works on
+        another compile passes that root (or the folder) explicitly and nothing else can
+        silently read another tree."""
         if isinstance(domain, CompiledDomain):
             return domain
         text = str(domain)
@@ -44,7 +48,7 @@ class CompiledDomain:
                 raise UserError(
                     f"{domain} is not a compiled domain folder (no kg.json); run `kgbench compile`"
                 )
-        root = (generated or GENERATED) / text
+        root = (GENERATED_DIR if generated is None else generated) / text
         if not (root / "manifest.json").exists():
             raise UserError(
                 f"domain '{text}' is not compiled ({root} has no manifest.json); "
@@ -64,7 +68,7 @@ class CompiledDomain:
     @property
     def is_project_compile(self) -> bool:
         """Whether this is the project's generated/<name>/ (which the name alone finds)."""
-        return self.root.resolve() == (GENERATED / self.name).resolve()
+        return self.root.resolve() == (GENERATED_DIR / self.name).resolve()
 
     # --- paths inside the compiled folder (the only place that joins them) -----------------------
 

@@ -104,7 +104,7 @@ def score_command(
     ] = None,
 ) -> None:
     """Score the responses of a run: scores/<log>/items.jsonl and panel.json."""
-    from harness.evaluation.scoring import parse_pair, score_run
+    from harness.evaluation.run_scoring import parse_pair, score_run
     from harness.runner.spec import log_name_for
 
     log = log_name_for(model, log_name)

@@ -26,7 +26,7 @@ class Panel:
     domain: str
     metric_names: tuple[str, ...]
     unparseable_policy: str
-    _scorer: Any  # harness.evaluation.scoring.CompiledScorer: an implementation detail
+    _scorer: Any  # harness.evaluation.compiled_scorer.CompiledScorer: an implementation detail
 
     def score(
         self, gold: dict[str, Any], response: Any, context: dict[str, Any] | None
@@ -60,7 +60,7 @@ def open_panel(compiled_dir: str | Path, api: str = API_VERSION) -> Panel:
             f"API {API_VERSION}: compile the domain again with this kgbench"
         )
     from harness.compiled import CompiledDomain
-    from harness.evaluation.scoring import load_compiled_scorer
+    from harness.evaluation.compiled_scorer import load_compiled_scorer
 
     compiled = CompiledDomain.open(Path(compiled_dir))
     scorer = load_compiled_scorer(compiled)

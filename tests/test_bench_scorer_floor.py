@@ -12,7 +12,7 @@ import pytest
 
 from bench.scoring_bench import _domain, agreement, workload
 from harness.evaluation.claims import claim_reader
-from harness.evaluation.scoring import load_compiled_scorer, with_causal_reading
+from harness.evaluation.compiled_scorer import load_compiled_scorer, with_causal_reading
 
 
 def _setup(n: int) -> tuple:

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 
+import harness.compiled
 from harness.compiled import CompiledDomain
 from harness.runfolder import RunFolder
 from kgbench.errors import UserError
@@ -72,6 +74,54 @@ def test_the_check_finds_a_planted_join() -> None:
     found = violations(planted)
     assert [f.split(":")[1] for f in found] == ["3", "4", "5"]
     assert violations("def f(x):\n    return x.gold_dir / '1.0.0'\n") == []
+
+
+# A patch of the handle's root: `setattr(harness.compiled, ...)`, `setattr("harness.compiled.X",
+# ...)` or of kgbench.locations' GENERATED_DIR, which the handle reads. (The compiler's own
+# default output root, compiler.api, is the compiler's: `compile --out` is its explicit form.)
+PATCHES_THE_ROOT = re.compile(
+    r"""setattr\(\s*(?:harness\.compiled\b|["']harness\.compiled\."""
+    r"""|kgbench\.locations\b|locations\s*,|["']kgbench\.locations\.)"""
+)
+PATCHING_ROOTS = ("tests", "bench")
+
+
+def root_patches(source: str, filename: str = "<source>") -> list[str]:
+    """Where `source` points the compiled-domain handle at another root by patching a module."""
+    return [
+        f"{filename}:{number}: {line.strip()}"
+        for number, line in enumerate(source.splitlines(), 1)
+        if PATCHES_THE_ROOT.search(line)
+    ]
+
+
+def test_no_test_or_bench_module_patches_the_compiled_root() -> None:
+    """A name means the project's generated/<name>/ and nothing else: a test or benchmark that
+    works on another compile opens it by folder or passes `generated=` (issue 32 item 2),
+    so there is no module root left to patch, and none may be patched back in."""
+    assert not hasattr(harness.compiled, "GENERATED")
+    found = []
+    for root in PATCHING_ROOTS:
+        for path in sorted((REPO / root).rglob("*.py")):
+            rel = path.relative_to(REPO)
+            if rel == Path(__file__).resolve().relative_to(REPO):
+                continue  # this file plants patches to test the check
+            found += root_patches(path.read_text(encoding="utf-8"), str(rel))
+    assert found == [], "\n".join(found)
+
+
+def test_the_root_check_finds_a_planted_patch() -> None:
+    planted = (
+        "import harness.compiled\n"
+        "def test(monkeypatch, tmp_path):\n"
+        "    monkeypatch.setattr(harness.compiled, 'GENERATED', tmp_path)\n"
+        "    monkeypatch.setattr('harness.compiled.GENERATED_DIR', tmp_path)\n"
+        "    monkeypatch.setattr(kgbench.locations, 'GENERATED_DIR', tmp_path)\n"
+        "    patch.setattr('kgbench.locations.GENERATED_DIR', tmp_path)\n"
+        "    monkeypatch.setattr('compiler.api.GENERATED_DIR', tmp_path)\n"
+        "    CompiledDomain.open('toy', generated=tmp_path)\n"
+    )
+    assert [f.split(":")[1] for f in root_patches(planted)] == ["3", "4", "5", "6"]
 
 
 def test_open_by_name_by_folder_and_by_handle() -> None:

@@ -212,7 +212,7 @@ def test_generated_scorer_is_a_stub_over_the_public_scoring_api(domain: str) -> 
     """scorer.py imports nothing internal (only kgbench.scoring), reads its panel from
     metrics.json, and scores as `kgbench score` does."""
     from harness.compiled import CompiledDomain
-    from harness.evaluation.scoring import load_compiled_scorer
+    from harness.evaluation.compiled_scorer import load_compiled_scorer
 
     path = REPO / "generated" / domain / "scorer.py"
     imports = [

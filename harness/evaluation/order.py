@@ -21,10 +21,16 @@ original order within scenario, the accuracy delta and the flip rate (the share 
 whose chosen option changed), each with a percentile bootstrap interval over scenarios
 (harness.evaluation.stats). Replicate 0 is analysed: a flip compares like with like.
 
-Reading an answer's choice: the recommendation is matched to the options by normalised name;
-under a lettered presentation a bare letter ("B"), or a letter before the name ("B. Name",
-"(B) Name"), is read as that option. A name that is no option is `other`; null is `abstain`.
-Both count as choices in the flip rate; position bias is over answers that chose an option.
+Reading an answer's choice: the answer is read by the one judge (harness.evaluation.judge),
+as the scorer reads it, never parsed here: the choice is made from the judge's well-typed
+fields, so a fenced or prose-wrapped answer the scorer credits is the same choice here. The
+recommendation is matched to the options by normalised name; under a lettered presentation a
+bare letter ("B"), or a letter before the name ("B. Name", "(B) Name"), is read as that
+option. A recommendation that is null is `abstain`; anything else that names no option is
+`other`: a name that is no option, a recommendation of the wrong type, an answer without one
+(a whole JSON answer lacking `recommended_intervention` says nothing, which is not an
+abstention), and an answer the judge could not read. Both count as choices in the flip rate;
+position bias is over answers that chose an option.
 """
 
 from __future__ import annotations
@@ -37,6 +43,8 @@ from typing import Any
 
 from harness.evaluation.lexicon import norm
 from kgbench.contract import Presentation
+
+from .judge import Judgement
 
 ORIGINAL = "original"
 LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -125,18 +133,21 @@ def prompt_id(scenario_id: str, condition: str, presentation: str) -> str:
 
 
 def choice(
-    answer: Any, arrangement: Arrangement, names: dict[str, str], lexicon: Any = None
+    verdict: Judgement, arrangement: Arrangement, names: dict[str, str], lexicon: Any = None
 ) -> str:
     """The intervention id an answer chose, `abstain`, or `other` (see the module docstring).
 
-    `answer` is the parsed answer object, or raw text (then nothing could be read: other).
-    With the scorer's `lexicon` (harness.evaluation.lexicon.Lexicon), a recommendation that is not an
-    option's exact name is read as the scorer reads it (synonyms, "lisinopril 10 mg daily",
-    "ACE inhibitor (lisinopril)"): the one listed option it names, so an answer the scorer
-    credits under two orders is the same choice under both, never a flip."""
-    if not isinstance(answer, dict):
-        return "other"
-    rec = answer.get("recommended_intervention")
+    `verdict` is the one judge's verdict on the answer (`judge`, or the scorer's
+    `judgement_of` a record): its well-typed fields are what is read, so this reads the
+    answer exactly as the scorer does. With the scorer's `lexicon`
+    (harness.evaluation.lexicon.Lexicon), a recommendation that is not an option's exact name
+    is read as the scorer reads it (synonyms, "lisinopril 10 mg daily", "ACE inhibitor
+    (lisinopril)"): the one listed option it names, so an answer the scorer credits under two
+    orders is the same choice under both, never a flip."""
+    fields = verdict.response
+    if "recommended_intervention" not in fields:
+        return "other"  # unreadable, mistyped, or no recommendation at all: not an abstention
+    rec = fields["recommended_intervention"]
     if rec is None:
         return "abstain"
     if not isinstance(rec, str):
@@ -164,12 +175,14 @@ def choice(
     return named(text) or "other"
 
 
-def as_named(answer: Any, chosen: str, names: dict[str, str]) -> Any:
-    """The answer with its recommendation spelled as the option's name, so the scorer (which
+def as_named(verdict: Judgement, chosen: str, names: dict[str, str]) -> Judgement:
+    """The verdict with its recommendation spelled as the option's name, so the scorer (which
     matches names) credits a choice made by letter under a lettered presentation."""
-    if isinstance(answer, dict) and chosen in names:
-        return {**answer, "recommended_intervention": names[chosen]}
-    return answer
+    if chosen in names:
+        return verdict._replace(
+            response={**verdict.response, "recommended_intervention": names[chosen]}
+        )
+    return verdict
 
 
 # --- the arithmetic ---------------------------------------------------------------------

@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from kgbench.contract import RecordView, record_version_problem
+from kgbench.contract import PARSE_STATUSES, RecordView, record_version_problem
 from kgbench.errors import Location, UserError
 from kgbench.untrusted import ParseError, parse_json
+
+from .judge import Judgement
 
 # Without a declaration (run.json or the log's own settings), a replicate index beyond this is
 # a corrupt record, not a reason to expect a million answers per prompt.
@@ -47,9 +49,13 @@ class ResponsesLog:
     out_of_range: int = 0
 
     @classmethod
-    def read(cls, path: Path, max_replicates: int | None = None) -> ResponsesLog:
+    def read(
+        cls, path: Path, max_replicates: int | None = None, judged_with: str | None = None
+    ) -> ResponsesLog:
         """Read the log; a record whose replicate is not below `max_replicates` (the declared
-        number of replicates) is counted as out of range and not scored."""
+        number of replicates) is counted as out of range and not scored. `judged_with`: the
+        digest of the contract the reader scores with; a record judged under it whose
+        judgement holds its fields is kept without its raw text (it is not judged again)."""
         limit = MAX_UNDECLARED_REPLICATES if max_replicates is None else max_replicates
         chosen: dict[tuple[str, int], RecordView] = {}
         identity: dict[tuple[str, int], str] = {}
@@ -92,13 +98,17 @@ class ResponsesLog:
                     superseded += 1
                 # Appended retries: the last ok record wins, else the last record.
                 if rec.get("status") == "ok" or chosen.get(key, {}).get("status") != "ok":
-                    chosen[key] = _scoring_view(rec)
+                    chosen[key] = _scoring_view(rec, judged_with)
         model = models[-1] if models else path.stem
         return cls(path, chosen, model, unreadable, superseded, out_of_range)
 
 
-# The record's fields a RecordView keeps besides the answer (`parsed` or `raw`).
-SCORING_FIELDS = tuple(k for k in RecordView.__annotations__ if k not in ("parsed", "raw"))
+# The record's fields a RecordView keeps besides the answer (`parsed` or `raw`), and the
+# judge's recorded verdict (record 1.2, kgbench.contract.judgement), taken as made.
+SCORING_FIELDS = (
+    *(k for k in RecordView.__annotations__ if k not in ("parsed", "raw")),
+    "judgement",
+)
 
 
 def answer_of(rec: dict[str, Any] | RecordView) -> tuple[Any, bool]:
@@ -111,15 +121,54 @@ def answer_of(rec: dict[str, Any] | RecordView) -> tuple[Any, bool]:
     return rec.get("raw"), False
 
 
-def _scoring_view(rec: dict[str, Any]) -> RecordView:
+def recorded_verdict(record: Any, answer: Any, whole: bool) -> Judgement | None:
+    """The verdict a record carries (kgbench.contract.judgement.RecordedJudgement), when it
+    has one of the right shape, else None; its fields are the record's `parsed` answer unless
+    given. Whether it was made under the reader's contract is the caller's to check."""
+    judged = record.get("judgement")
+    status = record.get("parse_status")
+    if not isinstance(judged, dict) or status not in PARSE_STATUSES:
+        return None
+    fields = judged.get("fields")
+    if fields is None and whole and isinstance(answer, dict):
+        fields = answer
+    problems = judged.get("problems")
+    read, schema_ok = judged.get("json_read"), judged.get("schema_ok")
+    if (
+        not isinstance(fields, dict)
+        or not isinstance(problems, list)
+        or not all(isinstance(p, str) for p in problems)
+        or not isinstance(read, bool)
+        or not isinstance(schema_ok, bool)
+    ):
+        return None
+    return Judgement(fields, read, schema_ok, tuple(problems), status, None, whole)
+
+
+def _scoring_view(rec: dict[str, Any], judged_with: str | None = None) -> RecordView:
     """What scoring reads of a record (a ResponseRecord, or an unversioned one of an earlier
     runner, read as a plain dict: no model on the scorer's hot path): the parsed answer or
     the raw text, not both.
 
     A log of large answers holds each twice (raw and parsed); keeping one halves the memory
-    `kgbench score` needs, whatever the answers hold.
+    `kgbench score` needs, whatever the answers hold. The recorded judgement is kept only
+    where it holds fields of its own (an extracted answer, mistyped fields): one whose fields
+    are `parsed` itself is an "ok" the scorer reads from `parsed` as well (or judges again),
+    and a small dict per record would cost a log of well-formed answers 7% more memory. One
+    that holds its fields, made under the reader's contract (`judged_with`), stands in for
+    the raw text, which is then not kept: the answer is not judged again.
     """
     view: dict[str, Any] = {k: rec.get(k) for k in SCORING_FIELDS}
+    judged = view["judgement"]
+    if not isinstance(judged, dict) or judged.get("fields") is None:
+        view["judgement"] = None
+    elif (
+        judged_with is not None
+        and rec.get("judged_with") == judged_with
+        and not (rec.get("parse_ok") is True and isinstance(rec.get("parsed"), dict))
+        and recorded_verdict(rec, None, False) is not None
+    ):
+        return view  # type: ignore[return-value]  # judged: its fields stand for its text
     answer, whole = answer_of(rec)
     view["parsed" if whole else "raw"] = answer
     return view  # type: ignore[return-value]  # the keys of RecordView

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from harness.evaluation.responders import is_responder
+from harness.evaluation.run_inputs import domain_of
 from kgbench import __version__
 from kgbench.errors import UserError
 from kgbench.io import sha256_file
@@ -247,14 +248,10 @@ def collect(
         str(p["slug"]): model_provenance(folder, str(p["slug"]), str(p.get("model", p["slug"])))
         for p in panels
     }
-    domain = next((str(p["domain"]) for p in panels if p.get("domain")), None)
+    domain = next((str(p["domain"]) for p in panels if p.get("domain")), None)  # shown only
     try:
-        if folder.run_json.exists():
-            compiled: CompiledDomain | None = folder.compiled(given)
-        elif given is not None:
-            compiled = given
-        else:
-            compiled = CompiledDomain.open(domain) if domain else None
+        # the one rule for a run's domain, as scoring uses it (no second reading of a name)
+        compiled: CompiledDomain | None = domain_of(folder, given)
     except UserError:  # provenance says what it cannot find; it never fails the report
         compiled = None
     if compiled is None:

@@ -12,8 +12,9 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from harness.evaluation.judge import Contract, compile_contract, judge
+from harness.evaluation.judge import Contract, Judgement, compile_contract, judge
 from kgbench.contract import ResponseRecord
+from kgbench.contract.judgement import RecordedJudgement
 from kgbench.io import canonical_json
 
 from .client import Completion
@@ -54,9 +55,11 @@ class Judges:
 
 def verdict_fields(raw: str | None, contract: Contract) -> dict[str, Any]:
     """The record's verdict on one answer. `parsed` is the answer only when the whole of it is
-    JSON (never a repaired one); `parse_status` is the judge's, and `judged_with` the digest
-    of the schema it judged against, so the scorer can take an "ok" as judged."""
-    if raw is None:
+    JSON (never a repaired one); `parse_status` is the judge's, `judged_with` the digest of
+    the schema it judged against, and `judgement` the rest of the verdict, so the scorer takes
+    it as made under that schema and never judges the answer again."""
+    verdict = judge(raw, contract)
+    if raw is None:  # no text came: recorded as unparseable, its verdict as the judge gave it
         return {
             "parsed": None,
             "parse_ok": False,
@@ -64,17 +67,30 @@ def verdict_fields(raw: str | None, contract: Contract) -> dict[str, Any]:
             "schema_errors": [],
             "parse_status": "unparseable",
             "judged_with": contract.digest,
+            "judgement": _judgement(verdict, None),
         }
-    verdict = judge(raw, contract)
     whole = verdict.whole
+    parsed = verdict.value if whole else None
     return {
-        "parsed": verdict.value if whole else None,
+        "parsed": parsed,
         "parse_ok": whole,
         "schema_ok": whole and verdict.schema_ok,
         "schema_errors": list(verdict.problems[:MAX_SCHEMA_ERRORS]) if whole else [],
         "parse_status": verdict.parse_status,
         "judged_with": contract.digest,
+        "judgement": _judgement(verdict, parsed),
     }
+
+
+def _judgement(verdict: Judgement, parsed: Any) -> dict[str, Any]:
+    """The rest of the verdict (kgbench.contract.judgement), with the well-typed fields once:
+    not again when they are the recorded `parsed` object itself."""
+    return RecordedJudgement(
+        json_read=verdict.parse_ok,
+        schema_ok=verdict.schema_ok,
+        problems=list(verdict.problems),
+        fields=None if parsed is not None and verdict.response == parsed else verdict.response,
+    ).model_dump()
 
 
 def _record(**fields: Any) -> dict[str, Any]:

@@ -424,7 +424,7 @@ def analyse(
 def score_models(config: StudyConfig, paths: StudyPaths) -> None:
     """`kgbench score` over the study's logs (no condition contrasts: the study makes its
     own comparisons)."""
-    from harness.evaluation.scoring import score_run
+    from harness.evaluation.run_scoring import score_run
 
     score_run(paths.run_dir, None, pairs=(), bootstrap=config.bootstrap, seed=config.seed)
 
@@ -433,7 +433,7 @@ def compute_statistics(
     config: StudyConfig, paths: StudyPaths, compiled: CompiledDomain, score: bool = True
 ) -> dict[str, Any]:
     """Scores (unless `score` is False), statistics, usage and provenance as one dict."""
-    from harness.evaluation.scoring import load_compiled_scorer
+    from harness.evaluation.compiled_scorer import load_compiled_scorer
     from harness.release.index import release_digest
     from harness.report.provenance import provenance_block
 

@@ -61,6 +61,7 @@ def run_pilot(
     with_c5: bool = False,
     order_variants: bool = False,
     volume_control: bool = False,
+    generated: Path | None = None,
 ) -> tuple[Path, Path]:
     """Run the pipeline into `run_dir` (a pilot's folder is replaced, see `_set_aside`);
     returns the Markdown and HTML reports.
@@ -69,7 +70,8 @@ def run_pilot(
     answer) through the same server; `order_variants`: also render and answer every declared
     presentation of the options (order sensitivity, scores/<log>/order.json), C5's included
     when `with_c5` (its whole agent rerun per presentation); `volume_control`: also extract,
-    answer and score the optional volume-matched controls."""
+    answer and score the optional volume-matched controls; `generated`: compile into this root
+    instead of the project's generated/ (a test's or a benchmark's own tree)."""
     from compiler.api import compile_domain
     from harness.compiled import CompiledDomain
 
@@ -97,7 +99,7 @@ def run_pilot(
     previous = _set_aside(run_dir, default_run_dir(domain))
     run_dir.mkdir(parents=True)
     (run_dir / PILOT_MARK).write_text("a `kgbench pilot` folder; the next pilot replaces it\n")
-    result = step("compile", lambda: compile_domain(domain))
+    result = step("compile", lambda: compile_domain(domain, out_root=generated))
     compiled = CompiledDomain.open(result.out_dir)
     options = PilotOptions(
         with_c5=with_c5, order_variants=order_variants, volume_control=volume_control
@@ -179,7 +181,7 @@ def _pipeline(
     """Everything after the compile, against the Neo4j the settings name; `generating` is
     the scenario generation already under way."""
     from harness.evaluation.prompts import build_prompts
-    from harness.evaluation.scoring import score_run
+    from harness.evaluation.run_scoring import score_run
     from harness.graph.extract import check_against_compile
     from harness.graph.load import load
     from harness.graph.pipelined import extract_many

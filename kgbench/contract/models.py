@@ -58,6 +58,7 @@ from .experiment import (
     VerifyQueries,
     VolumeMatch,
 )
+from .judgement import RecordedJudgement
 from .knowledge_graph import (
     Assertion,
     ComponentCredit,
@@ -113,11 +114,14 @@ class ResponseRecord(Document):
     The answer is kept verbatim (`raw`) and judged once, by harness.evaluation.judge, against
     the response schema whose digest is `judged_with`: `parse_status` is the verdict, `parsed`
     the answer when the whole of it is JSON (`parse_ok`), `schema_ok` whether that object
-    keeps the schema, `schema_errors` the first problems. A line without `record_version`
-    was written before the record had a version (1.0: no parse_status, no judged_with); it is
-    read as such, and the scorer judges its answer again with the same judge."""
+    keeps the schema, `schema_errors` the first problems, and `judgement` the rest of the
+    verdict (kgbench.contract.judgement), so the scorer takes it as made under the same
+    digest. A line without `record_version` was written before the record had a version (1.0:
+    no parse_status, no judged_with); it is read as such, and the scorer judges its answer
+    again with the same judge, as it does a 1.1 record's (no `judgement`)."""
 
-    FORMAT: ClassVar[str] = "1.1.0"  # 1.1: record_version, parse_status, judged_with
+    # 1.1: record_version, parse_status, judged_with; 1.2: judgement
+    FORMAT: ClassVar[str] = "1.2.0"
     LEGACY: ClassVar[str] = "1.0.0"  # the unversioned records of earlier runners
     PATH: ClassVar[str] = "responses/<log>.jsonl"
     VERSION_FIELD: ClassVar[str] = "record_version"
@@ -140,6 +144,9 @@ class ResponseRecord(Document):
     )
     judged_with: str | None = Field(
         default=None, description="sha256 of the canonical JSON of the schema judged against"
+    )
+    judgement: RecordedJudgement | None = Field(
+        default=None, description="the judge's whole verdict under `judged_with` (1.2)"
     )
     finish_reason: str | None
     truncated: bool

@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import harness.compiled
 from harness.compiled import CompiledDomain
 from kgbench import contract
 from kgbench.cli import app
@@ -21,10 +20,10 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def compiled_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def compiled_copy(tmp_path: Path) -> Path:
+    """A private copy of the example domain's compile; commands are given its folder."""
     root = tmp_path / "generated" / "cardio"
     shutil.copytree(REPO / "generated" / "cardio", root, ignore=shutil.ignore_patterns("gold"))
-    monkeypatch.setattr(harness.compiled, "GENERATED", root.parent)
     return root
 
 
@@ -69,7 +68,7 @@ def test_a_damaged_kg_json_is_one_message(compiled_copy: Path, case: str) -> Non
 @pytest.mark.parametrize("case", ["ct.kg-truncated", "ct.kg-deep"])
 def test_explain_on_a_damaged_kg_json_exits_2(compiled_copy: Path, case: str) -> None:
     _damage(compiled_copy / "kg.json", case)
-    result = CliRunner().invoke(app, ["explain", "SCN_0001", "--domain", "cardio"])
+    result = CliRunner().invoke(app, ["explain", "SCN_0001", "--domain", str(compiled_copy)])
     assert result.exit_code == 2 and "Traceback" not in result.output, result.output
     assert "kg.json" in result.output and "make compile DOMAIN=cardio" in result.output
 
@@ -80,7 +79,9 @@ def test_ct_rules_edit_a_hand_edited_rule_is_one_message(compiled_copy: Path) ->
     data["rules"]["per_category"] = "ten"
     path.write_text(json.dumps(data))
     out = compiled_copy.parent.parent / "s.jsonl"
-    result = CliRunner().invoke(app, ["generate", "--domain", "cardio", "--out", str(out)])
+    result = CliRunner().invoke(
+        app, ["generate", "--domain", str(compiled_copy), "--out", str(out)]
+    )
     assert result.exit_code == 2 and "Traceback" not in result.output, result.output
     assert "scenario_rules.json" in result.output and "make compile DOMAIN=cardio" in result.output
     assert not out.exists()

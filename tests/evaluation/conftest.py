@@ -12,7 +12,7 @@ import pytest
 
 from compiler.api import compile_domain
 from harness.compiled import CompiledDomain
-from harness.evaluation.scoring import CompiledScorer, load_compiled_scorer
+from harness.evaluation.compiled_scorer import CompiledScorer, load_compiled_scorer
 
 REPO = Path(__file__).resolve().parents[2]
 MINI = REPO / "tests" / "fixtures" / "domains" / "mini"

@@ -11,13 +11,14 @@ from typing import Any
 
 import pytest
 
-from harness.compiled import GENERATED, CompiledDomain
+from harness.compiled import CompiledDomain
 from harness.evaluation.claims import CITED_ASSERTION_FIELDS, index_assertions
+from harness.evaluation.compiled_scorer import load_compiled_scorer, unknown_ids
 from harness.evaluation.judge import FieldRule, judge
 from harness.evaluation.lexicon import Lexicon
 from harness.evaluation.metrics import DEFINED_WHEN, KINDS, PanelPlan, score_panel
-from harness.evaluation.scoring import load_compiled_scorer, unknown_ids
 from kgbench.contract import Metric
+from kgbench.locations import GENERATED_DIR
 
 ODD_VALUES: list[Any] = [None, True, False, 0, 3.5, "", "x", [], {}, [1, None, "a"], {"a": 1}]
 
@@ -157,9 +158,9 @@ def _gold(graph: dict[str, Any], ids: list[str], rng: random.Random) -> dict[str
 
 def _domains() -> list[CompiledDomain]:
     return [
-        CompiledDomain(name, GENERATED / name)
+        CompiledDomain.open(name)
         for name in ("cardio", "afib")
-        if (GENERATED / name / "kg.json").exists()
+        if (GENERATED_DIR / name / "kg.json").exists()
     ]
 
 

@@ -17,17 +17,15 @@ import yaml
 
 from harness.compiled import CompiledDomain
 from harness.evaluation.claims import claim_reader, unsupported_claims
+from harness.evaluation.compiled_scorer import load_compiled_scorer
 from harness.evaluation.judge import compile_contract, fenced_blocks, parse_text
 from harness.evaluation.lexicon import MEMO_SIZE, MEMO_TEXT, Lexicon, norm
 from harness.evaluation.metric_inputs import MetricInputs
 from harness.evaluation.metrics import DEFAULT_UNPARSEABLE_POLICY
 from harness.evaluation.prompts import build_prompts
 from harness.evaluation.responses_log import MixedLogError
-from harness.evaluation.scoring import (
-    load_compiled_scorer,
-    score_response,
-    score_run,
-)
+from harness.evaluation.run_scoring import score_run
+from harness.evaluation.scoring import score_response
 from harness.runner.api import answer_with_reference
 from harness.runner.log import JsonlLog
 from harness.runner.records import verdict_fields

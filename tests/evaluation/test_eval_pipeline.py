@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from harness.evaluation.scoring import score_run
+from harness.evaluation.run_scoring import score_run
 from harness.report import write_report
 from harness.runner.api import answer_with_reference
 from kgbench.cli import app

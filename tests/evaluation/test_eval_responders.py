@@ -7,10 +7,10 @@ import json
 import pytest
 
 from harness.compiled import CompiledDomain
+from harness.evaluation.compiled_scorer import load_compiled_scorer
 from harness.evaluation.judge import judge
 from harness.evaluation.prompts import PromptRenderer
 from harness.evaluation.responders import parse_prompt, respond
-from harness.evaluation.scoring import load_compiled_scorer
 from kgbench.errors import UserError
 
 CONDITIONS = ("C1", "C2", "C3", "C4")

@@ -10,10 +10,11 @@ import pytest
 import yaml
 
 from harness.compiled import CompiledDomain
+from harness.evaluation.compiled_scorer import load_compiled_scorer
 from harness.evaluation.judge import FieldRule, compile_contract, judge
 from harness.evaluation.lexicon import Lexicon
 from harness.evaluation.metrics import DEFINED_WHEN, KINDS
-from harness.evaluation.scoring import load_compiled_scorer, score_response
+from harness.evaluation.scoring import score_response
 from kgbench.errors import UserError
 
 REPO = Path(__file__).resolve().parents[2]

@@ -17,9 +17,9 @@ import pytest
 
 from harness.compiled import CompiledDomain
 from harness.evaluation.bearing import bearing_assertions
+from harness.evaluation.compiled_scorer import CompiledScorer, load_compiled_scorer
 from harness.evaluation.metrics import score_panel
 from harness.evaluation.responders import context_reader
-from harness.evaluation.scoring import CompiledScorer, load_compiled_scorer
 
 SCENARIO = "SCN_0004"
 GOLD_CHAIN = ["ASR_0019", "ASR_0010", "ASR_0409", "ASR_0051"]  # lisinopril -> ... -> HF hosp.

@@ -12,7 +12,7 @@ from pathlib import Path
 from rich.console import Console
 
 from harness.evaluation.prompts import build_prompts
-from harness.evaluation.scoring import score_run
+from harness.evaluation.run_scoring import score_run
 from harness.neo4j.state import ensure_password
 from harness.report import write_report
 from harness.runner.api import RunConfig, run_model

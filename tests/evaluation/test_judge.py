@@ -18,13 +18,13 @@ from hypothesis import strategies as st
 from jsonschema import Draft202012Validator
 
 from harness.compiled import CompiledDomain
+from harness.evaluation.compiled_scorer import load_compiled_scorer
 from harness.evaluation.judge import (
     PARSE_STATUSES,
     ContractError,
     compile_contract,
     judge,
 )
-from harness.evaluation.scoring import load_compiled_scorer
 from harness.runner.plan import RequestItem
 from harness.runner.records import Judges, verdict_fields
 from harness.verify import steps
@@ -289,3 +289,36 @@ def test_a_record_judged_under_another_schema_is_judged_again(scorer):
     verdict, _ = scorer.judgement_of(record)
     assert verdict.parse_status == "schema_error" and not verdict.schema_ok
     assert scorer.judgement_of({**record, "judged_with": CONTRACT.digest})[0].parse_status == "ok"
+
+
+def test_a_recorded_judgement_is_taken_as_made_under_its_schema_only(scorer):
+    """Judged once (record 1.2): under the scorer's own digest the record's judgement is the
+    verdict, not judged again (planted fields the answer does not hold show it); under another
+    digest, or with a judgement of the wrong shape, the answer is judged again."""
+    raw = "Sure:\n```json\n" + json.dumps(VALID) + "\n```"
+    record = {"status": "ok", "raw": raw, **verdict_fields(raw, CONTRACT)}
+    assert record["parse_status"] == "extracted"
+    planted = {**record["judgement"], "fields": {"recommended_intervention": "Planted"}}
+    verdict, whole = scorer.judgement_of({**record, "judgement": planted})
+    assert verdict.response == {"recommended_intervention": "Planted"} and not whole
+    assert verdict.parse_status == "extracted" and verdict.parse_ok
+    for other in (
+        {**record, "judgement": planted, "judged_with": "another-schema"},
+        {**record, "judgement": {**planted, "fields": ["not", "fields"]}},
+        {**record, "judgement": {**planted, "problems": "not a list"}},
+        {**record, "judgement": {**planted}, "parse_status": "fine"},
+        {**record, "judgement": None},
+    ):
+        again, _ = scorer.judgement_of(other)
+        assert again.response["recommended_intervention"] == VALID["recommended_intervention"]
+        assert again.parse_status == "extracted"
+
+
+def test_the_recorded_statuses_are_the_judges():
+    """kgbench.contract.judgement cannot import the models that import it: its copy of the
+    parse statuses is held equal to the one the record declares."""
+    from typing import get_args
+
+    from kgbench.contract.judgement import JudgedStatus
+
+    assert get_args(JudgedStatus) == PARSE_STATUSES

@@ -12,6 +12,7 @@ import pytest
 from rich.console import Console
 
 from harness.compiled import CompiledDomain
+from harness.evaluation.judge import Contract, judge
 from harness.evaluation.order import (
     ORIGINAL,
     Arrangement,
@@ -23,7 +24,7 @@ from harness.evaluation.order import (
     flip_rate,
 )
 from harness.evaluation.prompts import build_prompts
-from harness.evaluation.scoring import score_run
+from harness.evaluation.run_scoring import score_run
 from harness.report import write_report
 from harness.runfolder import RunFolder
 from harness.runner.api import RunConfig, run_model
@@ -50,11 +51,22 @@ def test_presentations_permute_and_label() -> None:
     assert shown["s"].answered_by == "s" and shown["r"].answered_by == "s"  # same listing
 
 
+def _contract() -> Contract:  # the example domain's contract, which the scorer judges against
+    from harness.evaluation.compiled_scorer import scorer_of
+
+    return scorer_of("cardio").contract
+
+
+def read_choice(answer: object, arr: Arrangement, names: dict, lexicon: object = None) -> str:
+    """The choice of an answer as `kgbench score` reads it: judged by the one judge first."""
+    return choice(judge(answer, _contract()), arr, names, lexicon)
+
+
 def test_reading_a_choice_by_name_or_letter() -> None:
     names = {"X": "Ex", "Y": "Why", "Z": "Zed"}
     arr = Arrangement("l", ("X", "Y", "Z"), ("C", "B", "A"), "l")
     read = {
-        text: choice({"recommended_intervention": text}, arr, names)
+        text: read_choice({"recommended_intervention": text}, arr, names)
         for text in ("why", "B", "(A) Zed", "C. Ex", "B. Zed", "Nothing", "A")
     }
     assert read == {
@@ -66,29 +78,62 @@ def test_reading_a_choice_by_name_or_letter() -> None:
         "Nothing": "other",
         "A": "Z",
     }
-    assert choice({"recommended_intervention": None}, arr, names) == "abstain"
-    assert choice("not json", arr, names) == "other"
+    assert read_choice({"recommended_intervention": None}, arr, names) == "abstain"
+    assert read_choice("not json", arr, names) == "other"
     unlabelled = Arrangement(ORIGINAL, ("X", "Y", "Z"), ("", "", ""), ORIGINAL)
-    assert choice({"recommended_intervention": "B"}, unlabelled, names) == "other"
+    assert read_choice({"recommended_intervention": "B"}, unlabelled, names) == "other"
 
 
 def test_a_choice_is_read_as_the_scorer_reads_it() -> None:
     """Issue 27: "Lisinopril" under one order and "Lisinopril 10 mg" under another are one
     choice (the scorer credits both), not a flip; a hedge between two options is none."""
-    from harness.evaluation.scoring import load_compiled_scorer
+    from harness.evaluation.compiled_scorer import load_compiled_scorer
 
     lexicon = load_compiled_scorer(CompiledDomain.open("cardio")).lexicon
     names = {"DRG_0001": "Lisinopril", "DRG_0006": "Metoprolol succinate"}
     arr = Arrangement(ORIGINAL, ("DRG_0001", "DRG_0006"), ("", ""), ORIGINAL)
 
     def read(text: str, lex: object = lexicon) -> str:
-        return choice({"recommended_intervention": text}, arr, names, lex)
+        return read_choice({"recommended_intervention": text}, arr, names, lex)
 
     assert read("Lisinopril") == read("Lisinopril 10 mg once daily") == "DRG_0001"
     assert read("Zestril") == read("ACE inhibitor (lisinopril)") == "DRG_0001"
     assert read("Lisinopril 10 mg once daily", None) == "other"  # exact names only, before
     assert read("Lisinopril or metoprolol succinate") == "other"
     assert read("Amlodipine") == "other"  # an intervention, not a listed option
+
+
+ARR = Arrangement("l", ("X", "Y", "Z"), ("C", "B", "A"), "l")
+NAMES = {"X": "Ex", "Y": "Why", "Z": "Zed"}
+
+
+@pytest.mark.parametrize(
+    ("answer", "expected"),
+    [
+        # yes: what the judge reads as a recommendation is a choice (or an abstention)
+        ('{"recommended_intervention": "Why"}', "Y"),
+        ({"recommended_intervention": "Why"}, "Y"),
+        ('Here it is:\n```json\n{"recommended_intervention": "B"}\n```', "Y"),  # extracted
+        ('I pick {"recommended_intervention": "Zed"} overall.', "Z"),  # outermost braces
+        ('{"recommended_intervention": null}', "abstain"),
+        ({"recommended_intervention": None, "rationale": 3}, "abstain"),  # schema_error, null
+        # no: nothing the judge reads as a recommendation is an abstention
+        ("{}", "other"),  # a whole JSON answer without the field says nothing
+        ('{"rationale": "no recommendation field"}', "other"),
+        ({"recommended": "Why"}, "other"),
+        ('{"recommended_intervention": 7}', "other"),  # mistyped: the judge drops it
+        ('{"recommended_intervention": ["Why"]}', "other"),
+        ('["Why"]', "other"),  # JSON, not an object: unparseable
+        ("Why", "other"),  # prose: no JSON at all
+        ('{"recommended_intervention": "Why"', "other"),  # cut off
+        (None, "other"),
+    ],
+)
+def test_a_choice_is_read_from_the_one_judges_verdict(answer: object, expected: str) -> None:
+    """Issue 32 item 3: order.choice reads the judge's well-typed fields, so it and the panel
+    read an answer alike; only an explicit null recommendation is an abstention."""
+    verdict = judge(answer, _contract())
+    assert choice(verdict, ARR, NAMES) == expected, verdict
 
 
 def test_flip_rate_and_position_bias_arithmetic() -> None:

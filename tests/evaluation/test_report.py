@@ -14,7 +14,7 @@ from rich.console import Console
 
 from harness.compiled import CompiledDomain
 from harness.evaluation.prompts import build_prompts
-from harness.evaluation.scoring import score_run
+from harness.evaluation.run_scoring import score_run
 from harness.report import write_report
 from harness.report.provenance import baseline_of, release_of
 from harness.report.svg import category_bars

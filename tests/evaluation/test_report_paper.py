@@ -14,7 +14,7 @@ from statsmodels.stats.proportion import proportion_confint
 from typer.testing import CliRunner
 
 from harness.evaluation.prompts import build_prompts
-from harness.evaluation.scoring import score_run
+from harness.evaluation.run_scoring import score_run
 from harness.evaluation.stats import build_panel, summary
 from harness.report.export import latex_escape
 from harness.report.svg import BAD, GOOD, NEUTRAL, forest

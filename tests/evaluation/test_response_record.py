@@ -14,7 +14,7 @@ from pydantic import ValidationError
 from harness.compiled import CompiledDomain
 from harness.evaluation.judge import compile_contract
 from harness.evaluation.prompts import build_prompts
-from harness.evaluation.scoring import score_run
+from harness.evaluation.run_scoring import score_run
 from harness.runner.client import Completion
 from harness.runner.log import JsonlLog
 from harness.runner.plan import RequestItem
@@ -25,7 +25,8 @@ from kgbench.contract import ResponseRecord, record_version_problem
 from kgbench.errors import UserError
 
 SPEC = parse_model_spec("openai:gpt-test")
-NEW_FIELDS = ("record_version", "parse_status", "judged_with")
+NEW_FIELDS = ("record_version", "parse_status", "judged_with", "judgement")  # since 1.0
+JUDGEMENT = ("judgement",)  # since 1.1
 
 
 def _answers(scenario_id: str) -> list[str]:
@@ -83,8 +84,13 @@ def _write_logs(run_dir: Path, domain: CompiledDomain) -> None:
                 item, SPEC, completion, judges, prices, attempts=1, latency_s=0.1, mode="online"
             )
         )
+    v11 = [
+        {**{k: v for k, v in r.items() if k not in JUDGEMENT}, "record_version": "1.1.0"}
+        for r in records
+    ]
     for name, logged in (
         ("new", records),
+        ("v11", v11),
         ("old", [{k: v for k, v in r.items() if k not in NEW_FIELDS} for r in records]),
     ):
         log = JsonlLog(run_dir / "responses" / f"{name}.jsonl")
@@ -127,18 +133,41 @@ def test_a_record_that_breaks_its_model_is_not_written():
 
 
 def test_old_and_new_records_score_the_same(prompted: Path, mini_domain: CompiledDomain):
+    """1.2 records (the judgement recorded, taken as made), 1.1 ones (judged again but an
+    exact "ok") and unversioned ones (all judged again) give the same items and panel."""
     _write_logs(prompted, mini_domain)
     score_run(prompted, bootstrap=100, domain=str(mini_domain.root))
-    new, old = (
+    logs = ("new", "v11", "old")
+    new, v11, old = (
         [json.loads(x) for x in (prompted / f"scores/{n}/items.jsonl").read_text().splitlines()]
-        for n in ("new", "old")
+        for n in logs
     )
-    assert new == old
+    assert new == v11 == old
     assert {i.get("parse_status") for i in new} >= {"ok", "extracted", "schema_error"}
-    panels = [json.loads((prompted / f"scores/{n}/panel.json").read_text()) for n in ("new", "old")]
+    panels = [json.loads((prompted / f"scores/{n}/panel.json").read_text()) for n in logs]
     for panel in panels:
         panel.pop("slug")
-    assert panels[0] == panels[1]
+    assert panels[0] == panels[1] == panels[2]
+
+
+def test_a_record_of_each_earlier_format_still_reads(prompted: Path, mini_domain):
+    """The model reads the 1.1 records (no judgement) it wrote before 1.2; each new record
+    carries the judgement, with its fields only where they are not `parsed` itself."""
+    _write_logs(prompted, mini_domain)
+    for line in (prompted / "responses/v11.jsonl").read_text().splitlines():
+        record = ResponseRecord.model_validate(json.loads(line))
+        assert record.record_version == "1.1.0" and record.judgement is None
+        assert record_version_problem(json.loads(line)) is None
+    recorded = {}
+    for line in (prompted / "responses/new.jsonl").read_text().splitlines():
+        record = ResponseRecord.model_validate(json.loads(line))
+        if record.status == "ok":
+            assert record.judgement is not None
+            recorded[record.parse_status] = record.judgement
+    assert recorded["ok"].fields is None and recorded["ok"].schema_ok  # `parsed` is the fields
+    assert recorded["extracted"].fields and recorded["extracted"].json_read
+    assert recorded["schema_error"].fields is not None and not recorded["schema_error"].schema_ok
+    assert recorded["unparseable"].fields == {}
 
 
 def test_a_record_of_another_format_is_named_with_its_line(prompted: Path, mini_domain):
@@ -168,3 +197,21 @@ def test_a_cached_copy_keeps_its_format(prompted: Path, mini_domain: CompiledDom
 def test_the_record_digest_is_the_scorers_contract(mini_domain: CompiledDomain):
     schema = mini_domain.json("schemas/response.schema.json")
     assert Judges(schema).default.digest == compile_contract(schema).digest
+
+
+def test_a_judged_answer_is_held_by_its_fields_not_its_text(prompted: Path, mini_domain):
+    """Read under the contract it was judged with, an extracted answer's record keeps its
+    judged fields and not its raw text (nothing to judge again); under another digest the
+    text is kept, to be judged."""
+    from harness.evaluation.responses_log import ResponsesLog
+
+    _write_logs(prompted, mini_domain)
+    path = prompted / "responses/new.jsonl"
+    digest = Judges(mini_domain.json("schemas/response.schema.json")).default.digest
+    ours = ResponsesLog.read(path, None, digest).records
+    other = ResponsesLog.read(path, None, "another-schema").records
+    extracted = [k for k, r in ours.items() if r.get("parse_status") == "extracted"]
+    assert extracted
+    for key in extracted:
+        assert "raw" not in ours[key] and ours[key]["judgement"]["fields"]
+        assert isinstance(other[key]["raw"], str)

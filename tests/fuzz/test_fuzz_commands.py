@@ -29,7 +29,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 from typer.testing import CliRunner
 
-import harness.compiled
 from compiler.api import compile_domain
 from kgbench.cli import app
 from kgbench.locations import CHECKOUT as REPO
@@ -92,7 +91,6 @@ def world(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     run = root / "run"
     shutil.copytree(MINI_RUN, run)
     patch = pytest.MonkeyPatch()
-    patch.setattr(harness.compiled, "GENERATED", generated)
     patch.setenv("NEO4J_URI", "bolt://127.0.0.1:1")
     patch.setenv("NEO4J_PASSWORD", "fuzz")
     patch.setenv("OPENAI_API_KEY", "sk-fuzz")
@@ -182,6 +180,9 @@ def _study_yaml(data: st.DataObject) -> bytes:
 def argv(command: str, data: st.DataObject, world: dict[str, Any]) -> list[str]:
     """Hostile arguments for one command (its option values and input files)."""
     d, out, run = data.draw, str(world["out"]), str(world["run"])
+    # the world's copy of the example domain, by its folder: a name means the project's
+    # generated/<name>/, which no fuzzed command may write
+    example = str(world["generated"] / "cardio")
 
     def opt(flag: str, values: st.SearchStrategy[str]) -> list[str]:
         return [flag, d(values)] if d(st.booleans()) else []
@@ -204,7 +205,7 @@ def argv(command: str, data: st.DataObject, world: dict[str, Any]) -> list[str]:
         return ["export", "--domain", d(not_a_domain), "--format", d(hostile), "--out", f"{out}/x"]
     if command == "study":
         config = _input(world, "study.yaml", _study_yaml(data))
-        return ["study", "--domain", "cardio", "--config", config, "--run-dir", f"{out}/s"]
+        return ["study", "--domain", example, "--config", config, "--run-dir", f"{out}/s"]
     if command == "prompts":
         return [
             "prompts",
@@ -231,7 +232,7 @@ def argv(command: str, data: st.DataObject, world: dict[str, Any]) -> list[str]:
         return [
             "extract",
             "--domain",
-            d(st.sampled_from(["cardio"]) | hostile),
+            d(st.sampled_from([example]) | hostile),
             "--run-dir",
             f"{out}/e",
             *opt("--scenario", hostile),
@@ -241,7 +242,7 @@ def argv(command: str, data: st.DataObject, world: dict[str, Any]) -> list[str]:
         return [
             "load",
             "--domain",
-            d(st.sampled_from(["cardio"]) | hostile),
+            d(st.sampled_from([example]) | hostile),
             *opt("--batch-size", number),
             # NEO4J_URI names a server kgbench does not manage: --bulk is refused before any
             # count or erase, and --force / --yes without what they qualify are usage errors
@@ -249,32 +250,32 @@ def argv(command: str, data: st.DataObject, world: dict[str, Any]) -> list[str]:
         ]
     if command == "generate":
         return [
-            "generate", "--domain", d(st.sampled_from(["cardio"]) | hostile),
+            "generate", "--domain", d(st.sampled_from([example]) | hostile),
             *opt("--per-category", number), *opt("--seed", number), "--out", f"{out}/gen.jsonl",
         ]  # fmt: skip
     if command in ("check-scenarios", "audit", "explain"):
         path = _input(world, "s.jsonl", _jsonl_lines(data, world["scenarios"]))
         if command == "check-scenarios":
-            return ["check-scenarios", path, "--domain", "cardio"]
+            return ["check-scenarios", path, "--domain", example]
         if command == "audit":
-            return ["audit", "--domain", "cardio", "--scenarios", path]
+            return ["audit", "--domain", example, "--scenarios", path]
         return [
             "explain",
             d(st.sampled_from(["SCN_0001"]) | hostile),
             "--domain",
-            "cardio",
+            example,
             "--scenarios",
             path,
         ]
     if command == "review":
         reviews = _input(world, "reviews.csv", _csv(data, world["reviews"]))
-        return ["review", "--domain", "cardio", "--reviews", reviews, "--out", f"{out}/r"]
+        return ["review", "--domain", example, "--reviews", reviews, "--out", f"{out}/r"]
     if command == "publish":
         scenarios = _input(world, "p.jsonl", _jsonl_lines(data, world["scenarios"]))
         return [
             "publish",
             "--domain",
-            "cardio",
+            example,
             "--release",
             d(st.sampled_from(["3.0.0"]) | hostile),
             "--scenarios",
@@ -300,7 +301,7 @@ def argv(command: str, data: st.DataObject, world: dict[str, Any]) -> list[str]:
         return ["pin-releases", "--domain", d(not_a_domain)]
     if command == "probe":
         return [
-            "probe", "--domain", "cardio", "--model", d(st.sampled_from(["ref:oracle"]) | hostile),
+            "probe", "--domain", example, "--model", d(st.sampled_from(["ref:oracle"]) | hostile),
             "--run-dir", f"{out}/probe", "--limit-roots", "1",
             *opt("--bootstrap", number), *opt("--temperature", number), *opt("--concurrency", number),
         ]  # fmt: skip

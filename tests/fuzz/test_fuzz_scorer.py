@@ -14,9 +14,11 @@ from hypothesis import strategies as st
 
 from compiler.api import compile_domain
 from harness.compiled import CompiledDomain
+from harness.evaluation.compiled_scorer import load_compiled_scorer
 from harness.evaluation.judge import PARSE_STATUSES, compile_contract
 from harness.evaluation.prompts import build_prompts
-from harness.evaluation.scoring import apply_policy, load_compiled_scorer, score_response, score_run
+from harness.evaluation.run_scoring import score_run
+from harness.evaluation.scoring import apply_policy, score_response
 from harness.runner.log import JsonlLog
 from harness.runner.records import verdict_fields
 from kgbench.locations import CHECKOUT as REPO_ROOT

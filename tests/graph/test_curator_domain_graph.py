@@ -14,9 +14,9 @@ import pytest
 
 from compiler.api import compile_domain
 from harness.compiled import CompiledDomain
+from harness.evaluation.compiled_scorer import load_compiled_scorer
 from harness.evaluation.prompts import PromptRenderer
 from harness.evaluation.responders import respond
-from harness.evaluation.scoring import load_compiled_scorer
 from harness.graph.extract import check_against_compile, extract
 from harness.graph.load import load
 from harness.scenarios.generator import generate_file

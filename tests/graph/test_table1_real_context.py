@@ -11,7 +11,7 @@ import neo4j
 import pytest
 
 from harness.compiled import CompiledDomain
-from harness.evaluation.scoring import load_compiled_scorer
+from harness.evaluation.compiled_scorer import load_compiled_scorer
 from harness.graph.extract import extract
 from harness.graph.load import load
 from harness.scenario_files import read_scenarios

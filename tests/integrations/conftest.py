@@ -70,7 +70,7 @@ def release(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def answered_run(release: Path, run_dir: Path, answer) -> dict[str, dict]:
     """A run folder holding the release's scenarios under C1, answered by `answer(run_dir)`,
     scored by `kgbench score`: prompt id -> its item in scores/<log>/items.jsonl."""
-    from harness.evaluation.scoring import score_run
+    from harness.evaluation.run_scoring import score_run
 
     run_dir.mkdir(parents=True)
     shutil.copy(release / "scenarios.jsonl", run_dir / "scenarios.jsonl")

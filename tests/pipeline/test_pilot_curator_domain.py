@@ -29,9 +29,10 @@ def test_pilot_runs_the_curator_domain(
     monkeypatch.setenv("NEO4J_USER", settings.user or "neo4j")
     monkeypatch.setenv("NEO4J_PASSWORD", settings.password or "")
     # the fixture compiles into the test's folder, never into the project's generated/
-    monkeypatch.setattr("compiler.api.GENERATED_DIR", tmp_path / "generated")
     run_dir = tmp_path / "pilot"
-    md, html = run_pilot(str(T2D), run_dir, "context-reader", Console(quiet=True))
+    md, html = run_pilot(
+        str(T2D), run_dir, "context-reader", Console(quiet=True), generated=tmp_path / "generated"
+    )
     assert md.exists() and html.exists()
     assert (tmp_path / "generated" / "t2dcare" / "kg.json").exists()
     assert not (REPO / "generated" / "t2dcare").exists()

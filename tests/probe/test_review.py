@@ -148,7 +148,7 @@ def test_report_puts_the_qa_panel_and_the_probe_side_by_side(tmp_path):
 
     from compiler.api import compile_domain
     from harness.evaluation.prompts import build_prompts
-    from harness.evaluation.scoring import score_run
+    from harness.evaluation.run_scoring import score_run
 
     repo = Path(__file__).resolve().parents[2]
     mini_dir = repo / "tests" / "fixtures" / "domains" / "mini"

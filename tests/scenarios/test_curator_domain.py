@@ -185,11 +185,12 @@ def test_a_scheme_without_a_fixed_prefix_is_named_by_its_kind() -> None:
     assert literal_prefix(IdScheme("^(CL|AS)[0-9]$")) == ""
 
 
-def test_the_commands_run_on_the_fixture_by_name(
+def test_the_commands_run_on_the_fixture_as_a_curator_types_them(
     t2d: CompiledDomain, tmp_path: Path, monkeypatch
 ) -> None:
     """validate, compile, generate, check-scenarios, audit and explain as a curator types them
-    (the CLI, the domain by path then by name), the compiled tree in a folder of the test.
+    (the CLI, the domain by path, then its compiled folder: a name means the project's
+    generated/<name>/, which a test must not write), the compiled tree in a folder of the test.
 
     `compile` is given that folder with `--out`, not by patching a module's GENERATED_DIR:
     the up-to-date check (compiler.freshness) holds its own binding, so a stray, current
@@ -199,7 +200,6 @@ def test_the_commands_run_on_the_fixture_by_name(
 
     from kgbench.cli import app
 
-    monkeypatch.setattr("harness.compiled.GENERATED", tmp_path)
     # The default output root holds a current compile of the fixture, as a stray
     # generated/t2dcare would: the steps must still use the test's folder.
     stray = t2d.root.parent
@@ -207,13 +207,14 @@ def test_the_commands_run_on_the_fixture_by_name(
     monkeypatch.setattr("compiler.api.GENERATED_DIR", stray)
     before = sorted(p.relative_to(stray) for p in stray.rglob("*"))
     scenarios = tmp_path / "t2dcare.jsonl"
+    compiled = str(tmp_path / "t2dcare")
     steps = [
         ["validate", "--domain", str(T2D)],
         ["compile", "--domain", str(T2D), "--out", str(tmp_path)],
-        ["generate", "--domain", "t2dcare", "--out", str(scenarios)],
-        ["check-scenarios", "--domain", "t2dcare", str(scenarios)],
-        ["audit", "--domain", "t2dcare", "--scenarios", str(scenarios)],
-        ["explain", "T2D-003", "--domain", "t2dcare", "--scenarios", str(scenarios)],
+        ["generate", "--domain", compiled, "--out", str(scenarios)],
+        ["check-scenarios", "--domain", compiled, str(scenarios)],
+        ["audit", "--domain", compiled, "--scenarios", str(scenarios)],
+        ["explain", "T2D-003", "--domain", compiled, "--scenarios", str(scenarios)],
     ]
     outputs = []
     for argv in steps:

@@ -148,21 +148,27 @@ def test_a_tampered_release_is_not_exported_and_a_foreign_compile_adds_no_graph(
 
 
 def test_publish_writes_the_dataset_beside_the_release_and_compiles_keep_it(
-    cli, compiled_copy, cardio_scenarios, tmp_path, monkeypatch
+    cli, compiled_copy, cardio_scenarios, tmp_path
 ):
     from typer.testing import CliRunner
 
-    import harness.compiled
     from compiler.api import PRESERVED
 
     compiled = compiled_copy("cardio")
-    monkeypatch.setattr(harness.compiled, "GENERATED", compiled.root.parent)
     path = compiled.root / "scenarios" / "scenarios.jsonl"
     path.parent.mkdir(parents=True)
     path.write_bytes(jsonl_bytes(cardio_scenarios))
     empty = tmp_path / "reviews.csv"
     empty.write_text("scenario_id,content_sha256,verdict,reviewer,date,note\n")
-    args = ["publish", "--domain", "cardio", "--release", "1.0.0", "--reviews", str(empty)]
+    args = [
+        "publish",
+        "--domain",
+        str(compiled.root),
+        "--release",
+        "1.0.0",
+        "--reviews",
+        str(empty),
+    ]
     result = CliRunner().invoke(cli, args)
     assert result.exit_code == 0, result.output
     dataset = compiled.root / "datasets" / "1.0.0"

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import harness.compiled
 from compiler.api import compile_domain, validate_domain
 from compiler.backends import base, kgx
 from harness.compiled import CompiledDomain
@@ -31,11 +30,10 @@ GRAPH = ("kgx/toy_nodes.tsv", "kgx/toy_edges.tsv", "kgx/prefixes.json")
 
 
 @pytest.fixture
-def toy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> CompiledDomain:
+def toy(tmp_path: Path) -> CompiledDomain:
     """The toy domain compiled into a private generated/ folder, with its scenarios."""
     generated = tmp_path / "generated"
     compile_domain(TOY, out_root=generated, force=True)
-    monkeypatch.setattr(harness.compiled, "GENERATED", generated)
     domain = CompiledDomain.open("toy", generated)
     generate_file(domain)
     return domain

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import harness.compiled
 from compiler.api import compile_domain
 from harness.compiled import CompiledDomain
 from harness.review.verdicts import COLUMNS, content_sha256
@@ -22,11 +21,10 @@ TOY = REPO / "tests" / "fixtures" / "domains" / "toy"
 
 
 @pytest.fixture
-def toy_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
+def toy_env(tmp_path: Path) -> dict:
     """The toy domain compiled into a private generated/ folder, with its scenarios."""
     generated = tmp_path / "generated"
     compile_domain(TOY, out_root=generated, force=True)
-    monkeypatch.setattr(harness.compiled, "GENERATED", generated)
     domain = CompiledDomain.open("toy", generated)
     path, records, _ = generate_file(domain)
     return {"tmp": tmp_path, "scenarios": path, "records": records, "domain": domain}
@@ -61,14 +59,14 @@ def accept_all(records: list[dict]) -> list[list[str]]:
 
 def test_explain_prints_every_verdict_and_its_evidence(toy_env) -> None:
     rec = next(r for r in toy_env["records"] if r["category"] == "contraindication_sensitive")
-    code, out = run("explain", rec["scenario_id"], "-d", "toy")
+    code, out = run("explain", rec["scenario_id"], "-d", str(toy_env["domain"].root))
     assert code == 0, out
     for v in rec["gold"]["justification"]["candidates"]:
         assert v["summary"] in out
     for aid in rec["gold"]["outcome_assertion_ids"]:
         assert f"[{aid}]" in out
     assert "Sources:" in out and "EV_0006" in out
-    code, out = run("explain", "SCN_9999", "-d", "toy")
+    code, out = run("explain", "SCN_9999", "-d", str(toy_env["domain"].root))
     assert code == 2 and "no scenario 'SCN_9999'" in out and "Traceback" not in out
 
 
@@ -76,7 +74,15 @@ def test_review_writes_a_sheet_and_reads_verdicts(toy_env) -> None:
     records, tmp = toy_env["records"], toy_env["tmp"]
     reviews = tmp / "reviews.csv"
     write_reviews(reviews, accept_all(records[:3]))
-    code, out = run("review", "-d", "toy", "--reviews", str(reviews), "--out", str(tmp / "sheet"))
+    code, out = run(
+        "review",
+        "-d",
+        str(toy_env["domain"].root),
+        "--reviews",
+        str(reviews),
+        "--out",
+        str(tmp / "sheet"),
+    )
     assert code == 0, out
     assert f"{len(records)} items: 3 accepted, 0 disputed, {len(records) - 3} not reviewed" in out
     rows = list(csv.DictReader((tmp / "sheet" / "review.csv").open(encoding="utf-8")))
@@ -130,7 +136,9 @@ def test_a_bad_verdict_row_is_one_located_error(toy_env, row, field, message) ->
     reviews = tmp / "reviews.csv"
     write_reviews(reviews, [row])
     sheet = tmp / "sheet"
-    code, out = run("review", "-d", "toy", "--reviews", str(reviews), "--out", str(sheet))
+    code, out = run(
+        "review", "-d", str(toy_env["domain"].root), "--reviews", str(reviews), "--out", str(sheet)
+    )
     assert code == 2, out
     assert f"reviews.csv, line 2, field '{field}'" in out and message in out
     assert "Traceback" not in out and not sheet.exists()  # nothing written
@@ -143,7 +151,14 @@ def test_drop_stale_removes_outdated_verdicts(toy_env) -> None:
     rows[1][1] = "f" * 64  # SCN_0002 was edited after its review
     write_reviews(reviews, rows)
     code, out = run(
-        "review", "-d", "toy", "--reviews", str(reviews), "--out", str(tmp / "s"), "--drop-stale"
+        "review",
+        "-d",
+        str(toy_env["domain"].root),
+        "--reviews",
+        str(reviews),
+        "--out",
+        str(tmp / "s"),
+        "--drop-stale",
     )
     assert code == 0, out
     assert [r["scenario_id"] for r in csv.DictReader(reviews.open())] == ["SCN_0001"]
@@ -155,14 +170,22 @@ def test_publish_refuses_disputed_items_and_records_coverage(toy_env) -> None:
     rows = accept_all(records)
     rows[2][2:] = ["dispute", "kgbench maintainers", "author", "2026-12-01", "wrong population"]
     write_reviews(reviews, rows)
-    code, out = run("publish", "-d", "toy", "--release", "1.0.0", "--reviews", str(reviews))
+    code, out = run(
+        "publish",
+        "-d",
+        str(toy_env["domain"].root),
+        "--release",
+        "1.0.0",
+        "--reviews",
+        str(reviews),
+    )
     assert code == 2 and "1 item(s) are disputed" in out and "wrong population" in out
     assert not (domain.root / "gold").exists()
     write_reviews(reviews, accept_all(records)[:-1])
     changelog = tmp / "CHANGELOG.md"
     changelog.write_text("# 1.0.0\n\nFirst release.\n", encoding="utf-8")
     code, out = run(
-        "publish", "-d", "toy", "--release", "1.0.0", "--reviews", str(reviews),
+        "publish", "-d", str(toy_env["domain"].root), "--release", "1.0.0", "--reviews", str(reviews),
         "--changelog", str(changelog),
     )  # fmt: skip
     assert code == 0, out
@@ -192,7 +215,13 @@ def test_the_review_page_renders_in_headless_chromium(toy_env, chromium) -> None
     tmp, records = toy_env["tmp"], toy_env["records"]
     write_reviews(tmp / "none.csv", [])  # a named verdicts file must exist; this one is empty
     code, out = run(
-        "review", "-d", "toy", "--out", str(tmp / "sheet"), "--reviews", str(tmp / "none.csv")
+        "review",
+        "-d",
+        str(toy_env["domain"].root),
+        "--out",
+        str(tmp / "sheet"),
+        "--reviews",
+        str(tmp / "none.csv"),
     )
     assert code == 0, out
     page = tmp / "sheet" / "review.html"
@@ -231,7 +260,9 @@ def test_agreement_reports_coverage_by_role_and_kappa(toy_env) -> None:
         independent(records[3], "dispute", "misattributed class"),
     ]
     write_reviews(reviews, rows)
-    code, out = run("review", "-d", "toy", "--reviews", str(reviews), "--agreement")
+    code, out = run(
+        "review", "-d", str(toy_env["domain"].root), "--reviews", str(reviews), "--agreement"
+    )
     assert code == 0, out
     n = len(records)
     assert f"author       accepted 3, disputed 1, not reviewed {n - 4}" in out

@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-import harness.compiled
 import harness.review.sheet
 from compiler.api import compile_domain
 from harness.compiled import CompiledDomain
@@ -26,11 +25,10 @@ from tests.scenarios.test_review import TOY, accept_all, run, write_reviews
 
 
 @pytest.fixture
-def toy_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict:
+def toy_env(tmp_path: Path) -> dict:
     """The toy domain compiled into a private generated/ folder, with its own scenario set."""
     generated = tmp_path / "generated"
     compile_domain(TOY, out_root=generated, force=True)
-    monkeypatch.setattr(harness.compiled, "GENERATED", generated)
     domain = CompiledDomain.open("toy", generated)
     path, records, _ = generate_file(domain)
     return {"tmp": tmp_path, "scenarios": path, "records": records, "domain": domain}
@@ -56,7 +54,7 @@ def test_drop_stale_with_another_set_refuses_to_remove_current_verdicts(toy_env)
     before = reviews.read_bytes()
     other = _other_set(records, tmp / "seed99.jsonl")
     code, out = run(
-        "review", "-d", "toy", "--scenarios", str(other), "--reviews", str(reviews),
+        "review", "-d", str(toy_env["domain"].root), "--scenarios", str(other), "--reviews", str(reviews),
         "--out", str(tmp / "s"), "--drop-stale",
     )  # fmt: skip
     assert code == 2, out
@@ -73,7 +71,7 @@ def test_drop_stale_with_yes_removes_them_and_keeps_a_backup(toy_env) -> None:
     before = reviews.read_bytes()
     other = _other_set(records, tmp / "seed99.jsonl")
     code, out = run(
-        "review", "-d", "toy", "--scenarios", str(other), "--reviews", str(reviews),
+        "review", "-d", str(toy_env["domain"].root), "--scenarios", str(other), "--reviews", str(reviews),
         "--out", str(tmp / "s"), "--drop-stale", "--yes",
     )  # fmt: skip
     assert code == 0, out
@@ -89,7 +87,14 @@ def test_drop_stale_of_the_own_set_lists_what_it_removes(toy_env) -> None:
     rows[1][1] = "f" * 64  # SCN_0002 was edited after its review: truly stale
     write_reviews(reviews, rows)
     code, out = run(
-        "review", "-d", "toy", "--reviews", str(reviews), "--out", str(tmp / "s"), "--drop-stale"
+        "review",
+        "-d",
+        str(toy_env["domain"].root),
+        "--reviews",
+        str(reviews),
+        "--out",
+        str(tmp / "s"),
+        "--drop-stale",
     )
     assert code == 0, out
     assert "removed 1 stale verdict(s)" in out and "line 3: SCN_0002 ffffffffffff" in out
@@ -120,7 +125,8 @@ def run_raising(reviews: Path, tmp: Path) -> None:
 
     from kgbench.cli import app
 
-    args = ["review", "-d", "toy", "--reviews", str(reviews), "--out", str(tmp / "s")]
+    toy = str(tmp / "generated" / "toy")
+    args = ["review", "-d", toy, "--reviews", str(reviews), "--out", str(tmp / "s")]
     result = CliRunner().invoke(app, [*args, "--drop-stale"])
     if result.exception is not None:
         raise result.exception

@@ -15,7 +15,15 @@ def _review(toy_env, rows) -> tuple[int, str]:  # noqa: F811
     tmp = toy_env["tmp"]
     reviews = tmp / "reviews.csv"
     write_reviews(reviews, rows)
-    return run("review", "-d", "toy", "--reviews", str(reviews), "--out", str(tmp / "s"))
+    return run(
+        "review",
+        "-d",
+        str(toy_env["domain"].root),
+        "--reviews",
+        str(reviews),
+        "--out",
+        str(tmp / "s"),
+    )
 
 
 def test_rv_huge_cell_a_long_note_is_read(toy_env) -> None:  # noqa: F811
@@ -61,6 +69,12 @@ def test_cli_review_a_named_verdicts_file_that_does_not_exist(toy_env) -> None: 
     """cli.review: `--reviews nosuch.csv` printed "0 accepted ... not reviewed", exit 0."""
     tmp = toy_env["tmp"]
     code, out = run(
-        "review", "-d", "toy", "--reviews", str(tmp / "nosuch.csv"), "--out", str(tmp / "s")
+        "review",
+        "-d",
+        str(toy_env["domain"].root),
+        "--reviews",
+        str(tmp / "nosuch.csv"),
+        "--out",
+        str(tmp / "s"),
     )
     assert code == 2 and "verdicts file not found" in out and not (tmp / "s").exists(), out

@@ -15,7 +15,7 @@ from rich.console import Console
 
 from harness.compiled import CompiledDomain
 from harness.evaluation.prompts import build_prompts
-from harness.evaluation.scoring import score_run
+from harness.evaluation.run_scoring import score_run
 from harness.graph.extract import extract
 from harness.graph.load import load
 from harness.report import write_report
