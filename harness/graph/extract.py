@@ -136,35 +136,52 @@ def _plain(value: Any) -> Any:
 
 
 def shaped_assertions(rows: list[Any]) -> dict[str, dict[str, Any]]:
-    """Assertions as the query returns them, as JSON-ready dicts by id, evidence by id."""
+    """Assertions as the query returns them, as JSON-ready dicts by id, evidence by id. Each
+    row is converted once (`_plain` already turns its evidence maps into sorted dicts; they
+    are only put in order here), and `extract` reads validation and levels from the result."""
     assertions = {}
     for a in rows:
         item = _plain(dict(a))
-        item["evidence"] = sorted(
-            (_plain(dict(e)) for e in a["evidence"]), key=lambda e: e["evidence_id"]
-        )
+        item["evidence"] = sorted(item["evidence"], key=lambda e: e["evidence_id"])
         assertions[item["assertion_id"]] = item
     return assertions
 
 
-# Where extraction queries run: the driver (one managed transaction per query) or an open
+# Where extraction queries run: the driver (one auto-commit read per query) or an open
 # transaction that a caller running many of them keeps for all (`read_transaction`).
 Reader = neo4j.Driver | neo4j.Transaction
+
+# Tries of one auto-commit read that fails with a retryable error (a transient server error, a
+# dropped connection): the read changes nothing, so running it again is safe.
+READ_ATTEMPTS = 3
 
 
 def read_records(
     reader: Reader, query: str, params: dict[str, Any], database: str | None
 ) -> list[neo4j.Record]:
-    """A read query's records, through the driver or in an open transaction. Each
-    `execute_query` opens a session and a transaction of its own: on a loopback server that
-    costs about 7 ms of round trips per query on a cold JVM, more than many extraction
-    queries themselves, so a run of hundreds shares one transaction instead."""
-    if isinstance(reader, neo4j.Driver):
-        records, _, _ = reader.execute_query(
-            query, parameters_=params, database_=database, routing_=neo4j.RoutingControl.READ
-        )
-        return records
-    return list(reader.run(query, params))
+    """A read query's records, through the driver or in an open transaction.
+
+    Through the driver it is one auto-commit query: RUN and PULL sent together, one round
+    trip. `execute_query` (a managed transaction) costs BEGIN, RUN/PULL and COMMIT, and on a
+    warm server that protocol, not the query, was most of an extraction's time (the 2026-12
+    review: warm p95 3-5x a `RETURN 1` round trip). The session shares the driver's
+    `execute_query` bookmark manager, so a read still sees what `load` wrote through
+    `execute_query`; a retryable error is tried again, at most READ_ATTEMPTS times in all,
+    as a managed transaction would be."""
+    if not isinstance(reader, neo4j.Driver):
+        return list(reader.run(query, params))
+    for attempt in range(1, READ_ATTEMPTS + 1):
+        try:
+            with reader.session(
+                database=database,
+                default_access_mode=neo4j.READ_ACCESS,
+                bookmark_manager=reader.execute_query_bookmark_manager,
+            ) as session:
+                return list(session.run(query, params))
+        except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError) as exc:
+            if attempt == READ_ATTEMPTS or not exc.is_retryable():
+                raise
+    raise AssertionError("unreachable")  # the loop returns or raises
 
 
 @contextmanager
@@ -201,8 +218,9 @@ def extract(
     records = read_records(driver, domain.read(cond.query), params, database)
     row = records[0] if records else {"paths": [], "assertions": []}
     order = {cid: i for i, cid in enumerate(params["candidate_ids"])}
-    validated = {a["assertion_id"]: bool(a.get("validated")) for a in row["assertions"]}
-    levels = {a["assertion_id"]: {"evidence_level": a["evidence_level"]} for a in row["assertions"]}
+    assertions = shaped_assertions(row["assertions"])
+    validated = {i: bool(a.get("validated")) for i, a in assertions.items()}
+    levels = {i: {"evidence_level": a["evidence_level"]} for i, a in assertions.items()}
     sections = []
     for sec in cond.sections:
         paths = {
@@ -229,7 +247,6 @@ def extract(
                 "paths": [{"candidate_id": c, "assertion_ids": list(ids)} for c, ids in ordered],
             }
         )
-    assertions = shaped_assertions(row["assertions"])
     populations = [a.get("population_id") for a in assertions.values()]
     groups = group_ids(domain)
     classes = [  # the class of a class-level claim (subject or object), so a prompt can name it
@@ -326,12 +343,7 @@ def warm_up(
         for scenario in scenarios[:WARM_UP_SCENARIOS]:
             params = parameters(scenario, domain)
             for query in queries:
-                driver.execute_query(
-                    query,
-                    parameters_=params,
-                    database_=database,
-                    routing_=neo4j.RoutingControl.READ,
-                )
+                read_records(driver, query, params, database)
                 ran += 1
     return ran
 
@@ -347,8 +359,6 @@ def touch_store(driver: neo4j.Driver, domain: CompiledDomain, database: str | No
         f"MATCH (n:{label}) RETURN count(properties(n)) AS n",
         f"MATCH (:{label})-[r]->(:{label}) RETURN count(properties(r)) AS n",
     ):
-        records, _, _ = driver.execute_query(
-            query, database_=database, routing_=neo4j.RoutingControl.READ
-        )
+        records = read_records(driver, query, {}, database)
         read += records[0]["n"]
     return read
