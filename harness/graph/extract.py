@@ -165,12 +165,18 @@ def parameters(scenario: dict[str, Any], domain: CompiledDomain) -> dict[str, An
     return params
 
 
+# Values `_plain` returns as they are without a call: nearly every value of an assertion row.
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _plain(value: Any) -> Any:
-    """Driver values to JSON-ready Python (lists stay lists, maps become dicts)."""
+    """Driver values to JSON-ready Python (lists stay lists, maps become dicts, keys sorted).
+    Scalars are passed through inline, not by a call each: this conversion was half of an
+    extraction's client CPU (cProfile, 100k-assertion domain)."""
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in sorted(value.items())}
+        return {k: v if type(v) in _SCALARS else _plain(v) for k, v in sorted(value.items())}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [v if type(v) in _SCALARS else _plain(v) for v in value]
     return value
 
 
