@@ -174,8 +174,8 @@ def round_trips(driver, n: int) -> list[float]:
 
 # What `warm_up` does, for the bench lines.
 WARM_UP_DOES = (
-    f"store read beside one plan per query and plan key, then {WARM_UP_SCENARIOS} "
-    f"scenarios, {WARM_UP_SESSIONS} sessions"
+    f"one plan per query and plan key, then {WARM_UP_SCENARIOS} scenarios, "
+    f"{WARM_UP_SESSIONS} sessions"
 )
 
 

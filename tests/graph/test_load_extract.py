@@ -392,9 +392,9 @@ def test_load_syncs_an_edited_domain_and_reports_it(
 def test_warm_up_runs_every_grounded_query_and_changes_no_context(
     neo4j_driver: neo4j.Driver, loaded_mini: CompiledDomain
 ) -> None:
-    """The start-up warm-up (issue 17, item 6; issue 33, item 7) reads the domain's store once
-    and runs each grounded condition's compiled query for the first WARM_UP_SCENARIOS
-    scenarios and for the first scenario of each plan key they lack, WARM_UP_ROUNDS times:
+    """The start-up warm-up (issue 17, item 6; issue 33, item 7) runs each grounded
+    condition's compiled query for the first WARM_UP_SCENARIOS scenarios and for the first
+    scenario of each plan key they lack, WARM_UP_ROUNDS times:
     its cost does not grow with the scenarios (yes: a few scenarios are all warmed; no: a
     thousand alike are not; yes: the one unlike them, past the first few, is), and the
     contexts extracted after it are those before it."""
