@@ -161,8 +161,8 @@ FLOOR = "RETURN 1 p95 (one auto-commit run: one round trip)"
 def round_trips(driver, n: int) -> list[float]:
     """`RETURN 1` round trips (ms): the floor of one extraction call, the least a read costs,
     one auto-commit query on a pooled connection (RUN and PULL together: one round trip), as
-    `extract` reads. `execute_query`'s managed transaction (BEGIN, RUN/PULL, COMMIT) would be
-    a higher floor and flatter the ratio."""
+    `extract` reads. `execute_query`'s managed transaction (BEGIN with RUN/PULL, then COMMIT:
+    two round trips) would be a higher floor and flatter the ratio."""
     out = []
     for _ in range(n):
         t = time.perf_counter()

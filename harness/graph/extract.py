@@ -209,9 +209,9 @@ def read_records(
     """A read query's records, through the driver or in an open transaction.
 
     Through the driver it is one auto-commit query: RUN and PULL sent together, one round
-    trip. `execute_query` (a managed transaction) costs BEGIN, RUN/PULL and COMMIT, and on a
-    warm server that protocol, not the query, was most of an extraction's time (the 2026-12
-    review: warm p95 3-5x a `RETURN 1` round trip). The session shares the driver's
+    trip. `execute_query` (a managed transaction) costs two: BEGIN with RUN/PULL, then COMMIT
+    (counted on the wire by tests/graph/test_extract_round_trip.py), and the 2026-12 review
+    measured the warm p95 at 3-5x a `RETURN 1` round trip. The session shares the driver's
     `execute_query` bookmark manager, so a read still sees what `load` wrote through
     `execute_query`; a retryable error is tried again, at most READ_ATTEMPTS times in all,
     as a managed transaction would be."""
