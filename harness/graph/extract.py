@@ -8,7 +8,10 @@ section's declared chain order, else by length and assertion ids; evidence sorte
 
 from __future__ import annotations
 
+import math
+import weakref
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from typing import Any
 
@@ -20,20 +23,58 @@ from kgbench.errors import UserError
 from ..compiled import CompiledDomain
 from ..scenarios.chain_index import chain_rank_key
 
-# Scenarios the warm-up runs every grounded condition's query for, once (see `warm_up`): what
-# the first pass needs is each compiled query planned and its runtime's code paths run, plus
-# the store in the page cache (`touch_store`), not the first pass itself done ahead of time.
-# The previous warm-up (32 scenarios plus per-target stand-ins asking for every candidate of
-# every scenario, 3 rounds) took 93-115 s on a 100k-assertion domain (the 2026-12 review),
-# longer than the extraction it prepared; issue 33 asks for at most 10 s there.
+# The warm-up (`warm_up`) warms what the first pass needs, not the first pass: every grounded
+# condition's query planned once for each plan-cache key the scenarios have (`plan_key`), then
+# run over the first WARM_UP_SCENARIOS scenarios (the JIT, and the pages they read), on
+# WARM_UP_SESSIONS sessions. The whole store is not read (`touch_store`): measured at 100k
+# assertions (a fresh JVM each, A B A B, load 3.3), reading it made the warm-up 1-2 s longer
+# and the first pass no faster (p95 38 against 17-26 ms without). The warm-up before issue 33
+# (32 scenarios and per-target stand-ins for every candidate, 3 rounds) took 93-115 s on a
+# 100k-assertion domain, longer than the extraction it prepared; issue 33 asks for at most 10 s.
 WARM_UP_SCENARIOS = 8
 WARM_UP_ROUNDS = 1
+WARM_UP_SESSIONS = 2  # the machine's cores: planning is CPU-bound, one query per core
+
+
+class _Prepared:
+    """What every extraction of one compiled domain reads the same: its group ids and its
+    compiled query texts. Worked out once per domain handle: `group_ids` walks every entity
+    (1.5 ms a call at 100k assertions, 25,000 entities, half the query's own server time),
+    and `domain.read` read the query's file on every call before this cache."""
+
+    def __init__(self, domain: CompiledDomain) -> None:
+        kinds = {c["name"] for c in domain.graph["entity_classes"] if c.get("is_group")}
+        self.groups = frozenset(e["id"] for e in domain.graph["entities"] if e["category"] in kinds)
+        self.queries: dict[str, str] = {}  # no reference to the domain: see _PREPARED
+
+    def query(self, domain: CompiledDomain, rel: str) -> str:
+        """`domain.read(rel)`, read once."""
+        text = self.queries.get(rel)
+        if text is None:
+            text = self.queries[rel] = domain.read(rel)
+        return text
+
+
+# id(domain) -> (a weak reference to it, its _Prepared): by identity, not by equality, so a
+# domain recompiled into the same folder and opened again gets its own; the entry goes with
+# the handle.
+_PREPARED: dict[int, tuple[weakref.ref, _Prepared]] = {}
+
+
+def _prepared(domain: CompiledDomain) -> _Prepared:
+    key = id(domain)
+    hit = _PREPARED.get(key)
+    if hit is not None and hit[0]() is domain:
+        return hit[1]
+    prepared = _Prepared(domain)
+    ref = weakref.ref(domain, lambda _, key=key: _PREPARED.pop(key, None))
+    _PREPARED[key] = (ref, prepared)
+    return prepared
 
 
 def group_ids(domain: CompiledDomain) -> frozenset[str]:
     """Ids of the intervention classes (entities of a class with `intervention_group`)."""
-    kinds = {c["name"] for c in domain.graph["entity_classes"] if c.get("is_group")}
-    return frozenset(e["id"] for e in domain.graph["entities"] if e["category"] in kinds)
+    return _prepared(domain).groups
 
 
 def expected_assertions(
@@ -126,45 +167,68 @@ def parameters(scenario: dict[str, Any], domain: CompiledDomain) -> dict[str, An
     return params
 
 
+# Values `_plain` returns as they are without a call: nearly every value of an assertion row.
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 def _plain(value: Any) -> Any:
-    """Driver values to JSON-ready Python (lists stay lists, maps become dicts)."""
+    """Driver values to JSON-ready Python (lists stay lists, maps become dicts, keys sorted).
+    Scalars are passed through inline, not by a call each: this conversion was half of an
+    extraction's client CPU (cProfile, 100k-assertion domain)."""
     if isinstance(value, dict):
-        return {k: _plain(v) for k, v in sorted(value.items())}
+        return {k: v if type(v) in _SCALARS else _plain(v) for k, v in sorted(value.items())}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [v if type(v) in _SCALARS else _plain(v) for v in value]
     return value
 
 
 def shaped_assertions(rows: list[Any]) -> dict[str, dict[str, Any]]:
-    """Assertions as the query returns them, as JSON-ready dicts by id, evidence by id."""
+    """Assertions as the query returns them, as JSON-ready dicts by id, evidence by id. Each
+    row is converted once (`_plain` already turns its evidence maps into sorted dicts; they
+    are only put in order here), and `extract` reads validation and levels from the result."""
     assertions = {}
     for a in rows:
         item = _plain(dict(a))
-        item["evidence"] = sorted(
-            (_plain(dict(e)) for e in a["evidence"]), key=lambda e: e["evidence_id"]
-        )
+        item["evidence"] = sorted(item["evidence"], key=lambda e: e["evidence_id"])
         assertions[item["assertion_id"]] = item
     return assertions
 
 
-# Where extraction queries run: the driver (one managed transaction per query) or an open
+# Where extraction queries run: the driver (one auto-commit read per query) or an open
 # transaction that a caller running many of them keeps for all (`read_transaction`).
 Reader = neo4j.Driver | neo4j.Transaction
+
+# Tries of one auto-commit read that fails with a retryable error (a transient server error, a
+# dropped connection): the read changes nothing, so running it again is safe.
+READ_ATTEMPTS = 3
 
 
 def read_records(
     reader: Reader, query: str, params: dict[str, Any], database: str | None
 ) -> list[neo4j.Record]:
-    """A read query's records, through the driver or in an open transaction. Each
-    `execute_query` opens a session and a transaction of its own: on a loopback server that
-    costs about 7 ms of round trips per query on a cold JVM, more than many extraction
-    queries themselves, so a run of hundreds shares one transaction instead."""
-    if isinstance(reader, neo4j.Driver):
-        records, _, _ = reader.execute_query(
-            query, parameters_=params, database_=database, routing_=neo4j.RoutingControl.READ
-        )
-        return records
-    return list(reader.run(query, params))
+    """A read query's records, through the driver or in an open transaction.
+
+    Through the driver it is one auto-commit query: RUN and PULL sent together, one round
+    trip. `execute_query` (a managed transaction) costs two: BEGIN with RUN/PULL, then COMMIT
+    (counted on the wire by tests/graph/test_extract_round_trip.py), and the 2026-12 review
+    measured the warm p95 at 3-5x a `RETURN 1` round trip. The session shares the driver's
+    `execute_query` bookmark manager, so a read still sees what `load` wrote through
+    `execute_query`; a retryable error is tried again, at most READ_ATTEMPTS times in all,
+    as a managed transaction would be."""
+    if not isinstance(reader, neo4j.Driver):
+        return list(reader.run(query, params))
+    for attempt in range(1, READ_ATTEMPTS + 1):
+        try:
+            with reader.session(
+                database=database,
+                default_access_mode=neo4j.READ_ACCESS,
+                bookmark_manager=reader.execute_query_bookmark_manager,
+            ) as session:
+                return list(session.run(query, params))
+        except (neo4j.exceptions.Neo4jError, neo4j.exceptions.DriverError) as exc:
+            if attempt == READ_ATTEMPTS or not exc.is_retryable():
+                raise
+    raise AssertionError("unreachable")  # the loop returns or raises
 
 
 @contextmanager
@@ -198,11 +262,12 @@ def extract(
         raise UserError(
             f"scenario {scenario.get('scenario_id')}: unknown entity id(s) {', '.join(unknown)} in domain '{domain.name}'"
         )
-    records = read_records(driver, domain.read(cond.query), params, database)
+    records = read_records(driver, _prepared(domain).query(domain, cond.query), params, database)
     row = records[0] if records else {"paths": [], "assertions": []}
     order = {cid: i for i, cid in enumerate(params["candidate_ids"])}
-    validated = {a["assertion_id"]: bool(a.get("validated")) for a in row["assertions"]}
-    levels = {a["assertion_id"]: {"evidence_level": a["evidence_level"]} for a in row["assertions"]}
+    assertions = shaped_assertions(row["assertions"])
+    validated = {i: bool(a.get("validated")) for i, a in assertions.items()}
+    levels = {i: {"evidence_level": a["evidence_level"]} for i, a in assertions.items()}
     sections = []
     for sec in cond.sections:
         paths = {
@@ -229,7 +294,6 @@ def extract(
                 "paths": [{"candidate_id": c, "assertion_ids": list(ids)} for c, ids in ordered],
             }
         )
-    assertions = shaped_assertions(row["assertions"])
     populations = [a.get("population_id") for a in assertions.values()]
     groups = group_ids(domain)
     classes = [  # the class of a class-level claim (subject or object), so a prompt can name it
@@ -282,7 +346,10 @@ def _volume_matched(
 
     def fetch(ids: list[str]) -> dict[str, dict[str, Any]]:
         records = read_records(
-            driver, domain.read(match.padding_query), {"assertion_ids": ids}, database
+            driver,
+            _prepared(domain).query(domain, match.padding_query),
+            {"assertion_ids": ids},
+            database,
         )
         return shaped_assertions(records[0]["assertions"] if records else [])
 
@@ -298,6 +365,41 @@ def _volume_matched(
     return padded
 
 
+def plan_key(params: dict[str, Any]) -> tuple:
+    """The part of Neo4j's plan-cache key that the parameters make: each parameter's name and
+    type, and for a string or a list its size bucket (0, 1, then the next power of ten, as
+    Neo4j 5's `SizeBucket.computeBucket`). A compiled query of the example domain takes 1-3 s
+    to plan on a cold JVM, and a scenario whose key differs (two outcome ids instead of one,
+    a goal outcome) is planned again: the first pass paid those seconds inside one call."""
+
+    def bucket(n: int) -> int:
+        return n if n <= 1 else 10 ** math.ceil(math.log10(n))
+
+    def info(value: Any) -> tuple:
+        if isinstance(value, str):
+            return ("str", bucket(len(value)))
+        if isinstance(value, (list, tuple)):
+            kinds = tuple(sorted({type(v).__name__ for v in value}))
+            return ("list", kinds, bucket(len(value)))
+        return (type(value).__name__,)
+
+    return tuple((name, info(value)) for name, value in sorted(params.items()))
+
+
+def warm_up_scenarios(domain: CompiledDomain, scenarios: list[dict[str, Any]]) -> list[dict]:
+    """The scenarios the warm-up runs each query for: the first WARM_UP_SCENARIOS, then the
+    first of every plan key they do not have, so that no query of the first pass is planned
+    there. Its length grows with the distinct keys (a handful), not with the scenarios."""
+    chosen = list(scenarios[:WARM_UP_SCENARIOS])
+    seen = {plan_key(parameters(s, domain)) for s in chosen}
+    for scenario in scenarios[WARM_UP_SCENARIOS:]:
+        key = plan_key(parameters(scenario, domain))
+        if key not in seen:
+            seen.add(key)
+            chosen.append(scenario)
+    return chosen
+
+
 def warm_up(
     driver: neo4j.Driver,
     domain: CompiledDomain,
@@ -305,50 +407,49 @@ def warm_up(
     database: str | None = None,
     rounds: int = WARM_UP_ROUNDS,
 ) -> int:
-    """Read the domain's part of the store once, then run every grounded condition's compiled
-    query for the first WARM_UP_SCENARIOS scenarios, `rounds` times (once by default),
-    results discarded, before the extraction whose latency counts.
+    """Before the extraction whose latency counts: run every grounded condition's compiled
+    query over `warm_up_scenarios`, `rounds` times (once by default), results discarded.
 
     After a fresh server start the first pass is several times slower than the next (issue
-    17: p95 20.8 ms against 3.2 ms warm): each query is planned on first use, the page cache
-    is empty and the JVM's JIT has compiled nothing of the Cypher runtime. Reading every node
-    and relationship of the domain (`touch_store`) fills the page cache whatever the
-    scenarios touch; one round of each query over a few scenarios caches its plan and runs
-    its operators. It warms what the first pass needs, not the first pass itself: its cost
-    does not grow with the scenarios (issue 33, item 7: at most 10 s on a 100k-assertion
-    domain). Returns the number of extraction queries run."""
-    if not scenarios:
+    17: p95 20.8 ms against 3.2 ms warm): each query is planned on first use (1-3 s each on
+    the example domain and at 100k assertions, again for each plan key), the page cache is
+    empty and the JVM's JIT has compiled nothing of the Cypher runtime. The plans come first,
+    one run per (query, plan key) spread over WARM_UP_SESSIONS sessions (no two sessions plan
+    the same); then the remaining runs warm the JIT and read the pages such queries read
+    (not the whole store: see WARM_UP_SCENARIOS). Its cost grows with the queries and plan keys, not with the scenarios
+    (issue 33, item 7: at most 10 s on a 100k-assertion domain). Returns the number of
+    extraction queries run."""
+    if not scenarios or rounds < 1:
         return 0
-    touch_store(driver, domain, database)
-    ran = 0
     queries = [domain.read(c.query) for c in domain.default_conditions if c.query]
-    for _ in range(rounds):
-        for scenario in scenarios[:WARM_UP_SCENARIOS]:
-            params = parameters(scenario, domain)
-            for query in queries:
-                driver.execute_query(
-                    query,
-                    parameters_=params,
-                    database_=database,
-                    routing_=neo4j.RoutingControl.READ,
-                )
-                ran += 1
-    return ran
+    chosen = warm_up_scenarios(domain, scenarios)
+    params = [parameters(s, domain) for s in chosen]
+    firsts = {plan_key(p): i for i, p in reversed(list(enumerate(params)))}
+    plans = [(q, params[i]) for i in sorted(firsts.values()) for q in queries]
+    rest = [(q, p) for i, p in enumerate(params) if i not in firsts.values() for q in queries]
+    work_rest = rest + [(q, p) for _ in range(rounds - 1) for p in params for q in queries]
+
+    def run(item: tuple[str, dict[str, Any]]) -> None:
+        read_records(driver, item[0], item[1], database)
+
+    with ThreadPoolExecutor(WARM_UP_SESSIONS, thread_name_prefix="warm-up") as pool:
+        list(pool.map(run, plans))  # every plan made before any run that would wait on it
+        list(pool.map(run, work_rest))
+    return len(plans) + len(work_rest)
 
 
 def touch_store(driver: neo4j.Driver, domain: CompiledDomain, database: str | None = None) -> int:
     """Read every property of every node and relationship under the domain's label once (two
     aggregate queries: one row back each), so the extraction that follows finds the store's
-    pages in Neo4j's page cache. The label is the compiled, validated spec name, as in every
-    compiled query. Returns the number of nodes and relationships read."""
+    pages in Neo4j's page cache (`warm_up` does not call it: see WARM_UP_SCENARIOS). The label
+    is the compiled, validated spec name, as in every compiled query. Returns the number of
+    nodes and relationships read."""
     label = domain.label
     read = 0
     for query in (
         f"MATCH (n:{label}) RETURN count(properties(n)) AS n",
         f"MATCH (:{label})-[r]->(:{label}) RETURN count(properties(r)) AS n",
     ):
-        records, _, _ = driver.execute_query(
-            query, database_=database, routing_=neo4j.RoutingControl.READ
-        )
+        records = read_records(driver, query, {}, database)
         read += records[0]["n"]
     return read

@@ -16,8 +16,10 @@ from harness.graph.extract import (
     WARM_UP_SCENARIOS,
     extract,
     parameters,
+    plan_key,
     touch_store,
     warm_up,
+    warm_up_scenarios,
 )
 from harness.graph.load import LoadValidationError, graph_counts, load, run_checks, snapshot
 
@@ -390,11 +392,12 @@ def test_load_syncs_an_edited_domain_and_reports_it(
 def test_warm_up_runs_every_grounded_query_and_changes_no_context(
     neo4j_driver: neo4j.Driver, loaded_mini: CompiledDomain
 ) -> None:
-    """The start-up warm-up (issue 17, item 6; issue 33, item 7) reads the domain's store once
-    and runs each grounded condition's compiled query for the first WARM_UP_SCENARIOS
-    scenarios, WARM_UP_ROUNDS times: its cost does not grow with the scenarios (yes: a few
-    scenarios are all warmed; no: a thousand are not), and the contexts extracted after it
-    are those before it."""
+    """The start-up warm-up (issue 17, item 6; issue 33, item 7) runs each grounded
+    condition's compiled query for the first WARM_UP_SCENARIOS scenarios and for the first
+    scenario of each plan key they lack, WARM_UP_ROUNDS times:
+    its cost does not grow with the scenarios (yes: a few scenarios are all warmed; no: a
+    thousand alike are not; yes: the one unlike them, past the first few, is), and the
+    contexts extracted after it are those before it."""
     # the optional conditions (volume-matched controls) are not warmed: a default run has none
     grounded = [c.id for c in loaded_mini.default_conditions if c.query]
     before = {c: extract(neo4j_driver, loaded_mini, MINI_SCENARIO, c) for c in grounded}
@@ -403,6 +406,13 @@ def test_warm_up_runs_every_grounded_query_and_changes_no_context(
     many = [MINI_SCENARIO] * 1000
     runs = WARM_UP_ROUNDS * WARM_UP_SCENARIOS * len(grounded)
     assert warm_up(neo4j_driver, loaded_mini, many) == runs
+    # one candidate instead of three: another size bucket, so another plan in Neo4j's cache
+    alone = {**MINI_SCENARIO, "candidates": MINI_SCENARIO["candidates"][:1]}
+    keys = {plan_key(parameters(s, loaded_mini)) for s in (MINI_SCENARIO, alone)}
+    assert len(keys) == 2
+    assert warm_up_scenarios(loaded_mini, [*many, alone, alone])[WARM_UP_SCENARIOS:] == [alone]
+    assert warm_up(neo4j_driver, loaded_mini, [*many, alone]) == runs + len(grounded)
+    assert warm_up(neo4j_driver, loaded_mini, many, rounds=0) == 0
     # every node and relationship of the domain, as the load's own snapshot lists them
     everything = snapshot(neo4j_driver, loaded_mini.label)
     assert touch_store(neo4j_driver, loaded_mini) == len(everything) > len(grounded)
