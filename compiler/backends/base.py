@@ -8,9 +8,10 @@ import hashlib
 import io
 import itertools
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import jinja2
@@ -21,7 +22,7 @@ from kgbench.io import compact_json_chunks, compact_rows_chunks, json_bytes, sha
 from ..paths import TEMPLATES_DIR
 
 if TYPE_CHECKING:
-    from ..ir import Domain
+    from ..ir import AssertionFacts, Domain
 
 
 # A document or rows file with more rows than this is written compact and streamed
@@ -158,6 +159,21 @@ class Backend:
         )
         ctx.formats[model.PATH] = model.FORMAT
         return Artifact.streamed(model.PATH, lambda: compact_json_chunks(data, lists))
+
+
+def facts_in_order(domain: Domain) -> Sequence[AssertionFacts | None]:
+    """`domain.facts` aligned with `domain.assertions`: each assertion's facts, or None.
+
+    The frontend derives them one per assertion in the assertions' order, so this is that
+    tuple itself (checked: the same ids in the same order); otherwise they are looked up,
+    once. A dict keyed by assertion id in each backend cost a lookup per row and, held by
+    the streamed artifacts' makers until the manifest, hundreds of MB each at 4M assertions."""
+    facts, assertions = domain.facts, domain.assertions
+    ids = attrgetter("assertion_id")
+    if len(facts) == len(assertions) and list(map(ids, facts)) == list(map(ids, assertions)):
+        return facts
+    by_id = {f.assertion_id: f for f in facts}
+    return [by_id.get(a.assertion_id) for a in assertions]
 
 
 def rows_artifact(path: str, n: int, make: Callable[[], Iterable[dict[str, Any]]]) -> Artifact:

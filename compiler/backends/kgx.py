@@ -150,9 +150,18 @@ def iter_edges(domain: Domain) -> Iterator[dict[str, Any]]:
     preds = domain.predicate_by_name
     # `domain.curie` spelled inline (prefix + ":" + id): millions of calls at scale
     pre = f"{domain.curie_prefix}:"
-    evidence: dict[str, list[str]] = {}
+    # Each assertion's evidence ids, as the IR's own str objects (CURIEs are made per row):
+    # one id alone, a list only for several. New CURIE strings and a list per assertion,
+    # held while the file is written, cost most of a GB at 4M assertions.
+    evidence: dict[str, str | list[str]] = {}
     for s in domain.supports:
-        evidence.setdefault(s.assertion_id, []).append(pre + s.evidence_id)
+        held = evidence.get(s.assertion_id)
+        if held is None:
+            evidence[s.assertion_id] = s.evidence_id
+        elif held.__class__ is str:
+            evidence[s.assertion_id] = [held, s.evidence_id]
+        else:
+            held.append(s.evidence_id)
     read = reader(domain)
     knowledge_source = domain.knowledge_source
     for a in domain.assertions:
@@ -184,7 +193,8 @@ def iter_edges(domain: Domain) -> Iterator[dict[str, Any]]:
             rec[slot] = value
         if a.population_id:
             rec["population_context_qualifier"] = pre + a.population_id
-        sources = sorted(evidence.get(a.assertion_id, ()))
+        ids = evidence.get(a.assertion_id)
+        sources = [pre + i for i in ([ids] if ids.__class__ is str else sorted(ids or ()))]
         if sources:
             rec["publications"] = sources
             rec["has_evidence"] = sources

@@ -15,8 +15,16 @@ from typing import Any
 from kgbench.contract import LoadPlan
 from kgbench.io import json_bytes
 
-from ..ir import Assertion, Domain, Entity, EvidenceSource, Support
-from .base import Artifact, Backend, EmitContext, csv_artifact, render, rows_artifact
+from ..ir import Assertion, AssertionFacts, Domain, Entity, EvidenceSource, Support
+from .base import (
+    Artifact,
+    Backend,
+    EmitContext,
+    csv_artifact,
+    facts_in_order,
+    render,
+    rows_artifact,
+)
 from .cyphergen import (
     CountNodes,
     CountRelationships,
@@ -114,7 +122,6 @@ class Neo4jBackend(Backend):
     def emit(self, domain: Domain, ctx: EmitContext) -> list[Artifact]:
         gen = self.dialect
         label = domain.neo4j_label
-        facts = {f.assertion_id: f for f in domain.facts}
         out: list[Artifact] = []
         statements: list[dict[str, str]] = []
 
@@ -141,15 +148,18 @@ class Neo4jBackend(Backend):
         for e in domain.entities:
             entities_of[e.category].append(e)
         assertions_of: dict[str, list[Assertion]] = defaultdict(list)
-        for a in domain.assertions:
+        facts_of: dict[str, list[AssertionFacts | None]] = defaultdict(list)  # in step
+        for a, fact in zip(domain.assertions, facts_in_order(domain), strict=True):
             assertions_of[a.predicate].append(a)
+            facts_of[a.predicate].append(fact)
 
         def entity_rows(members: list[Entity]) -> Iterable[dict[str, Any]]:
             return ({"id": e.id, "props": entity_properties(e)} for e in members)
 
-        def assertion_rows(members: list[Assertion]) -> Iterable[dict[str, Any]]:
-            for a in members:
-                fact = facts.get(a.assertion_id)
+        def assertion_rows(
+            members: list[Assertion], member_facts: list[AssertionFacts | None]
+        ) -> Iterable[dict[str, Any]]:
+            for a, fact in zip(members, member_facts, strict=True):
                 member_ids = fact.member_ids if fact else ()
                 yield {
                     "id": a.assertion_id,
@@ -182,11 +192,12 @@ class Neo4jBackend(Backend):
         )
         for pred in domain.predicates:
             group = assertions_of.get(pred.name, [])
+            group_facts = facts_of.get(pred.name, [])
             statement(
                 f"assertion_{pred.name}",
                 f"rows/assertions_{pred.name}.json",
                 len(group),
-                lambda group=group: assertion_rows(group),
+                lambda group=group, group_facts=group_facts: assertion_rows(group, group_facts),
                 MergeNodes(label, ("Assertion",), ASSERTION_PROPERTIES),
                 ReconcileNodes(label, ("Assertion",)),
                 then=(MergeAssertionEdges(label, pred.name, EDGE_PROPERTIES),),
@@ -404,7 +415,7 @@ def _import_files(domain: Domain) -> list[Artifact]:
         ("temporality", ""), ("source_databases", ":string[]"), ("no_evidence_reason", ""),
         ("knowledge_level", ""), ("agent_type", ""),
     ]  # fmt: skip
-    facts = {f.assertion_id: f for f in domain.facts}
+    facts = facts_in_order(domain)
     assert tuple(n for n, _ in asr_fields) == Assertion._fields
     asr_header = [f"id:ID({space})", ":LABEL"] + [f"{n}{t}" for n, t in asr_fields]
     asr_header += ["provenance", "member_ids:string[]"]
@@ -415,12 +426,10 @@ def _import_files(domain: Domain) -> list[Artifact]:
                 a.assertion_id,
                 d.join((label, "Assertion")),
                 *map(_cell, a),  # asr_fields are the Assertion fields, in order
-                _cell(
-                    facts[a.assertion_id].provenance or None if a.assertion_id in facts else None
-                ),
-                _cell(facts[a.assertion_id].member_ids if a.assertion_id in facts else ()),
+                _cell(f.provenance or None if f is not None else None),
+                _cell(f.member_ids if f is not None else ()),
             ]
-            for a in domain.assertions
+            for a, f in zip(domain.assertions, facts, strict=True)
         )
 
     ev_fields = [
@@ -487,9 +496,9 @@ def _import_files(domain: Domain) -> list[Artifact]:
                 a.evidence_level,
                 a.direction,
                 a.confidence,
-                _cell(facts[a.assertion_id].member_ids if a.assertion_id in facts else ()),
+                _cell(f.member_ids if f is not None else ()),
             ]
-            for a in domain.assertions
+            for a, f in zip(domain.assertions, facts, strict=True)
         )
 
     n_asr, n_members = (
