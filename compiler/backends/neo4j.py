@@ -7,8 +7,9 @@ transactional rows and the import CSVs, so the two loading paths give identical 
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from operator import itemgetter
 from typing import Any
 
@@ -17,6 +18,7 @@ from kgbench.io import json_bytes
 
 from ..ir import Assertion, AssertionFacts, Domain, Entity, EvidenceSource, Support
 from .base import (
+    CSV_BATCH,
     Artifact,
     Backend,
     EmitContext,
@@ -379,6 +381,14 @@ def _cell(value: Any) -> Any:
     return value
 
 
+def _cells(values: Sequence[Any]) -> Sequence[Any]:
+    """`_cell` of each value of a column: the values themselves when all are str (most
+    columns), without a call per cell."""
+    if set(map(type, values)) == {str}:
+        return values
+    return list(map(_cell, values))
+
+
 def _import_files(domain: Domain) -> list[Artifact]:
     """CSV files in the `neo4j-admin database import full` format (id space = the domain)."""
     space = domain.name
@@ -420,17 +430,21 @@ def _import_files(domain: Domain) -> list[Artifact]:
     asr_header = [f"id:ID({space})", ":LABEL"] + [f"{n}{t}" for n, t in asr_fields]
     asr_header += ["provenance", "member_ids:string[]"]
 
+    asr_label = d.join((label, "Assertion"))
+
     def asr_rows():
-        return (
-            [
-                a.assertion_id,
-                d.join((label, "Assertion")),
-                *map(_cell, a),  # asr_fields are the Assertion fields, in order
-                _cell(f.provenance or None if f is not None else None),
-                _cell(f.member_ids if f is not None else ()),
-            ]
-            for a, f in zip(domain.assertions, facts, strict=True)
-        )
+        """Made a batch at a time, column by column (`_cells`): the same rows as
+        [id, label, *map(_cell, a), provenance, member_ids] per assertion."""
+        for start in range(0, len(domain.assertions), CSV_BATCH):
+            batch = domain.assertions[start : start + CSV_BATCH]
+            batch_facts = facts[start : start + CSV_BATCH]
+            yield from zip(
+                map(itemgetter(0), batch),
+                itertools.repeat(asr_label),
+                *map(_cells, zip(*batch, strict=True)),  # asr_fields: Assertion's, in order
+                _cells([f.provenance or None if f is not None else None for f in batch_facts]),
+                _cells([f.member_ids if f is not None else () for f in batch_facts]),
+            )
 
     ev_fields = [
         ("evidence_id", ""), ("source_type", ""), ("title", ""), ("citation", ""), ("year", ":long"),
