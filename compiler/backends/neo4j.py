@@ -498,22 +498,33 @@ def _import_files(domain: Domain) -> list[Artifact]:
         "member_ids:string[]",
     ]
 
-    def edges():
-        return (
-            [
-                a.subject_id,
-                a.object_id,
-                a.predicate,
-                a.assertion_id,
-                _cell(a.validated),
-                a.causal_status,
-                a.evidence_level,
-                a.direction,
-                a.confidence,
-                _cell(f.member_ids if f is not None else ()),
-            ]
-            for a, f in zip(domain.assertions, facts, strict=True)
+    edge_columns = itemgetter(
+        *(Assertion._fields.index(n) for n in ("subject_id", "object_id", "predicate"))
+    )
+    edge_props = itemgetter(
+        *(
+            Assertion._fields.index(n)
+            for n in ("assertion_id", "validated", "causal_status", "evidence_level", "direction")
         )
+    )
+    confidence = itemgetter(Assertion._fields.index("confidence"))
+
+    def edges():
+        """Made a batch at a time, column by column, as `asr_rows`: per assertion
+        [subject, object, predicate, assertion_id, _cell(validated), causal_status,
+        evidence_level, direction, confidence, _cell(member_ids)]."""
+        for start in range(0, len(domain.assertions), CSV_BATCH):
+            batch = domain.assertions[start : start + CSV_BATCH]
+            batch_facts = facts[start : start + CSV_BATCH]
+            ends = zip(*map(edge_columns, batch), strict=True)
+            props = [_cells(c) for c in zip(*map(edge_props, batch), strict=True)]
+            yield from zip(
+                *ends,
+                *props,
+                map(confidence, batch),
+                _cells([f.member_ids if f is not None else () for f in batch_facts]),
+                strict=True,
+            )
 
     n_asr, n_members = (
         len(domain.assertions),
