@@ -7,7 +7,9 @@ the existing manifest is a no-op (checked with hashes only, without importing Li
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -49,10 +51,10 @@ def check_domain(domain: str | Path, build: bool = False):
 
     result = load_domain(domain, derive=build)
     if build:
-        for artifact in iter_artifacts(result):
-            _ = (
-                artifact.sha256
-            )  # a streamed artifact is made (and hashed) here, as compile writes it
+        with _frozen():
+            for artifact in iter_artifacts(result):
+                # a streamed artifact is made (and hashed) here, as compile writes it
+                _ = artifact.sha256
     return DomainSummary(
         result.name,
         result.version,
@@ -117,8 +119,24 @@ def compile_domain(
             written[0] += 1
             yield artifact
 
-    write_tree(out_dir, counted(), keep=PRESERVED)
+    with _frozen():
+        write_tree(out_dir, counted(), keep=PRESERVED)
     return CompileResult(domain_dir.name, out_dir, written[0], False, domain_ir.warnings)
+
+
+@contextmanager
+def _frozen() -> Iterator[None]:
+    """Everything alive now (the IR: millions of records at scale) left out of the cyclic
+    garbage collector's passes while the outputs are written, then handed back to it.
+
+    Writing allocates rows by the million; each full collection would walk the whole IR
+    again, which holds no cycles to find. Measured at 250,000 assertions: the outputs' CPU
+    time 16.3 -> 12.5 s, the same bytes."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def up_to_date(domain: str | Path, out_root: Path | None = None) -> CompileResult | None:
