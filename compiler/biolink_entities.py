@@ -93,14 +93,16 @@ def reader(domain: ir.Domain) -> Callable[[ir.Assertion], Reading]:
     for eid, is_event in domain.entity_events:
         (events.add if is_event else events.discard)(eid)
     readings = dict(domain.biolink_readings)
+    # A reading depends on four facts with few distinct combinations (predicates x directions
+    # x 2 x 2): each is chosen once, not once per assertion (millions at scale).
+    chosen: dict[tuple[str, str | None, bool, bool], Reading] = {}
 
     def read(a: ir.Assertion) -> Reading:
-        return choose(
-            readings[a.predicate],
-            a.direction,
-            a.subject_id in interventions,
-            a.object_id in events,
-        )
+        key = (a.predicate, a.direction, a.subject_id in interventions, a.object_id in events)
+        reading = chosen.get(key)
+        if reading is None:
+            reading = chosen[key] = choose(readings[key[0]], *key[1:])
+        return reading
 
     return read
 

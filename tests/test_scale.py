@@ -160,3 +160,130 @@ def test_line_breaks_are_found_in_any_field_and_tuple(
     records = list(getattr(domain, table))
     records[-1] = records[-1]._replace(**{field: value})
     assert _has_line_breaks(replace(domain, **{table: tuple(records)})) is expected
+
+
+# The column-wise writers of large outputs (KGX TSV, import CSV) against the per-cell ones
+# they replaced, which stay as the reference: `tsv_field(_cell(...))` per cell and
+# `csv.writer.writerows`.
+
+
+class _Word(str):
+    """A str subclass whose str() is not its value: the column-wise path must not take it."""
+
+    def __str__(self) -> str:
+        return f"_Word.{self.upper()}"
+
+
+TRICKY = [
+    "plain",
+    "tab\there",
+    "line\nbreak",
+    "carriage\rreturn",
+    'say "hi"',
+    "pipe|d",
+    "sep\u2028arator",
+    "next\x85line",
+    "",
+    "é ümlaut",
+    ",comma",
+]
+
+
+def _tsv_reference(columns: tuple[str, ...], rows: list[dict]) -> bytes:
+    from compiler.backends.kgx import _cell
+    from kgbench.untrusted import tsv_field
+
+    lines = ["\t".join(columns)]
+    lines += ["\t".join(tsv_field(_cell(c, r.get(c))) for c in columns) for r in rows]
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+@pytest.mark.parametrize("batch", [1, 2, 3, 1000])
+@pytest.mark.parametrize("tricky", [None, *TRICKY])
+def test_tsv_columns_write_the_per_cell_bytes(batch: int, tricky: str | None) -> None:
+    """Every kind of value KGX rows hold (str, str subclasses, lists, bools, the `negated`
+    column, numbers, None, absent keys), with and without a text that `_text` or `tsv_field`
+    rewrites, in any batch size: the same bytes as the per-cell writer."""
+    from compiler.backends.kgx import tsv_chunks
+
+    columns = ("id", "name", "negated", "validated", "score", "year", "xref", "kind", "gone")
+    rows: list[dict] = [
+        {"id": f"X:{i}", "name": f"name {i}", "negated": i % 2 == 0, "validated": i % 3 == 0}
+        | {"score": i / 7, "year": 1990 + i, "xref": [f"A:{i}", f"B:{i}"][: i % 3]}
+        | ({"kind": _Word("term")} if i == 4 else {})
+        for i in range(7)
+    ]
+    rows[5]["score"] = float("nan")
+    rows[6]["negated"] = None
+    if tricky is not None:
+        rows[2]["name"] = tricky
+        rows[3]["xref"] = ["A:1", tricky]
+    written = b"".join(tsv_chunks(columns, rows, batch=batch))
+    assert written == _tsv_reference(columns, rows)
+    assert b"".join(tsv_chunks(columns, [])) == _tsv_reference(columns, [])
+
+
+def _csv_reference(header: list, rows: list) -> bytes:
+    import csv
+    import io as stdio
+
+    buf = stdio.StringIO()
+    writer = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    writer.writerow(header)
+    writer.writerows(rows)
+    return buf.getvalue().encode("utf-8")
+
+
+@pytest.mark.parametrize("tricky", [None, *TRICKY, 3, True, None])
+def test_csv_columns_write_the_csv_writer_bytes(
+    tricky: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Import-file batches joined column by column are the bytes `csv.writer` writes: plain
+    text, floats (repr, nan and inf too), ints; a batch with anything the writer would quote,
+    or with a value of another type, is the writer's own."""
+    monkeypatch.setattr(base, "CSV_BATCH", 3)
+    header = ["id:ID", "name", "confidence:double", "year:long"]
+    rows = [[f"ASR_{i:07d}", f"name {i}", i / 3, 2000 + i] for i in range(8)]
+    rows[1][2], rows[2][2] = float("nan"), float("-inf")
+    if tricky is not None:
+        rows[4][1] = tricky
+    assert b"".join(base.csv_chunks(header, rows)) == _csv_reference(header, rows)
+    single = [["a"], [""], ["b"]]  # one field: the writer quotes an empty one
+    assert b"".join(base.csv_chunks(["x"], single)) == _csv_reference(["x"], single)
+    ragged = [["a", "b"], ["c"], ["d", "e", "f"]]
+    assert b"".join(base.csv_chunks(["x", "y"], ragged)) == _csv_reference(["x", "y"], ragged)
+
+
+def test_facts_in_order_are_the_frontend_facts_or_looked_up(mini_copy: Path) -> None:
+    """The frontend's facts, one per assertion in order, are taken as they are; in another
+    order, or missing (a domain loaded without deriving), each assertion gets its own or None."""
+    from dataclasses import replace
+
+    from compiler.frontend import load_domain
+
+    domain = load_domain(mini_copy)
+    assert len(domain.facts) == len(domain.assertions) > 2
+    assert base.facts_in_order(domain) is domain.facts
+    shuffled = replace(domain, facts=tuple(reversed(domain.facts[1:])))
+    got = base.facts_in_order(shuffled)
+    assert got[0] is None
+    assert [f.assertion_id for f in got[1:]] == [a.assertion_id for a in domain.assertions[1:]]
+    assert base.facts_in_order(replace(domain, facts=())) == [None] * len(domain.assertions)
+
+
+def test_large_outputs_are_the_per_cell_writers_bytes(
+    mini_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A whole compile in the streamed form, with the column-wise writers and with the
+    per-cell ones they replaced: every file the same bytes."""
+    from compiler.backends import kgx
+
+    monkeypatch.setattr(base, "COMPACT_ROWS", 0)
+    monkeypatch.setattr(graph, "COMPACT_ROWS", 0)
+    fast = tree(compile_domain(mini_copy, out_root=tmp_path / "fast", force=True).out_dir)
+    assert any(p.startswith("kgx/") and p.endswith("_edges.tsv") for p in fast)
+    with monkeypatch.context() as m:
+        m.setattr(base, "_plain_csv", lambda batch: None)
+        m.setattr(kgx, "tsv_chunks", lambda columns, rows: [_tsv_reference(columns, list(rows))])
+        slow = tree(compile_domain(mini_copy, out_root=tmp_path / "slow", force=True).out_dir)
+    assert fast == slow

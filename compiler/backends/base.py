@@ -7,9 +7,11 @@ import fnmatch
 import hashlib
 import io
 import itertools
-from collections.abc import Callable, Iterable, Iterator
+import re
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import jinja2
@@ -20,7 +22,7 @@ from kgbench.io import compact_json_chunks, compact_rows_chunks, json_bytes, sha
 from ..paths import TEMPLATES_DIR
 
 if TYPE_CHECKING:
-    from ..ir import Domain
+    from ..ir import AssertionFacts, Domain
 
 
 # A document or rows file with more rows than this is written compact and streamed
@@ -159,6 +161,21 @@ class Backend:
         return Artifact.streamed(model.PATH, lambda: compact_json_chunks(data, lists))
 
 
+def facts_in_order(domain: Domain) -> Sequence[AssertionFacts | None]:
+    """`domain.facts` aligned with `domain.assertions`: each assertion's facts, or None.
+
+    The frontend derives them one per assertion in the assertions' order, so this is that
+    tuple itself (checked: the same ids in the same order); otherwise they are looked up,
+    once. A dict keyed by assertion id in each backend cost a lookup per row and, held by
+    the streamed artifacts' makers until the manifest, hundreds of MB each at 4M assertions."""
+    facts, assertions = domain.facts, domain.assertions
+    ids = attrgetter("assertion_id")
+    if len(facts) == len(assertions) and list(map(ids, facts)) == list(map(ids, assertions)):
+        return facts
+    by_id = {f.assertion_id: f for f in facts}
+    return [by_id.get(a.assertion_id) for a in assertions]
+
+
 def rows_artifact(path: str, n: int, make: Callable[[], Iterable[dict[str, Any]]]) -> Artifact:
     """A JSON array of row objects: indented and held when small (the committed form),
     compact with one row per line and streamed beyond `COMPACT_ROWS` rows."""
@@ -201,12 +218,47 @@ def csv_chunks(header: list[str], rows: Iterable[list[Any]]) -> Iterator[bytes]:
     writer.writerow(header)
     it = iter(rows)
     while batch := list(itertools.islice(it, CSV_BATCH)):
-        writer.writerows(batch)
+        plain = _plain_csv(batch) if len(header) > 1 else None
+        if plain is not None:
+            buf.write(plain)
+        else:
+            writer.writerows(batch)
         yield buf.getvalue().encode("utf-8")
         buf.seek(0)
         buf.truncate()
     if buf.tell():
         yield buf.getvalue().encode("utf-8")
+
+
+# What makes `csv.writer` (QUOTE_MINIMAL, lineterminator "\n") quote a field ('\r' does not
+# in CPython 3.11, but a batch holding one takes the writer, which decides).
+_QUOTED = re.compile('[,"\r\n]')
+
+
+def _plain_csv(batch: list[list[Any]]) -> str | None:
+    """The text `csv.writer.writerows(batch)` writes, built column by column, when every cell
+    is a str holding nothing to quote (or a float or int, written as the writer writes them:
+    `repr`); None for any other batch, which the writer takes. At scale most import-file
+    batches are plain, and joining them is several times cheaper than the writer's per-field
+    checks. Rows of one field are never plain (the writer quotes an empty one)."""
+    width = len(batch[0])
+    if width < 2 or any(len(row) != width for row in batch):
+        return None
+    columns = list(zip(*batch, strict=True))
+    texts = []
+    for i, column in enumerate(columns):
+        kinds = set(map(type, column))
+        if kinds == {str}:
+            texts.append("\t".join(column))
+        elif kinds == {float}:
+            columns[i] = tuple(map(float.__repr__, column))
+        elif kinds == {int}:
+            columns[i] = tuple(map(int.__repr__, column))
+        else:
+            return None
+    if _QUOTED.search("\t".join(texts)):
+        return None
+    return "\n".join(map(",".join, zip(*columns, strict=True))) + "\n"
 
 
 def csv_artifact(

@@ -13,7 +13,7 @@ from dataclasses import asdict
 from kgbench.contract import KnowledgeGraph
 
 from ..ir import Domain
-from .base import COMPACT_ROWS, Artifact, Backend, EmitContext
+from .base import COMPACT_ROWS, Artifact, Backend, EmitContext, facts_in_order
 
 # Fields kg.json adds to each assertion row beyond the assertions table's own columns.
 DERIVED_ASSERTION_FIELDS = ("provenance", "member_ids")
@@ -22,10 +22,8 @@ DERIVED_ASSERTION_FIELDS = ("provenance", "member_ids")
 def _assertions(domain: Domain) -> Iterator[dict]:
     """Each assertion with what the compiler derived for it: its provenance label, and for a
     class-level claim the members it applies to."""
-    facts = {f.assertion_id: f for f in domain.facts}
-    for a in domain.assertions:
+    for a, fact in zip(domain.assertions, facts_in_order(domain), strict=True):
         row = a._asdict()
-        fact = facts.get(a.assertion_id)
         row["provenance"] = fact.provenance if fact else ""
         row["member_ids"] = list(fact.member_ids) if fact else []
         yield row

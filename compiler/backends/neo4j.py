@@ -7,16 +7,26 @@ transactional rows and the import CSVs, so the two loading paths give identical 
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from operator import itemgetter
 from typing import Any
 
 from kgbench.contract import LoadPlan
 from kgbench.io import json_bytes
 
-from ..ir import Assertion, Domain, Entity, EvidenceSource, Support
-from .base import Artifact, Backend, EmitContext, csv_artifact, render, rows_artifact
+from ..ir import Assertion, AssertionFacts, Domain, Entity, EvidenceSource, Support
+from .base import (
+    CSV_BATCH,
+    Artifact,
+    Backend,
+    EmitContext,
+    csv_artifact,
+    facts_in_order,
+    render,
+    rows_artifact,
+)
 from .cyphergen import (
     CountNodes,
     CountRelationships,
@@ -114,7 +124,6 @@ class Neo4jBackend(Backend):
     def emit(self, domain: Domain, ctx: EmitContext) -> list[Artifact]:
         gen = self.dialect
         label = domain.neo4j_label
-        facts = {f.assertion_id: f for f in domain.facts}
         out: list[Artifact] = []
         statements: list[dict[str, str]] = []
 
@@ -141,15 +150,18 @@ class Neo4jBackend(Backend):
         for e in domain.entities:
             entities_of[e.category].append(e)
         assertions_of: dict[str, list[Assertion]] = defaultdict(list)
-        for a in domain.assertions:
+        facts_of: dict[str, list[AssertionFacts | None]] = defaultdict(list)  # in step
+        for a, fact in zip(domain.assertions, facts_in_order(domain), strict=True):
             assertions_of[a.predicate].append(a)
+            facts_of[a.predicate].append(fact)
 
         def entity_rows(members: list[Entity]) -> Iterable[dict[str, Any]]:
             return ({"id": e.id, "props": entity_properties(e)} for e in members)
 
-        def assertion_rows(members: list[Assertion]) -> Iterable[dict[str, Any]]:
-            for a in members:
-                fact = facts.get(a.assertion_id)
+        def assertion_rows(
+            members: list[Assertion], member_facts: list[AssertionFacts | None]
+        ) -> Iterable[dict[str, Any]]:
+            for a, fact in zip(members, member_facts, strict=True):
                 member_ids = fact.member_ids if fact else ()
                 yield {
                     "id": a.assertion_id,
@@ -182,11 +194,12 @@ class Neo4jBackend(Backend):
         )
         for pred in domain.predicates:
             group = assertions_of.get(pred.name, [])
+            group_facts = facts_of.get(pred.name, [])
             statement(
                 f"assertion_{pred.name}",
                 f"rows/assertions_{pred.name}.json",
                 len(group),
-                lambda group=group: assertion_rows(group),
+                lambda group=group, group_facts=group_facts: assertion_rows(group, group_facts),
                 MergeNodes(label, ("Assertion",), ASSERTION_PROPERTIES),
                 ReconcileNodes(label, ("Assertion",)),
                 then=(MergeAssertionEdges(label, pred.name, EDGE_PROPERTIES),),
@@ -368,6 +381,14 @@ def _cell(value: Any) -> Any:
     return value
 
 
+def _cells(values: Sequence[Any]) -> Sequence[Any]:
+    """`_cell` of each value of a column: the values themselves when all are str (most
+    columns), without a call per cell."""
+    if set(map(type, values)) == {str}:
+        return values
+    return list(map(_cell, values))
+
+
 def _import_files(domain: Domain) -> list[Artifact]:
     """CSV files in the `neo4j-admin database import full` format (id space = the domain)."""
     space = domain.name
@@ -404,24 +425,26 @@ def _import_files(domain: Domain) -> list[Artifact]:
         ("temporality", ""), ("source_databases", ":string[]"), ("no_evidence_reason", ""),
         ("knowledge_level", ""), ("agent_type", ""),
     ]  # fmt: skip
-    facts = {f.assertion_id: f for f in domain.facts}
+    facts = facts_in_order(domain)
     assert tuple(n for n, _ in asr_fields) == Assertion._fields
     asr_header = [f"id:ID({space})", ":LABEL"] + [f"{n}{t}" for n, t in asr_fields]
     asr_header += ["provenance", "member_ids:string[]"]
 
+    asr_label = d.join((label, "Assertion"))
+
     def asr_rows():
-        return (
-            [
-                a.assertion_id,
-                d.join((label, "Assertion")),
-                *map(_cell, a),  # asr_fields are the Assertion fields, in order
-                _cell(
-                    facts[a.assertion_id].provenance or None if a.assertion_id in facts else None
-                ),
-                _cell(facts[a.assertion_id].member_ids if a.assertion_id in facts else ()),
-            ]
-            for a in domain.assertions
-        )
+        """Made a batch at a time, column by column (`_cells`): the same rows as
+        [id, label, *map(_cell, a), provenance, member_ids] per assertion."""
+        for start in range(0, len(domain.assertions), CSV_BATCH):
+            batch = domain.assertions[start : start + CSV_BATCH]
+            batch_facts = facts[start : start + CSV_BATCH]
+            yield from zip(
+                map(itemgetter(0), batch),
+                itertools.repeat(asr_label),
+                *map(_cells, zip(*batch, strict=True)),  # asr_fields: Assertion's, in order
+                _cells([f.provenance or None if f is not None else None for f in batch_facts]),
+                _cells([f.member_ids if f is not None else () for f in batch_facts]),
+            )
 
     ev_fields = [
         ("evidence_id", ""), ("source_type", ""), ("title", ""), ("citation", ""), ("year", ":long"),
@@ -475,22 +498,33 @@ def _import_files(domain: Domain) -> list[Artifact]:
         "member_ids:string[]",
     ]
 
-    def edges():
-        return (
-            [
-                a.subject_id,
-                a.object_id,
-                a.predicate,
-                a.assertion_id,
-                _cell(a.validated),
-                a.causal_status,
-                a.evidence_level,
-                a.direction,
-                a.confidence,
-                _cell(facts[a.assertion_id].member_ids if a.assertion_id in facts else ()),
-            ]
-            for a in domain.assertions
+    edge_columns = itemgetter(
+        *(Assertion._fields.index(n) for n in ("subject_id", "object_id", "predicate"))
+    )
+    edge_props = itemgetter(
+        *(
+            Assertion._fields.index(n)
+            for n in ("assertion_id", "validated", "causal_status", "evidence_level", "direction")
         )
+    )
+    confidence = itemgetter(Assertion._fields.index("confidence"))
+
+    def edges():
+        """Made a batch at a time, column by column, as `asr_rows`: per assertion
+        [subject, object, predicate, assertion_id, _cell(validated), causal_status,
+        evidence_level, direction, confidence, _cell(member_ids)]."""
+        for start in range(0, len(domain.assertions), CSV_BATCH):
+            batch = domain.assertions[start : start + CSV_BATCH]
+            batch_facts = facts[start : start + CSV_BATCH]
+            ends = zip(*map(edge_columns, batch), strict=True)
+            props = [_cells(c) for c in zip(*map(edge_props, batch), strict=True)]
+            yield from zip(
+                *ends,
+                *props,
+                map(confidence, batch),
+                _cells([f.member_ids if f is not None else () for f in batch_facts]),
+                strict=True,
+            )
 
     n_asr, n_members = (
         len(domain.assertions),
