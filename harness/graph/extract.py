@@ -26,9 +26,9 @@ from ..scenarios.chain_index import chain_rank_key
 # The warm-up (`warm_up`) warms what the first pass needs, not the first pass: every grounded
 # condition's query planned once for each plan-cache key the scenarios have (`plan_key`), then
 # run over the first WARM_UP_SCENARIOS scenarios (the JIT, and the pages they read), on
-# WARM_UP_SESSIONS sessions. The whole store is not read (`touch_store`): measured at 100k
-# assertions (a fresh JVM each, A B A B, load 3.3), reading it made the warm-up 1-2 s longer
-# and the first pass no faster (p95 38 against 17-26 ms without). The warm-up before issue 33
+# WARM_UP_SESSIONS sessions. The whole store is not read (two aggregate queries over every
+# property): measured at 100k assertions (a fresh JVM each, A B A B, load 3.3), reading it
+# made the warm-up 1-2 s longer and the first pass no faster (p95 38 against 17-26 ms without). The warm-up before issue 33
 # (32 scenarios and per-target stand-ins for every candidate, 3 rounds) took 93-115 s on a
 # 100k-assertion domain, longer than the extraction it prepared; issue 33 asks for at most 10 s.
 WARM_UP_SCENARIOS = 8
@@ -436,20 +436,3 @@ def warm_up(
         list(pool.map(run, plans))  # every plan made before any run that would wait on it
         list(pool.map(run, work_rest))
     return len(plans) + len(work_rest)
-
-
-def touch_store(driver: neo4j.Driver, domain: CompiledDomain, database: str | None = None) -> int:
-    """Read every property of every node and relationship under the domain's label once (two
-    aggregate queries: one row back each), so the extraction that follows finds the store's
-    pages in Neo4j's page cache (`warm_up` does not call it: see WARM_UP_SCENARIOS). The label
-    is the compiled, validated spec name, as in every compiled query. Returns the number of
-    nodes and relationships read."""
-    label = domain.label
-    read = 0
-    for query in (
-        f"MATCH (n:{label}) RETURN count(properties(n)) AS n",
-        f"MATCH (:{label})-[r]->(:{label}) RETURN count(properties(r)) AS n",
-    ):
-        records = read_records(driver, query, {}, database)
-        read += records[0]["n"]
-    return read
