@@ -35,6 +35,14 @@ def run(*args: str) -> tuple[int, str]:
     return result.exit_code, result.output
 
 
+def review(toy_env: dict, reviews: Path, out: Path, *extra: str) -> tuple[int, str]:
+    """`kgbench review` of the env's compiled toy domain with a verdicts file and a sheet folder."""
+    return run(
+        "review", "-d", str(toy_env["domain"].root), "--reviews", str(reviews), "--out", str(out),
+        *extra,
+    )  # fmt: skip
+
+
 def write_reviews(path: Path, rows: list[list[str]]) -> None:
     with path.open("w", encoding="utf-8", newline="") as f:
         writer = csv.writer(f, lineterminator="\n")
@@ -74,15 +82,7 @@ def test_review_writes_a_sheet_and_reads_verdicts(toy_env) -> None:
     records, tmp = toy_env["records"], toy_env["tmp"]
     reviews = tmp / "reviews.csv"
     write_reviews(reviews, accept_all(records[:3]))
-    code, out = run(
-        "review",
-        "-d",
-        str(toy_env["domain"].root),
-        "--reviews",
-        str(reviews),
-        "--out",
-        str(tmp / "sheet"),
-    )
+    code, out = review(toy_env, reviews, tmp / "sheet")
     assert code == 0, out
     assert f"{len(records)} items: 3 accepted, 0 disputed, {len(records) - 3} not reviewed" in out
     rows = list(csv.DictReader((tmp / "sheet" / "review.csv").open(encoding="utf-8")))
@@ -150,16 +150,7 @@ def test_drop_stale_removes_outdated_verdicts(toy_env) -> None:
     rows = accept_all(records[:2])
     rows[1][1] = "f" * 64  # SCN_0002 was edited after its review
     write_reviews(reviews, rows)
-    code, out = run(
-        "review",
-        "-d",
-        str(toy_env["domain"].root),
-        "--reviews",
-        str(reviews),
-        "--out",
-        str(tmp / "s"),
-        "--drop-stale",
-    )
+    code, out = review(toy_env, reviews, tmp / "s", "--drop-stale")
     assert code == 0, out
     assert [r["scenario_id"] for r in csv.DictReader(reviews.open())] == ["SCN_0001"]
 
@@ -214,15 +205,7 @@ def test_publish_refuses_disputed_items_and_records_coverage(toy_env) -> None:
 def test_the_review_page_renders_in_headless_chromium(toy_env, chromium) -> None:
     tmp, records = toy_env["tmp"], toy_env["records"]
     write_reviews(tmp / "none.csv", [])  # a named verdicts file must exist; this one is empty
-    code, out = run(
-        "review",
-        "-d",
-        str(toy_env["domain"].root),
-        "--out",
-        str(tmp / "sheet"),
-        "--reviews",
-        str(tmp / "none.csv"),
-    )
+    code, out = review(toy_env, tmp / "none.csv", tmp / "sheet")
     assert code == 0, out
     page = tmp / "sheet" / "review.html"
     dom = chromium(page, "--dump-dom").stdout

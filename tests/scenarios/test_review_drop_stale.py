@@ -21,7 +21,7 @@ from compiler.api import compile_domain
 from harness.compiled import CompiledDomain
 from harness.review.verdicts import content_sha256
 from harness.scenarios.generator import generate_file
-from tests.scenarios.test_review import TOY, accept_all, run, write_reviews
+from tests.scenarios.test_review import TOY, accept_all, review, run, write_reviews
 
 
 @pytest.fixture
@@ -86,16 +86,7 @@ def test_drop_stale_of_the_own_set_lists_what_it_removes(toy_env) -> None:
     rows = accept_all(records[:2])
     rows[1][1] = "f" * 64  # SCN_0002 was edited after its review: truly stale
     write_reviews(reviews, rows)
-    code, out = run(
-        "review",
-        "-d",
-        str(toy_env["domain"].root),
-        "--reviews",
-        str(reviews),
-        "--out",
-        str(tmp / "s"),
-        "--drop-stale",
-    )
+    code, out = review(toy_env, reviews, tmp / "s", "--drop-stale")
     assert code == 0, out
     assert "removed 1 stale verdict(s)" in out and "line 3: SCN_0002 ffffffffffff" in out
     assert _ids(reviews) == [records[0]["scenario_id"]]

@@ -7,7 +7,7 @@ import csv
 
 import pytest
 
-from tests.scenarios.test_review import accept_all, run, write_reviews
+from tests.scenarios.test_review import accept_all, review, write_reviews
 from tests.scenarios.test_review_drop_stale import toy_env  # noqa: F401  (the fixture)
 
 
@@ -15,15 +15,7 @@ def _review(toy_env, rows) -> tuple[int, str]:  # noqa: F811
     tmp = toy_env["tmp"]
     reviews = tmp / "reviews.csv"
     write_reviews(reviews, rows)
-    return run(
-        "review",
-        "-d",
-        str(toy_env["domain"].root),
-        "--reviews",
-        str(reviews),
-        "--out",
-        str(tmp / "s"),
-    )
+    return review(toy_env, reviews, tmp / "s")
 
 
 def test_rv_huge_cell_a_long_note_is_read(toy_env) -> None:  # noqa: F811
@@ -68,13 +60,5 @@ def test_rv_formula_cells_of_review_csv_are_neutralised(toy_env) -> None:  # noq
 def test_cli_review_a_named_verdicts_file_that_does_not_exist(toy_env) -> None:  # noqa: F811
     """cli.review: `--reviews nosuch.csv` printed "0 accepted ... not reviewed", exit 0."""
     tmp = toy_env["tmp"]
-    code, out = run(
-        "review",
-        "-d",
-        str(toy_env["domain"].root),
-        "--reviews",
-        str(tmp / "nosuch.csv"),
-        "--out",
-        str(tmp / "s"),
-    )
+    code, out = review(toy_env, tmp / "nosuch.csv", tmp / "s")
     assert code == 2 and "verdicts file not found" in out and not (tmp / "s").exists(), out
