@@ -58,9 +58,9 @@ def publish(
     from harness.release.publish import publish_release
     from harness.review.verdicts import default_reviews
 
-    if reviews is None and default_reviews(domain).exists():
-        reviews = default_reviews(domain)
-    compiled = CompiledDomain.open(domain)
+    compiled = CompiledDomain.open(domain)  # `domain` may be a folder; its name keys the verdicts
+    if reviews is None and default_reviews(compiled.name).exists():
+        reviews = default_reviews(compiled.name)
     result = publish_release(compiled, release, scenarios, reviews, changelog)
     if dataset:
         from harness.release.dataset import write_dataset

@@ -111,12 +111,12 @@ def review_command(
     compiled = CompiledDomain.open(domain)
     given = scenarios or generated_set(compiled)
     records = read_scenarios(given)
-    path = reviews or default_reviews(domain)
+    path = reviews or default_reviews(compiled.name)
     if reviews is not None and not reviews.exists():  # a named file must exist (a typo
         raise UserError(f"verdicts file not found: {reviews}")  # read as "none reviewed")
     history = released_items(compiled.gold_dir)
     if agreement:
-        print_agreement(domain, records, read_reviews(path, records, history=history))
+        print_agreement(compiled.name, records, read_reviews(path, records, history=history))
         return
     rows = read_reviews(path, records, allow_stale=drop_stale, history=history)
     verdicts = read_verdicts(path, records, allow_stale=drop_stale, history=history)
@@ -126,9 +126,9 @@ def review_command(
         own = own_records_or_none(generated_set(compiled), given)
         dropped = rows_to_drop(path, rows, own)  # every kept row, of every reviewer and role
         check_drop(dropped, yes, path)
-    target = out or RUNS_DIR / f"review-{domain}"
+    target = out or RUNS_DIR / f"review-{compiled.name}"
     html_path, csv_path = write_sheet(
-        KnowledgeGraph(compiled), records, verdicts, target, f"Clinical review: {domain}"
+        KnowledgeGraph(compiled), records, verdicts, target, f"Clinical review: {compiled.name}"
     )
     if dropped:  # only once the sheet is written: a failure above leaves the file as it was
         backup = rewrite_with_backup(path, verdict_rows(rows))

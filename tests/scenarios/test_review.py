@@ -93,6 +93,8 @@ def test_review_writes_a_sheet_and_reads_verdicts(toy_env) -> None:
     assert [row["verdict"] for row in rows[:4]] == ["accept", "accept", "accept", ""]
     page = (tmp / "sheet" / "review.html").read_text(encoding="utf-8")
     assert page.count('<section class="item"') == len(records)
+    # `-d` named the compiled folder: the page is titled by the domain's name, not that path
+    assert "<title>Clinical review: toy</title>" in page and str(tmp) not in page
     assert "<script" not in page and "http" not in page.replace("http-equiv", "")
 
 
