@@ -32,6 +32,7 @@ import pyarrow.compute as pc
 from kgbench.suggest import SuggestIndex, unknown
 
 from . import ir
+from .knowledge_level import level_columns
 from .rules import distinct_count
 from .schema import SchemaModel, suggest
 from .tables import ErrorList, Table
@@ -44,9 +45,19 @@ def check_graph_tables(
     tables: dict[str, Table],
     errors: ErrorList,
     class_prefix: bool = True,
+    levels_core: dict[str, Any] | None = None,
 ):
     """(entities, evidence, assertions, supports, category_of) of the rows that pass; every
-    broken rule is added to `errors`, in table order, then file order."""
+    broken rule is added to `errors`, in table order, then file order.
+
+    `levels_core`: the core schema, to fill in each assertion's knowledge level and agent
+    type from its supporting sources (`knowledge_level.level_columns`) before its record is
+    made; None (validate) leaves them as the rows have them.
+
+    Memory: each table's Python columns are let go once its records are made, the evidence
+    links' assertion ids are the assertions' own str objects, and each assertion record is
+    made once, after the links, complete (at 4,000,000 assertions each of these was
+    hundreds of MB at the load's peak)."""
     classes = {c.name: c for c in model.entity_classes}
     predicates = {p.name: p for p in model.predicates}
     suspect = _suspects(model, tables, class_prefix)
@@ -63,24 +74,33 @@ def check_graph_tables(
             category_of[entity.id] = None  # exists, but its class is broken (reported)
             rejected.add(i)
     entities = _without(entities_all, rejected)
+    del cols, entities_all
+    ent.drop_columns()
 
     ev = tables["evidence_sources"]
     evidence = _records(ir.EvidenceSource, ev.columns)
+    ev.drop_columns()
     evidence_ids = {e.evidence_id for e in evidence}
 
     asr = tables["assertions"]
     asr_cols = asr.columns
     known_entities = SuggestIndex(category_of)
-    assertions_all = _records(ir.Assertion, asr_cols)
     rejected = set()
     for i in _flagged(suspect["assertions"]):
         if not _assertion_row(
-            assertions_all[i], i, asr, predicates, category_of, known_entities, errors
-        ):
+            _record(ir.Assertion, asr_cols, i), i, asr, predicates, category_of,
+            known_entities, errors,
+        ):  # fmt: skip
             rejected.add(i)
-    assertions = _without(assertions_all, rejected)
 
     links = tables["assertion_evidence"]
+    if links.arrow is not None and asr.arrow is not None:
+        links.use_column(
+            "assertion_id",
+            _shared(
+                links.arrow["assertion_id"], asr.arrow["assertion_id"], asr_cols["assertion_id"]
+            ),
+        )
     link_cols = links.columns
     supports: list[ir.Support]
     all_links = _records(ir.Support, link_cols)
@@ -94,12 +114,18 @@ def check_graph_tables(
         # and on valid data they were three, alive at the domain's peak memory.
         table_ids = set(asr_cols["assertion_id"])
         all_asr_ids = table_ids | asr.broken_ids
-        assertion_ids = {a.assertion_id for a in assertions} if rejected else table_ids
+        assertion_ids = (
+            {a for i, a in enumerate(asr_cols["assertion_id"]) if i not in rejected}
+            if rejected
+            else table_ids
+        )
         supports, linked = _links(
             all_links, flagged_links, to_broken, links, all_asr_ids, assertion_ids,
             evidence_ids, ev.broken_ids, suspect["duplicate_links"],
             suspect["repeated_link_rows"], errors,
         )  # fmt: skip
+    del link_cols, all_links
+    links.drop_columns()
 
     for i in _without_evidence_rule(asr, linked, links, linked_is_all=not flagged_links):
         if not asr_cols["no_evidence_reason"][i]:
@@ -113,7 +139,35 @@ def check_graph_tables(
                 "no_evidence_reason must be empty when the assertion has evidence links",
                 asr.location(i, "no_evidence_reason"),
             )
+    if levels_core is not None and not errors.errors:  # with errors, no record is compiled
+        levels = level_columns(
+            asr_cols["assertion_id"], asr_cols["knowledge_level"], asr_cols["agent_type"],
+            supports, evidence, levels_core,
+        )  # fmt: skip
+        asr_cols = {**asr_cols, "knowledge_level": levels[0], "agent_type": levels[1]}
+        del levels
+    assertions = _without(_records(ir.Assertion, asr_cols), rejected)
+    del asr_cols
+    asr.drop_columns()
     return entities, evidence, assertions, supports, category_of
+
+
+def _record(record: type, columns: dict[str, list[Any]], i: int):
+    """Row `i`'s IR record (for a row a checker judges before the records are made)."""
+    return tuple.__new__(record, tuple(columns[f][i] for f in record._fields))
+
+
+def _shared(refs, ids, id_values: list[Any]) -> list[Any]:
+    """The Python values of a reference column (`refs`, Arrow), each one that names a row of
+    `ids` (Arrow) being that row's own str object in `id_values`; any other value is its own
+    str (None when empty), as the column's conversion makes it."""
+    rows = pc.index_in(refs, value_set=ids)
+    if not rows.null_count:
+        return list(map(id_values.__getitem__, rows.to_numpy(zero_copy_only=False).tolist()))
+    own = refs.to_pylist()
+    return [
+        v or None if j is None else id_values[j] for j, v in zip(rows.to_pylist(), own, strict=True)
+    ]
 
 
 def _records(record: type, columns: dict[str, list[Any]]) -> list:

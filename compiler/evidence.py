@@ -21,8 +21,12 @@ any backend sees it:
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from collections import defaultdict
+from collections.abc import Iterator
 from functools import cached_property
+from itertools import groupby
+from operator import itemgetter
 from typing import Any
 
 from kgbench.scope import study_covers
@@ -156,13 +160,19 @@ class EvidenceChecker:
         """Each assertion's source types (the provenance labels only: built on first use).
 
         Equal sets are one shared frozenset: a domain has a handful of source-type mixes, so
-        `provenance` can key its memo on them at the cost of a pointer per assertion."""
+        `provenance` can key its memo on them at the cost of a pointer per assertion. The
+        links come sorted by assertion, so each assertion's types are gathered as a run of
+        links (a set per assertion, alive all at once, was ~0.2 KB each: the load's peak at
+        4,000,000 assertions); a run met again (links out of order) is merged."""
         types = {e.evidence_id: e.source_type for e in self.domain.evidence_sources}
-        out: dict[str, set[str]] = defaultdict(set)
-        for s in self.domain.supports:
-            out[s.assertion_id].add(types[s.evidence_id])
         shared: dict[frozenset[str], frozenset[str]] = {}
-        return {aid: shared.setdefault(frozenset(v), frozenset(v)) for aid, v in out.items()}
+        out: dict[str, frozenset[str]] = {}
+        for aid, run in groupby(self.domain.supports, key=itemgetter(0)):
+            kinds = frozenset(types[s.evidence_id] for s in run)
+            if aid in out:
+                kinds |= out[aid]
+            out[aid] = shared.setdefault(kinds, kinds)
+        return out
 
     # helpers -------------------------------------------------------------------------------
 
@@ -172,9 +182,14 @@ class EvidenceChecker:
     def _asr_row(self) -> dict[str, int]:
         return self.tables["assertions"].row_index("assertion_id")
 
-    @cached_property
-    def _assertion(self) -> dict[str, ir.Assertion]:
-        return {a.assertion_id: a for a in self.domain.assertions}
+    def _assertion(self, assertion_id: str) -> ir.Assertion:
+        """The assertion with this id (one that exists). The assertions are sorted by id, so
+        it is found by bisection; a dict of every assertion would be ~0.3 GB at 4,000,000."""
+        assertions = self.domain.assertions
+        i = bisect_left(assertions, assertion_id, key=itemgetter(0))
+        if i < len(assertions) and assertions[i].assertion_id == assertion_id:
+            return assertions[i]
+        return next(a for a in assertions if a.assertion_id == assertion_id)  # not sorted
 
     @cached_property
     def _ev_row(self) -> dict[str, int]:
@@ -183,6 +198,22 @@ class EvidenceChecker:
     @cached_property
     def _links(self) -> dict[tuple[str, str], int]:
         return self.tables["assertion_evidence"].row_index("assertion_id", "evidence_id")
+
+    def _with_assertions(
+        self, supports: tuple[ir.Support, ...]
+    ) -> Iterator[tuple[ir.Support, ir.Assertion]]:
+        """Each link with its assertion, by one walk down both (both are sorted by assertion
+        id); a link out of that order is looked up by `_assertion` instead."""
+        walk = iter(self.domain.assertions)
+        a: ir.Assertion | None = None
+        for s in supports:
+            aid = s.assertion_id
+            if a is None or a.assertion_id != aid:
+                if a is None or a.assertion_id < aid:
+                    a = next((x for x in walk if x.assertion_id >= aid), None)
+                if a is None or a.assertion_id != aid:
+                    a = self._assertion(aid)
+            yield s, a
 
     def is_group(self, entity_id: str) -> bool:
         return entity_id in self.group_ids
@@ -269,7 +300,7 @@ class EvidenceChecker:
                     self.rules_location([*where, "assertion_id"], "assertion_id"),
                 )
                 continue
-            outcome = self._assertion[aid].object_id
+            outcome = self._assertion(aid).object_id
             if outcome not in composites:
                 self.errors.add(
                     f"{aid} is a claim on {outcome}, not on a declared composite outcome "
@@ -361,10 +392,10 @@ class EvidenceChecker:
         evidence = {e.evidence_id: e for e in self.domain.evidence_sources}
         link_rows = self.tables["assertion_evidence"]
         studies = {k for k, e in evidence.items() if e.source_type in STUDY_TYPES}
-        for s in self.domain.supports:
+        for s, a in self._with_assertions(self.domain.supports):
             if s.evidence_id not in studies:
                 continue
-            e, a = evidence[s.evidence_id], self._assertion[s.assertion_id]
+            e = evidence[s.evidence_id]
             where = link_rows.location(self._link_index(s), "evidence_id")
             # The side of the claim that is an intervention: its subject, or for an effect
             # modifier (a population modifying a drug's effect) its object.

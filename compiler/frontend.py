@@ -103,9 +103,11 @@ def _load_domain(domain: str | Path, derive: bool) -> ir.Domain:
     # `validate` runs exactly what `compile` runs, in the same order, so the two never
     # disagree on a domain; it only skips writing.
     probe_path = (domain_dir / cfg["probe"]).resolve() if cfg.get("probe") else None
-    domain = _build(cfg, doc, model, tables, conditions, metrics, spec_version, errors, id_schemes)
+    domain = _build(
+        cfg, doc, model, tables, conditions, metrics, spec_version, errors, id_schemes, derive
+    )
     errors.raise_if_any()
-    domain = apply_standards(domain, model, tables, prefix_map, curie_prefix, errors, derive)
+    domain = apply_standards(domain, model, tables, prefix_map, curie_prefix, errors)
     errors.raise_if_any()
     domain = biolink_entities.apply(domain, model, doc, errors)
     errors.raise_if_any()
@@ -314,10 +316,12 @@ def _build(
     spec_version: str,
     errors: ErrorList,
     id_schemes: idschemes.IdSchemes,
+    derive: bool = True,
 ) -> ir.Domain:
     classes = {c.name: c for c in model.entity_classes}
     class_prefix = id_schemes.entities.class_prefix
-    graph = check_graph_tables(model, tables, errors, class_prefix)
+    # knowledge levels are filled in as the assertion records are made (derive only)
+    graph = check_graph_tables(model, tables, errors, class_prefix, model.core if derive else None)
     entities, evidence, assertions, supports, category_of = graph
 
     classes_out = _intervention_classes(

@@ -56,12 +56,11 @@ def apply_standards(
     prefix_map: dict,
     curie_prefix: str,
     errors: ErrorList,
-    derive: bool = True,
 ) -> ir.Domain:
-    """Cross-references merged and checked, knowledge levels resolved, Biolink facts the
-    exports need recorded: what makes the graph interoperable rather than merely valid."""
+    """Cross-references merged and checked, Biolink facts the exports need recorded: what
+    makes the graph interoperable rather than merely valid. (Knowledge levels are filled in
+    by the cross-table pass, before the assertion records are made: `knowledge_level`.)"""
     from .biolink import load_model, package_version
-    from .knowledge_level import resolve
 
     ent_rows: dict[str, int] = {}  # built on the first bad xref only
 
@@ -83,9 +82,6 @@ def apply_standards(
     return replace(
         domain,
         entities=tuple(entities),
-        assertions=resolve(domain.assertions, domain.supports, domain.evidence_sources, core)
-        if derive
-        else domain.assertions,
         curie_prefix=curie_prefix,
         curie_expansion=model.prefixes[curie_prefix],
         xref_prefixes=tuple(sorted((p, d.expansion) for p, d in prefix_map.items())),

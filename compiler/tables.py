@@ -118,6 +118,26 @@ class Table:
             for values in zip(*self.columns.values(), strict=True)
         )
 
+    def use_column(self, name: str, values: list[Any]) -> None:
+        """Take `values` as column `name`'s Python values: the same values as its own, made
+        by the caller as other objects (a reference column made of the very str objects of
+        the ids it names, so the IR holds one copy of each id, not one per table)."""
+        if self._columns is None:
+            self._columns = {
+                c.name: values if c.name == name else to_python(c, self.arrow[c.name])
+                for c in self.spec.columns
+            }
+        else:
+            self._columns[name] = values
+
+    def drop_columns(self) -> None:
+        """Let go of the Python columns once the IR records are made from them (an error's
+        location rebuilds them from Arrow): at 4,000,000 assertions they are ~0.5 GB of
+        lists held through the rest of the load for nothing. A table without Arrow columns
+        keeps them, having nothing to rebuild them from."""
+        if self.arrow is not None:
+            self._columns = None
+
     def __len__(self) -> int:
         """Number of data records."""
         if self._columns is not None:
