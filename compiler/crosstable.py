@@ -29,6 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from kgbench.heap import give_back
 from kgbench.suggest import SuggestIndex, unknown
 
 from . import ir
@@ -126,6 +127,7 @@ def check_graph_tables(
         )  # fmt: skip
     del link_cols, all_links
     links.drop_columns()
+    give_back()  # before the largest allocation of the load, the assertion records
 
     for i in _without_evidence_rule(asr, linked, links, linked_is_all=not flagged_links):
         if not asr_cols["no_evidence_reason"][i]:

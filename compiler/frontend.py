@@ -17,6 +17,7 @@ from typing import Any
 
 from kgbench.errors import Location, SpecError
 from kgbench.gcpause import gc_paused
+from kgbench.heap import give_back
 from kgbench.io import sha256_file
 from kgbench.suggest import SuggestIndex, unknown
 
@@ -66,7 +67,9 @@ def load_domain(domain: str | Path, derive: bool = True) -> ir.Domain:
     the input files (the manifest's).
     """
     with gc_paused():  # the load allocates per row and frees nothing: kgbench.gcpause
-        return _load_domain(domain, derive)
+        result = _load_domain(domain, derive)
+    give_back()  # the tables, gone with the load (kgbench.heap)
+    return result
 
 
 def _load_domain(domain: str | Path, derive: bool) -> ir.Domain:
@@ -123,8 +126,10 @@ def _load_domain(domain: str | Path, derive: bool) -> ir.Domain:
         ),
     )
     integrity_warnings = _check_integrity(domain, doc, tables)
+    give_back()
     evidence_warnings: list[str] = []
     facts = EvidenceChecker(domain, tables, doc, errors, evidence_warnings).run(derive)
+    give_back()
     errors.raise_if_any()
     domain = replace(
         domain,
@@ -207,6 +212,7 @@ def _read_tables(
             raise SpecError(f"the schema defines no table '{name}'", doc.location(["tables", name]))
         path = confined(domain_dir, rel, doc.location(["tables", name], name))
         tables[name] = read_table(spec, path, errors)
+        give_back()  # the parse's buffers and raw columns (kgbench.heap)
         if name in NONEMPTY_TABLES and not len(tables[name]) and not errors.errors:
             errors.add(
                 f"the table has a header but no rows; expected at least one {spec.class_name} record",
@@ -322,6 +328,7 @@ def _build(
     class_prefix = id_schemes.entities.class_prefix
     # knowledge levels are filled in as the assertion records are made (derive only)
     graph = check_graph_tables(model, tables, errors, class_prefix, model.core if derive else None)
+    give_back()  # the tables' Python columns (kgbench.heap)
     entities, evidence, assertions, supports, category_of = graph
 
     classes_out = _intervention_classes(
