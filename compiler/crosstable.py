@@ -75,6 +75,7 @@ def check_graph_tables(
             category_of[entity.id] = None  # exists, but its class is broken (reported)
             rejected.add(i)
     entities = _without(entities_all, rejected)
+    entity_ids = cols["id"]  # the assertions' references are made of these str objects
     del cols, entities_all
     ent.drop_columns()
 
@@ -84,23 +85,27 @@ def check_graph_tables(
     evidence_ids = {e.evidence_id for e in evidence}
 
     asr = tables["assertions"]
-    asr_cols = asr.columns
     known_entities = SuggestIndex(category_of)
+    flagged = _flagged(suspect["assertions"])
+    asr_cols = asr.columns if flagged else {}  # rows to judge one by one: every column
     rejected = set()
-    for i in _flagged(suspect["assertions"]):
+    for i in flagged:
         if not _assertion_row(
             _record(ir.Assertion, asr_cols, i), i, asr, predicates, category_of,
             known_entities, errors,
         ):  # fmt: skip
             rejected.add(i)
+    del asr_cols
+    asr_ids = asr.column("assertion_id")
+    if asr.arrow is not None and ent.arrow is not None:  # one str object per entity id
+        for side in ("subject_id", "object_id"):
+            asr.use_column(side, _shared(asr.arrow[side], ent.arrow["id"], entity_ids))
+    del entity_ids
 
     links = tables["assertion_evidence"]
     if links.arrow is not None and asr.arrow is not None:
         links.use_column(
-            "assertion_id",
-            _shared(
-                links.arrow["assertion_id"], asr.arrow["assertion_id"], asr_cols["assertion_id"]
-            ),
+            "assertion_id", _shared(links.arrow["assertion_id"], asr.arrow["assertion_id"], asr_ids)
         )
     link_cols = links.columns
     supports: list[ir.Support]
@@ -113,12 +118,10 @@ def check_graph_tables(
     else:
         # Id sets only where a row needs judging: at 4,000,000 rows each one is ~0.25 GB,
         # and on valid data they were three, alive at the domain's peak memory.
-        table_ids = set(asr_cols["assertion_id"])
+        table_ids = set(asr_ids)
         all_asr_ids = table_ids | asr.broken_ids
         assertion_ids = (
-            {a for i, a in enumerate(asr_cols["assertion_id"]) if i not in rejected}
-            if rejected
-            else table_ids
+            {a for i, a in enumerate(asr_ids) if i not in rejected} if rejected else table_ids
         )
         supports, linked = _links(
             all_links, flagged_links, to_broken, links, all_asr_ids, assertion_ids,
@@ -130,7 +133,7 @@ def check_graph_tables(
     give_back()  # before the largest allocation of the load, the assertion records
 
     for i in _without_evidence_rule(asr, linked, links, linked_is_all=not flagged_links):
-        if not asr_cols["no_evidence_reason"][i]:
+        if not asr.column("no_evidence_reason")[i]:
             errors.add(
                 "assertion has no evidence link in assertion_evidence and no no_evidence_reason; "
                 "expected at least one SUPPORTS link or an explicit reason",
@@ -143,13 +146,14 @@ def check_graph_tables(
             )
     if levels_core is not None and not errors.errors:  # with errors, no record is compiled
         levels = level_columns(
-            asr_cols["assertion_id"], asr_cols["knowledge_level"], asr_cols["agent_type"],
+            asr_ids, asr.column("knowledge_level"), asr.column("agent_type"),
             supports, evidence, levels_core,
         )  # fmt: skip
-        asr_cols = {**asr_cols, "knowledge_level": levels[0], "agent_type": levels[1]}
+        asr.use_column("knowledge_level", levels[0])
+        asr.use_column("agent_type", levels[1])
         del levels
-    assertions = _without(_records(ir.Assertion, asr_cols), rejected)
-    del asr_cols
+    del asr_ids
+    assertions = _without(asr.records(ir.Assertion), rejected)
     asr.drop_columns()
     return entities, evidence, assertions, supports, category_of
 

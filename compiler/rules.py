@@ -513,10 +513,24 @@ def to_python(col: Column, values) -> list[Any]:
             values = pc.if_else(empty, pa.scalar(None, pa.string()), values)
         if col.range == "boolean":
             return pc.equal(pc.utf8_lower(values), "true").to_pylist()
-        return numbers(col, values).to_pylist()
+        return interned_numbers(numbers(col, values))
     if col.identifier:  # distinct by the rule above: nothing to share
         return [v or None for v in values.to_pylist()]
     return interned(values)
+
+
+def interned_numbers(values) -> list[Any]:
+    """A number column as Python values, each distinct value one object (`interned`): a
+    float per cell is 24 bytes, ~100 MB at 4,000,000 confidences of three decimals. Arrow's
+    dictionary of floats keeps values of other bits apart (0.0 and -0.0 stay two), so each
+    cell keeps its very value."""
+    if values.null_count or not len(values):  # empty cells (None): left as they are
+        return values.to_pylist()
+    encoded = pc.dictionary_encode(values)
+    if 2 * len(encoded.dictionary) > len(values):
+        return values.to_pylist()
+    words = encoded.dictionary.to_pylist()
+    return list(map(words.__getitem__, encoded.indices.to_numpy(zero_copy_only=False).tolist()))
 
 
 def interned(values) -> list[Any]:
