@@ -3,8 +3,9 @@
 Why: a short-lived server (the pilot's, the bench's floor) spends most of its start loading
 and verifying about 18,000 classes, and its load and first queries load thousands more (the
 Cypher planner and runtime). A dynamic archive written when such a server exits holds them
-already parsed and verified; the next JVM maps it instead (start of the pilot's server, A B
-pairs at load 9-11 on 2 cores: 27.6 s without against 10.9 s with; see `server._launch`).
+already parsed and verified; the next JVM maps it instead. The pilot's server start, A B
+pairs on 2 shared cores at load 13-17: JVM CPU 9.6 and 10.1 s without, 7.4 and 5.9 s with;
+wall 24.2/21.2 s and 32.0/17.3 s. Its load and extraction cost the same CPU either way.
 
 Lifecycle, so that an archive can make a start faster but never break one:
 
