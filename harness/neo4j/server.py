@@ -120,20 +120,26 @@ def start(
                 directory, home_dir, port, heap, pagecache, auth, timeout, watch_pid, short_lived
             )
         except _ExitedWhileStarting as exc:
-            if exc.archive is None:
+            if exc.archive is None or not exc.crashed:
                 raise
-            # The JVM died on its class-data archive (`cds`; a damaged one can crash it before
-            # it checks anything): start once more without it, the archive removed.
+            # The JVM died by a signal on its class-data archive (`cds`: a damaged one can kill
+            # it before it checks anything): once more without it. The archive goes only if
+            # that start works, so a start that fails for another reason keeps a good one.
+            info = _launch(
+                directory, home_dir, port, heap, pagecache, auth, timeout, watch_pid,
+                short_lived, use_archive=False,
+            )  # fmt: skip
             cds.discard(exc.archive)
-            return _launch(
-                directory, home_dir, port, heap, pagecache, auth, timeout, watch_pid, short_lived
-            )
+            return info
 
 
 class _ExitedWhileStarting(ServiceError):
-    """The server's JVM ended before it served; `archive`: the class-data archive it mapped."""
+    """The server's JVM ended before it served; `archive`: the class-data archive it mapped;
+    `crashed`: it died by a signal (a JVM fatal error aborts), not with the launcher's
+    own exit code for a start it refused (1 or 2)."""
 
     archive: Path | None = None
+    crashed: bool = False
 
 
 def _already_running(
@@ -162,6 +168,7 @@ def _launch(
     timeout: float,
     watch_pid: int | None,
     short_lived: bool = False,
+    use_archive: bool = True,
 ) -> ServerInfo:
     port = _check_port_free(port) if port is not None else _free_port()
     password_file = ensure_password(directory) if auth else None
@@ -172,7 +179,7 @@ def _launch(
     cmd = [
         jvm.java_executable(),
         *jvm.jvm_flags(heap, short_lived),
-        *cds.flags(directory, short_lived=short_lived),
+        *(cds.flags(directory, short_lived=short_lived) if use_archive else ()),
         "-cp",
         jvm.classpath(),
         LAUNCHER_MAIN,
@@ -233,10 +240,12 @@ def _wait_until_ready(
     while True:
         code = proc.poll()
         if code is not None:
-            raise _ExitedWhileStarting(
+            exited = _ExitedWhileStarting(
                 f"The embedded Neo4j exited with code {code} while starting. Last lines of "
                 f"{log_file}:\n{jvm.tail(log_file)}"
             )
+            exited.crashed = code < 0 or code >= 128
+            raise exited
         ready = read_json(ready_file)
         if ready and int(ready.get("pid", -1)) == proc.pid:
             uri = str(ready["bolt_uri"])

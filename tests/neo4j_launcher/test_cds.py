@@ -13,6 +13,7 @@ from neo4j import GraphDatabase
 
 from harness.neo4j import cds, start, stop
 from harness.neo4j.server import ServerInfo
+from kgbench.errors import ServiceError
 from kgbench.locations import HOME_ENV
 
 KEY = "k" * 24
@@ -216,3 +217,18 @@ def test_key_changes_with_the_classpath(monkeypatch: pytest.MonkeyPatch, tmp_pat
     assert cds.archive_key() != first
     monkeypatch.setattr("harness.neo4j.jvm.java_version_text", lambda java: "21.0.1")
     assert cds.archive_key() != first
+
+
+@pytest.mark.neo4j
+def test_a_start_that_fails_for_another_reason_keeps_the_archive(
+    written: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The launcher refuses a home that is a file (exit 1, no crash): the error is that
+    start's own, and the archive stays for the next start (it was not what failed)."""
+    monkeypatch.setenv(HOME_ENV, str(written.parent.parent.parent))
+    monkeypatch.delenv(cds.DISABLE_ENV, raising=False)
+    home = tmp_path / "not-a-directory"
+    home.write_text("a file where the Neo4j home should be")
+    with pytest.raises(ServiceError, match="exited with code 1"):
+        start(tmp_path / "state", home=home, timeout=300)
+    assert written.is_file()
