@@ -126,4 +126,4 @@ neo4j-stop: $(STAMP)
 	$(KG) neo4j stop
 
 clean:
-	rm -rf .cache/neo4j .pytest_cache .ruff_cache
+	rm -rf .cache/neo4j .cache/neo4j-cds .pytest_cache .ruff_cache

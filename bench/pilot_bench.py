@@ -9,7 +9,9 @@ The floor starts the server exactly as the pilot does (`start(short_lived=True)`
 setting took about 12 s against the pilot's own 6 s start, and a ratio to it flattered the
 pilot by half. Two targets: issue 33's 15 s for the whole pilot, as stated, and the ratio
 it means on this machine, 2.5x a start + stop of about 6 s. The pilot's own step timings
-(its last line before the panel) are printed beside.
+(its last line before the panel) are printed beside. Both start on the JVM's class-data
+archive (`harness/neo4j/cds.py`) once one exists: the unmeasured first pilot writes it when
+there is none, so the timed pairs compare like with like.
 """
 
 from __future__ import annotations

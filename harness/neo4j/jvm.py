@@ -83,6 +83,12 @@ def classpath() -> str:
     return f"{LAUNCHER_JAR}{os.pathsep}{LIB_DIR / '*'}"
 
 
+def classpath_entries() -> list[Path]:
+    """The jars `classpath()` names, the wildcard expanded (sorted: what a class-data
+    archive's key is computed from, see `cds.archive_key`)."""
+    return [LAUNCHER_JAR, *sorted(LIB_DIR.glob("*.jar"))]
+
+
 @functools.cache
 def java_executable() -> str:
     """`$JAVA_HOME/bin/java`, else `java` on PATH; must be Java 17 or newer."""
@@ -100,13 +106,19 @@ def java_executable() -> str:
     return java
 
 
-def _java_major(java: str) -> int | None:
+@functools.cache
+def java_version_text(java: str) -> str:
+    """What `java -version` prints (empty if it cannot be run): read once per process."""
     try:
-        out = subprocess.run(
+        return subprocess.run(
             [java, "-version"], capture_output=True, text=True, timeout=30, check=False
         ).stderr
     except (OSError, subprocess.TimeoutExpired):
-        return None
+        return ""
+
+
+def _java_major(java: str) -> int | None:
+    out = java_version_text(java)
     match = re.search(r'version "(\d+)(?:\.(\d+))?', out)
     if not match:
         return None
@@ -200,8 +212,10 @@ __all__ = [
     "build",
     "check_size",
     "classpath",
+    "classpath_entries",
     "is_built",
     "java_executable",
+    "java_version_text",
     "jvm_flags",
     "tail",
 ]

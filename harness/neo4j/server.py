@@ -23,7 +23,7 @@ from neo4j.exceptions import AuthError, DriverError, Neo4jError
 
 from kgbench.errors import ServiceError, UserError
 
-from . import jvm
+from . import cds, jvm
 from .connect import describe_failure, probe
 from .importer import ImportResult, bulk_import
 from .jvm import build
@@ -115,9 +115,31 @@ def start(
             return _already_running(directory, record, home_dir, port)
         clear_record(directory)
         jvm.build()
-        return _launch(
-            directory, home_dir, port, heap, pagecache, auth, timeout, watch_pid, short_lived
-        )
+        try:
+            return _launch(
+                directory, home_dir, port, heap, pagecache, auth, timeout, watch_pid, short_lived
+            )
+        except _ExitedWhileStarting as exc:
+            if exc.archive is None or not exc.crashed:
+                raise
+            # The JVM died by a signal on its class-data archive (`cds`: a damaged one can kill
+            # it before it checks anything): once more without it. The archive goes only if
+            # that start works, so a start that fails for another reason keeps a good one.
+            info = _launch(
+                directory, home_dir, port, heap, pagecache, auth, timeout, watch_pid,
+                short_lived, use_archive=False,
+            )  # fmt: skip
+            cds.discard(exc.archive)
+            return info
+
+
+class _ExitedWhileStarting(ServiceError):
+    """The server's JVM ended before it served; `archive`: the class-data archive it mapped;
+    `crashed`: it died by a signal (a JVM fatal error aborts), not with the launcher's
+    own exit code for a start it refused (1 or 2)."""
+
+    archive: Path | None = None
+    crashed: bool = False
 
 
 def _already_running(
@@ -146,6 +168,7 @@ def _launch(
     timeout: float,
     watch_pid: int | None,
     short_lived: bool = False,
+    use_archive: bool = True,
 ) -> ServerInfo:
     port = _check_port_free(port) if port is not None else _free_port()
     password_file = ensure_password(directory) if auth else None
@@ -156,6 +179,7 @@ def _launch(
     cmd = [
         jvm.java_executable(),
         *jvm.jvm_flags(heap, short_lived),
+        *(cds.flags(directory, short_lived=short_lived) if use_archive else ()),
         "-cp",
         jvm.classpath(),
         LAUNCHER_MAIN,
@@ -181,9 +205,11 @@ def _launch(
     _CHILDREN[proc.pid] = proc
     try:
         uri = _wait_until_ready(proc, ready_file, log_file, directory, auth, started, timeout)
-    except BaseException:
+    except BaseException as exc:
         _terminate(proc.pid)
         clear_record(directory)
+        if isinstance(exc, _ExitedWhileStarting):
+            exc.archive = cds.used_archive(cmd)
         raise
     record = ServerRecord(
         pid=proc.pid,
@@ -214,10 +240,12 @@ def _wait_until_ready(
     while True:
         code = proc.poll()
         if code is not None:
-            raise ServiceError(
+            exited = _ExitedWhileStarting(
                 f"The embedded Neo4j exited with code {code} while starting. Last lines of "
                 f"{log_file}:\n{jvm.tail(log_file)}"
             )
+            exited.crashed = code < 0 or code >= 128
+            raise exited
         ready = read_json(ready_file)
         if ready and int(ready.get("pid", -1)) == proc.pid:
             uri = str(ready["bolt_uri"])
@@ -256,8 +284,14 @@ def stop(state_dir: Path | str | None = None, *, timeout: float = 60.0) -> bool:
     with locked(directory):
         record = read_record(directory)
         running = record is not None and _alive(record.pid)
+        exit_status = None
         if record is not None and running:
-            _terminate(record.pid, timeout)
+            child = _CHILDREN.get(record.pid)
+            if child is not None and cds.dumping(list(map(str, child.args))):
+                timeout += cds.DUMP_SECONDS  # it writes its class-data archive as it exits
+            exit_status = _terminate(record.pid, timeout)
+        # a class-data archive the server wrote as it exited (`cds`): kept only after a clean end
+        cds.keep_dump(directory, exit_status)
         clear_record(directory)
         return running
 
@@ -284,22 +318,23 @@ def _alive(pid: int) -> bool:
     return pid_is_launcher(pid)
 
 
-def _terminate(pid: int, timeout: float = 60.0) -> None:
-    """SIGTERM (clean Neo4j shutdown via the launcher's hook), SIGKILL if it hangs."""
+def _terminate(pid: int, timeout: float = 60.0) -> int | None:
+    """SIGTERM (clean Neo4j shutdown via the launcher's hook), SIGKILL if it hangs. Returns
+    the exit status of a server this process started (None for another's: unknown)."""
     proc = _CHILDREN.pop(pid, None)
     for sig, wait in ((signal.SIGTERM, timeout), (signal.SIGKILL, 10.0)):
         with contextlib.suppress(ProcessLookupError):
             os.kill(pid, sig)
         if proc is not None:
             with contextlib.suppress(subprocess.TimeoutExpired):
-                proc.wait(wait)
-                return
+                return proc.wait(wait) if sig == signal.SIGTERM else None
         else:
             deadline = time.monotonic() + wait
             while time.monotonic() < deadline:
                 if not pid_is_launcher(pid):
-                    return
+                    return None
                 time.sleep(0.1)
+    return None
 
 
 def _info(directory: Path, record: ServerRecord, *, already_running: bool) -> ServerInfo:

@@ -180,11 +180,13 @@ def _pipeline(
 ) -> tuple[Path, Path]:
     """Everything after the compile, against the Neo4j the settings name; `generating` is
     the scenario generation already under way."""
+    from concurrent.futures import ThreadPoolExecutor
+
     from harness.evaluation.prompts import build_prompts
     from harness.evaluation.run_scoring import score_run
     from harness.graph.extract import check_against_compile
     from harness.graph.load import load
-    from harness.graph.pipelined import extract_many
+    from harness.graph.pipelined import extract_many, plan_ahead
     from harness.graph.stamp import require_current
     from harness.neo4j import connection_settings, open_driver
     from harness.report import write_report
@@ -193,7 +195,16 @@ def _pipeline(
     from harness.server.app import start_server_in_thread
 
     settings = connection_settings()
-    with open_driver(settings) as driver:
+    chosen = compiled.conditions if options.volume_control else compiled.default_conditions
+    grounded = [c.id for c in chosen if c.query]
+    with open_driver(settings) as driver, ThreadPoolExecutor(1, thread_name_prefix="plan") as side:
+        # The extraction's queries are planned (EXPLAIN, `pipelined.plan_ahead`) while the
+        # load runs, on the other core: first planning was most of the extract step.
+        planning = side.submit(
+            lambda: plan_ahead(
+                driver, compiled, generating.result()[1], grounded, settings.database
+            )
+        )
         step("load", lambda: load(driver, compiled, settings.database))
         _, scenarios, _ = step("generate scenarios (alongside start and load)", generating.result)
 
@@ -201,9 +212,9 @@ def _pipeline(
             # No warm-up (`extract.warm_up`): it moves latency out of the first pass, and the
             # pilot measures no latency, so it would only add its own queries to the total.
             # Two sessions, one read transaction each (harness.graph.pipelined): same contexts.
+            planning.result()  # its plans are what the first calls use
             require_current(driver, compiled, settings.database)
-            chosen = compiled.conditions if options.volume_control else compiled.default_conditions
-            work = [(s, c.id) for s in scenarios for c in chosen if c.query]
+            work = [(s, c) for s in scenarios for c in grounded]
             contexts = extract_many(driver, compiled, work, settings.database)
             for (scenario, _), ctx in zip(work, contexts, strict=True):
                 check_against_compile(ctx, compiled, scenario)

@@ -11,9 +11,9 @@ import neo4j
 import pytest
 
 from harness.compiled import CompiledDomain
-from harness.graph.extract import extract, read_records, read_transaction
+from harness.graph.extract import extract, parameters, plan_key, read_records, read_transaction
 from harness.graph.load import load
-from harness.graph.pipelined import extract_many
+from harness.graph.pipelined import extract_many, plan_ahead
 from harness.scenario_files import read_scenarios
 from kgbench.errors import UserError
 
@@ -68,3 +68,20 @@ def test_a_transaction_reads_the_records_the_driver_reads(neo4j_driver, cardio):
         via_tx = read_records(tx, query, params, None)
     assert [r.data() for r in via_tx] == [r.data() for r in via_driver]
     assert [r["id"] for r in via_driver] == ["DRG_0001", "DRG_0002"]
+
+
+def test_plan_ahead_plans_each_query_per_plan_key_and_changes_no_context(
+    neo4j_driver, cardio, items
+):
+    """`plan_ahead` (EXPLAIN, as the pilot runs it beside the load): one plan per (query,
+    plan key), nothing written, and the contexts after it are those without it."""
+    ids = [c.id for c in cardio.default_conditions if c.query]
+    work = [(s, c) for s in items for c in ids]
+    before = extract_many(neo4j_driver, cardio, work, sessions=2)
+    keys = {plan_key(parameters(s, cardio)) for s in items}
+    counts = "MATCH (n) OPTIONAL MATCH (n)-[r]->() RETURN count(DISTINCT n) AS n, count(r) AS r"
+    graph = read_records(neo4j_driver, counts, {}, None)[0].data()
+    assert plan_ahead(neo4j_driver, cardio, items, ids) == len(keys) * len(ids)
+    assert read_records(neo4j_driver, counts, {}, None)[0].data() == graph
+    assert json.dumps(extract_many(neo4j_driver, cardio, work, sessions=2)) == json.dumps(before)
+    assert plan_ahead(neo4j_driver, cardio, [], ids) == 0
