@@ -12,8 +12,10 @@ Two halves, one owner of each rule's wording:
 - The row checkers (`_entity_row`, `_assertion_row`, `_link_row`) word the message for each
   flagged row, exactly as they would if every row were checked one by one.
 
-Rows nobody flagged become IR records straight from their columns. So valid data costs a few
-vectorised passes, and a thousand errors cost a thousand row checks, not a hundred thousand.
+Rows nobody flagged become IR records straight from their columns; the assertions' and the
+links' only when something reads them (`compiler.lazyrecords`: on valid data `validate` never
+does). So valid data costs a few vectorised passes, and a thousand errors cost a thousand row
+checks, not a hundred thousand.
 
 Rows the table readers left out for a bad cell (`Table.broken_ids`) exist as far as
 references go: a reference to one is neither "unknown" nor checked further, so one typo is
@@ -22,6 +24,7 @@ one message, not one per row that names it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
@@ -32,6 +35,7 @@ import pyarrow.compute as pc
 from kgbench.suggest import SuggestIndex, unknown
 
 from . import ir
+from .lazyrecords import Records
 from .rules import distinct_count
 from .schema import SchemaModel, suggest
 from .tables import ErrorList, Table
@@ -69,9 +73,9 @@ def check_graph_tables(
     evidence_ids = {e.evidence_id for e in evidence}
 
     asr = tables["assertions"]
-    asr_cols = asr.columns
     known_entities = SuggestIndex(category_of)
-    assertions_all = _records(ir.Assertion, asr_cols)
+    # made only if a row is flagged (or a later check must walk them): `compiler.lazyrecords`
+    assertions_all = Records(len(asr), lambda: _records(ir.Assertion, asr.columns))
     rejected = set()
     for i in _flagged(suspect["assertions"]):
         if not _assertion_row(
@@ -81,9 +85,8 @@ def check_graph_tables(
     assertions = _without(assertions_all, rejected)
 
     links = tables["assertion_evidence"]
-    link_cols = links.columns
-    supports: list[ir.Support]
-    all_links = _records(ir.Support, link_cols)
+    supports: Sequence[ir.Support]
+    all_links = Records(len(links), lambda: _records(ir.Support, links.columns))
     flagged_links = _flagged(suspect["assertion_evidence"])
     to_broken = suspect["links_to_broken_sources"]
     linked: set[str] | None = None  # every link row's assertion: the rule below reads Arrow
@@ -92,7 +95,7 @@ def check_graph_tables(
     else:
         # Id sets only where a row needs judging: at 4,000,000 rows each one is ~0.25 GB,
         # and on valid data they were three, alive at the domain's peak memory.
-        table_ids = set(asr_cols["assertion_id"])
+        table_ids = set(asr.columns["assertion_id"])
         all_asr_ids = table_ids | asr.broken_ids
         assertion_ids = {a.assertion_id for a in assertions} if rejected else table_ids
         supports, linked = _links(
@@ -102,7 +105,7 @@ def check_graph_tables(
         )  # fmt: skip
 
     for i in _without_evidence_rule(asr, linked, links, linked_is_all=not flagged_links):
-        if not asr_cols["no_evidence_reason"][i]:
+        if not asr.columns["no_evidence_reason"][i]:
             errors.add(
                 "assertion has no evidence link in assertion_evidence and no no_evidence_reason; "
                 "expected at least one SUPPORTS link or an explicit reason",
@@ -128,12 +131,12 @@ def _flagged(mask: np.ndarray) -> list[int]:
     return np.flatnonzero(mask).tolist()
 
 
-def _without(rows: list, rejected: set[int]) -> list:
+def _without(rows: Sequence, rejected: set[int]) -> Sequence:
     return [r for i, r in enumerate(rows) if i not in rejected] if rejected else rows
 
 
 def _links(
-    all_links: list[ir.Support],
+    all_links: Sequence[ir.Support],
     flagged: list[int],
     to_broken: np.ndarray,
     links: Table,

@@ -27,6 +27,7 @@ from .counts import check_expected_counts, expected_counts
 from .crosstable import check_graph_tables
 from .declarations import as_mapping, load_declaration
 from .evidence import EvidenceChecker, parse_provenance, parse_rules
+from .lazyrecords import sorted_records
 from .metric_panel import parse_metrics
 from .paths import (
     DECLARATIONS_DIR,
@@ -103,7 +104,9 @@ def _load_domain(domain: str | Path, derive: bool) -> ir.Domain:
     # `validate` runs exactly what `compile` runs, in the same order, so the two never
     # disagree on a domain; it only skips writing.
     probe_path = (domain_dir / cfg["probe"]).resolve() if cfg.get("probe") else None
-    domain = _build(cfg, doc, model, tables, conditions, metrics, spec_version, errors, id_schemes)
+    domain = _build(
+        cfg, doc, model, tables, conditions, metrics, spec_version, errors, id_schemes, not derive
+    )
     errors.raise_if_any()
     domain = apply_standards(domain, model, tables, prefix_map, curie_prefix, errors, derive)
     errors.raise_if_any()
@@ -314,7 +317,11 @@ def _build(
     spec_version: str,
     errors: ErrorList,
     id_schemes: idschemes.IdSchemes,
+    lazy: bool = False,
 ) -> ir.Domain:
+    """The IR of the rows that pass the cross-table rules. `lazy` (`validate`): the
+    assertions and evidence links stay `lazyrecords.Records`, made only if a check reads
+    them one by one; `compile` gets tuples."""
     classes = {c.name: c for c in model.entity_classes}
     class_prefix = id_schemes.entities.class_prefix
     graph = check_graph_tables(model, tables, errors, class_prefix)
@@ -347,9 +354,9 @@ def _build(
         entity_classes=model.entity_classes,
         predicates=model.predicates,
         entities=tuple(sorted(entities, key=itemgetter(0))),  # by id
-        assertions=tuple(sorted(assertions, key=itemgetter(0))),  # by assertion_id
+        assertions=sorted_records(assertions, itemgetter(0), lazy),  # by assertion_id
         evidence_sources=tuple(sorted(evidence, key=itemgetter(0))),  # by evidence_id
-        supports=tuple(sorted(supports, key=itemgetter(0, 1))),  # assertion, evidence
+        supports=sorted_records(supports, itemgetter(0, 1), lazy),  # assertion, evidence
         intervention_classes=classes_out,
         conditions=conditions,
         metrics=metrics,
