@@ -74,13 +74,14 @@ def check_graph_tables(
 
     asr = tables["assertions"]
     known_entities = SuggestIndex(category_of)
-    # made only if a row is flagged (or a later check must walk them): `compiler.lazyrecords`
+    # made only if a later check must walk them (`compiler.lazyrecords`); a flagged row's
+    # record is made on its own
     assertions_all = Records(len(asr), lambda: _records(ir.Assertion, asr.columns))
+    flagged = _flagged(suspect["assertions"])
+    picked = asr.picked(ir.Assertion, flagged)
     rejected = set()
-    for i in _flagged(suspect["assertions"]):
-        if not _assertion_row(
-            assertions_all[i], i, asr, predicates, category_of, known_entities, errors
-        ):
+    for i in flagged:
+        if not _assertion_row(picked[i], i, asr, predicates, category_of, known_entities, errors):
             rejected.add(i)
     assertions = _without(assertions_all, rejected)
 
@@ -89,23 +90,24 @@ def check_graph_tables(
     all_links = Records(len(links), lambda: _records(ir.Support, links.columns))
     flagged_links = _flagged(suspect["assertion_evidence"])
     to_broken = suspect["links_to_broken_sources"]
-    linked: set[str] | None = None  # every link row's assertion: the rule below reads Arrow
+    counted: np.ndarray | None = None  # None: every link row counts as its assertion's link
     if not flagged_links and not rejected and not to_broken.any():  # all SUPPORTS links
         supports = all_links
     else:
         # Id sets only where a row needs judging: at 4,000,000 rows each one is ~0.25 GB,
         # and on valid data they were three, alive at the domain's peak memory.
-        table_ids = set(asr.columns["assertion_id"])
-        all_asr_ids = table_ids | asr.broken_ids
-        assertion_ids = {a.assertion_id for a in assertions} if rejected else table_ids
-        supports, linked = _links(
-            all_links, flagged_links, to_broken, links, all_asr_ids, assertion_ids,
+        all_asr_ids = set(asr.column("assertion_id")) | asr.broken_ids
+        kept_ids = asr.arrow["assertion_id"]
+        if rejected:
+            kept_ids = kept_ids.filter(pa.array(_keep(len(asr), rejected)))
+        supports, counted = _links(
+            all_links, flagged_links, to_broken, links, all_asr_ids, kept_ids,
             evidence_ids, ev.broken_ids, suspect["duplicate_links"],
             suspect["repeated_link_rows"], errors,
         )  # fmt: skip
 
-    for i in _without_evidence_rule(asr, linked, links, linked_is_all=not flagged_links):
-        if not asr.columns["no_evidence_reason"][i]:
+    for i in _without_evidence_rule(asr, counted, links):
+        if not asr.column("no_evidence_reason")[i]:
             errors.add(
                 "assertion has no evidence link in assertion_evidence and no no_evidence_reason; "
                 "expected at least one SUPPORTS link or an explicit reason",
@@ -126,13 +128,28 @@ def _records(record: type, columns: dict[str, list[Any]]) -> list:
     return list(map(partial(tuple.__new__, record), rows))
 
 
+def _keep(n: int, rejected: set[int]) -> np.ndarray:
+    keep = np.ones(n, dtype=bool)
+    keep[list(rejected)] = False
+    return keep
+
+
 def _flagged(mask: np.ndarray) -> list[int]:
     """The row indexes a suspect mask flags, in file order (none on valid data)."""
     return np.flatnonzero(mask).tolist()
 
 
 def _without(rows: Sequence, rejected: set[int]) -> Sequence:
-    return [r for i, r in enumerate(rows) if i not in rejected] if rejected else rows
+    """The rows but the rejected ones; of `Records`, as `Records` (the rejections are
+    errors, so a validation ends before anything reads them)."""
+    if not rejected:
+        return rows
+    if isinstance(rows, Records) and not rows.made:
+        return Records(
+            len(rows) - len(rejected),
+            lambda: [r for i, r in enumerate(rows) if i not in rejected],
+        )
+    return [r for i, r in enumerate(rows) if i not in rejected]
 
 
 def _links(
@@ -141,56 +158,52 @@ def _links(
     to_broken: np.ndarray,
     links: Table,
     all_asr_ids: set[str],
-    assertion_ids: set[str],
+    kept_ids: Any,
     evidence_ids: set[str],
     broken_evidence: frozenset[str],
     duplicate_links: bool,
     repeated: np.ndarray,
     errors: ErrorList,
-) -> tuple[list[ir.Support], set[str]]:
-    """(SUPPORTS links of assertions that passed, ids of assertions with a link) when some
-    link rows are flagged, some cite a broken source (`to_broken`: linked, supporting
-    nothing) or some assertions were rejected: the flagged rows are checked one by one, in
-    file order."""
-    first_index = _first_occurrence(links.columns, repeated) if duplicate_links else {}
+) -> tuple[Sequence[ir.Support], np.ndarray]:
+    """(SUPPORTS links of assertions that passed, which link rows count as their assertion's
+    link) when some link rows are flagged, some cite a broken source (`to_broken`: linked,
+    supporting nothing) or some assertions were rejected: the flagged rows are checked one
+    by one, in file order, and every other row is decided by column (`kept_ids`: the Arrow
+    ids of the assertions that passed)."""
+    aids, eids = links.column("assertion_id"), links.column("evidence_id")
+    first_index = _first_occurrence(aids, eids, repeated) if duplicate_links else {}
     known_asr = SuggestIndex(all_asr_ids)
     known_ev = SuggestIndex(evidence_ids)
-    flagged_set = set(flagged)
-    quiet = to_broken.tolist()
-    supports: list[ir.Support] = []
-    linked: set[str] = set()
-    for i, link in enumerate(all_links):
-        aid, eid = link.assertion_id, link.evidence_id
-        if quiet[i]:
-            linked.add(aid)
-            continue
-        if i in flagged_set:
-            verdict = _link_row(
-                aid, eid, i, links, all_asr_ids, known_asr, evidence_ids, broken_evidence,
-                known_ev, first_index, errors,
-            )  # fmt: skip
-            if verdict == "skip":
-                continue
-            linked.add(aid)
-            if verdict == "linked":
-                continue
-        else:
-            linked.add(aid)
-        if aid in assertion_ids:
-            supports.append(link)
-    return supports, linked
+    counted = np.ones(len(aids), dtype=bool)
+    supporting = ~to_broken
+    for i in flagged:
+        verdict = _link_row(
+            aids[i], eids[i], i, links, all_asr_ids, known_asr, evidence_ids, broken_evidence,
+            known_ev, first_index, errors,
+        )  # fmt: skip
+        if verdict != "ok":
+            supporting[i] = False
+            counted[i] = verdict != "skip"
+    supporting &= _mask(pc.is_in(links.arrow["assertion_id"], value_set=kept_ids))
+    supports = Records(
+        int(supporting.sum()),
+        lambda: [link for link, keep in zip(all_links, supporting.tolist(), strict=True) if keep],
+    )
+    return supports, counted
 
 
-def _without_evidence_rule(
-    asr: Table, linked: set[str] | None, links: Table, linked_is_all: bool
-) -> list[int]:
+def _without_evidence_rule(asr: Table, counted: np.ndarray | None, links: Table) -> list[int]:
     """Rows breaking "a link or a reason, not both", in file order: with Arrow columns, one
-    vectorised pass (`linked_is_all`: every link row's assertion counts as linked; `linked`
-    None: the same, no set made)."""
+    vectorised pass (`counted`: which link rows count as their assertion's link; None:
+    every one)."""
     if asr.arrow is None or links.arrow is None:
         cols = asr.columns
-        if linked is None:
-            linked = set(links.columns["assertion_id"])
+        link_ids = links.columns["assertion_id"]
+        linked = set(
+            link_ids
+            if counted is None
+            else (a for a, c in zip(link_ids, counted, strict=True) if c)
+        )
         return [
             i
             for i, (aid, reason) in enumerate(
@@ -199,11 +212,9 @@ def _without_evidence_rule(
             if (aid in linked) == bool(reason)
         ]
     ids = asr.arrow["assertion_id"]
-    value_set = (
-        links.arrow["assertion_id"]
-        if linked_is_all or linked is None
-        else pa.array(list(linked), pa.string())
-    )
+    value_set = links.arrow["assertion_id"]
+    if counted is not None and not counted.all():
+        value_set = value_set.filter(pa.array(counted))
     has_link = pc.is_in(ids, value_set=value_set)
     has_reason = pc.not_equal(asr.arrow["no_evidence_reason"], "")
     return _flagged(_mask(pc.equal(has_link, has_reason)))
@@ -331,13 +342,12 @@ def _link_row(
 
 
 def _first_occurrence(
-    link_cols: dict[str, list[Any]], repeated: np.ndarray
+    aids: list[str], eids: list[str], repeated: np.ndarray
 ) -> dict[tuple[str, str], int]:
     """The first row of each (assertion, source) pair among the rows `repeated` may flag (a
     superset of every row whose pair repeats): a pair absent here occurs once, so its first
     row is its own. Looking only at those rows keeps a few repeated links from costing a
     Python pass over every link."""
-    aids, eids = link_cols["assertion_id"], link_cols["evidence_id"]
     first: dict[tuple[str, str], int] = {}
     for i in _flagged(repeated):
         first.setdefault((aids[i], eids[i]), i)

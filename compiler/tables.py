@@ -101,6 +101,7 @@ class Table:
         # is not "unknown", so the cross-table checks skip it instead of piling on.
         self.broken_ids = broken_ids
         self._columns = columns
+        self._one_column: dict[str, list[Any]] = {}
         self._lines = lines
 
     @property
@@ -109,6 +110,28 @@ class Table:
         if self._columns is None:
             self._columns = {c.name: to_python(c, self.arrow[c.name]) for c in self.spec.columns}
         return self._columns
+
+    def column(self, name: str) -> list[Any]:
+        """One column's typed Python values, without converting the others (an error path
+        that needs the assertion ids need not convert fifteen columns of 100,000 rows)."""
+        if self._columns is not None:
+            return self._columns[name]
+        if name not in self._one_column:
+            spec = next(c for c in self.spec.columns if c.name == name)
+            self._one_column[name] = to_python(spec, self.arrow[name])
+        return self._one_column[name]
+
+    def picked(self, record: type, rows: list[int]) -> dict[int, Any]:
+        """The IR records (`record`, a named tuple of this table's columns) of some rows, by
+        row: the same values `columns` gives those rows (each conversion is cell by cell),
+        converting only them."""
+        if self._columns is not None or not rows:
+            cols = self.columns if rows else {}
+            return {i: record(*(cols[f][i] for f in record._fields)) for i in rows}
+        taken = pa.array(rows, pa.int64())
+        specs = {c.name: c for c in self.spec.columns}
+        values = [to_python(specs[f], self.arrow[f].take(taken)) for f in record._fields]
+        return dict(zip(rows, map(record._make, zip(*values, strict=True)), strict=True))
 
     @cached_property
     def rows(self) -> tuple[dict[str, Any], ...]:
