@@ -38,8 +38,6 @@ from .paths import (
     resolve_domain_dir,
 )
 from .prefixes import check_curie_prefix, load_prefix_map
-from .probe import check_probe
-from .scenarios import check_scenario_rules
 from .schema import SEMVER, SchemaModel, load_schema, suggest
 from .standards import apply_standards, check_biolink
 from .tables import ErrorList, Table, read_table
@@ -134,6 +132,8 @@ def _load_domain(domain: str | Path, derive: bool) -> ir.Domain:
     )
     check_expected_counts(domain, doc)
     if scenarios_doc is not None:
+        from .scenarios import check_scenario_rules  # a domain without scenario rules: unread
+
         domain = replace(domain, scenario_rules=check_scenario_rules(scenarios_doc, domain, model))
     if probe_path is not None:
         categories = {e.id: e.category for e in domain.entities}
@@ -219,6 +219,8 @@ def _read_tables(
 
 
 def _probe(probe_path: Path, categories, entity_classes, predicates) -> ir.ProbeSpec:
+    from .probe import check_probe  # a domain without a probe: unread
+
     return check_probe(
         probe_path,
         DECLARATIONS_DIR / "probe.yaml",
