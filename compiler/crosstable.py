@@ -12,8 +12,10 @@ Two halves, one owner of each rule's wording:
 - The row checkers (`_entity_row`, `_assertion_row`, `_link_row`) word the message for each
   flagged row, exactly as they would if every row were checked one by one.
 
-Rows nobody flagged become IR records straight from their columns. So valid data costs a few
-vectorised passes, and a thousand errors cost a thousand row checks, not a hundred thousand.
+Rows nobody flagged become IR records straight from their columns; the assertions' and the
+links' only when something reads them (`compiler.lazyrecords`: on valid data `validate` never
+does). So valid data costs a few vectorised passes, and a thousand errors cost a thousand row
+checks, not a hundred thousand.
 
 Rows the table readers left out for a bad cell (`Table.broken_ids`) exist as far as
 references go: a reference to one is neither "unknown" nor checked further, so one typo is
@@ -22,6 +24,7 @@ one message, not one per row that names it.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
@@ -34,6 +37,7 @@ from kgbench.suggest import SuggestIndex, unknown
 
 from . import ir
 from .knowledge_level import level_columns
+from .lazyrecords import Records, rows_of
 from .rules import distinct_count
 from .schema import SchemaModel, suggest
 from .tables import ErrorList, Table
@@ -47,6 +51,7 @@ def check_graph_tables(
     errors: ErrorList,
     class_prefix: bool = True,
     levels_core: dict[str, Any] | None = None,
+    lazy: bool = False,
 ):
     """(entities, evidence, assertions, supports, category_of) of the rows that pass; every
     broken rule is added to `errors`, in table order, then file order.
@@ -54,6 +59,9 @@ def check_graph_tables(
     `levels_core`: the core schema, to fill in each assertion's knowledge level and agent
     type from its supporting sources (`knowledge_level.level_columns`) before its record is
     made; None (validate) leaves them as the rows have them.
+
+    `lazy` (validate): the assertions and links come back as `lazyrecords.Records`, made only
+    if a later check reads them one by one; on valid data none does.
 
     Memory: each table's Python columns are let go once its records are made, the evidence
     links' assertion ids are the assertions' own str objects, and each assertion record is
@@ -87,52 +95,48 @@ def check_graph_tables(
     asr = tables["assertions"]
     known_entities = SuggestIndex(category_of)
     flagged = _flagged(suspect["assertions"])
-    asr_cols = asr.columns if flagged else {}  # rows to judge one by one: every column
+    picked = asr.picked(ir.Assertion, flagged)  # a flagged row's record, made on its own
     rejected = set()
     for i in flagged:
-        if not _assertion_row(
-            _record(ir.Assertion, asr_cols, i), i, asr, predicates, category_of,
-            known_entities, errors,
-        ):  # fmt: skip
+        if not _assertion_row(picked[i], i, asr, predicates, category_of, known_entities, errors):
             rejected.add(i)
-    del asr_cols
-    asr_ids = asr.column("assertion_id")
-    if asr.arrow is not None and ent.arrow is not None:  # one str object per entity id
-        for side in ("subject_id", "object_id"):
-            asr.use_column(side, _shared(asr.arrow[side], ent.arrow["id"], entity_ids))
-    del entity_ids
+    del picked
 
     links = tables["assertion_evidence"]
-    if links.arrow is not None and asr.arrow is not None:
-        links.use_column(
-            "assertion_id", _shared(links.arrow["assertion_id"], asr.arrow["assertion_id"], asr_ids)
-        )
-    link_cols = links.columns
-    supports: list[ir.Support]
-    all_links = _records(ir.Support, link_cols)
+    if not lazy:  # the records will be made: one str object per id
+        _share_ids(asr, ent, links, entity_ids)
+    del entity_ids
+    supports: Sequence[ir.Support]
+    # lazy (validate): made only if a later check must walk them (`compiler.lazyrecords`)
+    all_links: Sequence[ir.Support] = (
+        Records(len(links), lambda: _records(ir.Support, links.columns))
+        if lazy
+        else _records(ir.Support, links.columns)
+    )
     flagged_links = _flagged(suspect["assertion_evidence"])
     to_broken = suspect["links_to_broken_sources"]
-    linked: set[str] | None = None  # every link row's assertion: the rule below reads Arrow
+    counted: np.ndarray | None = None  # None: every link row counts as its assertion's link
     if not flagged_links and not rejected and not to_broken.any():  # all SUPPORTS links
         supports = all_links
     else:
         # Id sets only where a row needs judging: at 4,000,000 rows each one is ~0.25 GB,
         # and on valid data they were three, alive at the domain's peak memory.
-        table_ids = set(asr_ids)
-        all_asr_ids = table_ids | asr.broken_ids
-        assertion_ids = (
-            {a for i, a in enumerate(asr_ids) if i not in rejected} if rejected else table_ids
-        )
-        supports, linked = _links(
-            all_links, flagged_links, to_broken, links, all_asr_ids, assertion_ids,
+        all_asr_ids = set(asr.column("assertion_id")) | asr.broken_ids
+        kept_ids = asr.arrow["assertion_id"]
+        if rejected:
+            kept_ids = kept_ids.filter(pa.array(_keep(len(asr), rejected)))
+        supports, counted = _links(
+            all_links, flagged_links, to_broken, links, all_asr_ids, kept_ids,
             evidence_ids, ev.broken_ids, suspect["duplicate_links"],
             suspect["repeated_link_rows"], errors,
         )  # fmt: skip
-    del link_cols, all_links
-    links.drop_columns()
-    give_back()  # before the largest allocation of the load, the assertion records
+    del all_links
+    if not lazy:
+        supports = rows_of(supports)  # made now, before the columns they are made of go
+        links.drop_columns()
+        give_back()  # before the largest allocation of the load, the assertion records
 
-    for i in _without_evidence_rule(asr, linked, links, linked_is_all=not flagged_links):
+    for i in _without_evidence_rule(asr, counted, links):
         if not asr.column("no_evidence_reason")[i]:
             errors.add(
                 "assertion has no evidence link in assertion_evidence and no no_evidence_reason; "
@@ -146,21 +150,32 @@ def check_graph_tables(
             )
     if levels_core is not None and not errors.errors:  # with errors, no record is compiled
         levels = level_columns(
-            asr_ids, asr.column("knowledge_level"), asr.column("agent_type"),
+            asr.column("assertion_id"), asr.column("knowledge_level"), asr.column("agent_type"),
             supports, evidence, levels_core,
         )  # fmt: skip
         asr.use_column("knowledge_level", levels[0])
         asr.use_column("agent_type", levels[1])
         del levels
-    del asr_ids
-    assertions = _without(asr.records(ir.Assertion), rejected)
-    asr.drop_columns()
+    if lazy:
+        assertions = _without(Records(len(asr), lambda: asr.records(ir.Assertion)), rejected)
+    else:
+        assertions = _without(asr.records(ir.Assertion), rejected)
+        asr.drop_columns()
     return entities, evidence, assertions, supports, category_of
 
 
-def _record(record: type, columns: dict[str, list[Any]], i: int):
-    """Row `i`'s IR record (for a row a checker judges before the records are made)."""
-    return tuple.__new__(record, tuple(columns[f][i] for f in record._fields))
+def _share_ids(asr: Table, ent: Table, links: Table, entity_ids: list[Any]) -> None:
+    """The assertions' subject and object ids made the entities' own str objects, and the
+    links' assertion ids the assertions' own (`_shared`): the IR then holds one copy of each
+    id, not one per table (hundreds of MB at 4,000,000 assertions)."""
+    asr_ids = asr.column("assertion_id")
+    if asr.arrow is not None and ent.arrow is not None:
+        for side in ("subject_id", "object_id"):
+            asr.use_column(side, _shared(asr.arrow[side], ent.arrow["id"], entity_ids))
+    if links.arrow is not None and asr.arrow is not None:
+        links.use_column(
+            "assertion_id", _shared(links.arrow["assertion_id"], asr.arrow["assertion_id"], asr_ids)
+        )
 
 
 def _shared(refs, ids, id_values: list[Any]) -> list[Any]:
@@ -183,71 +198,82 @@ def _records(record: type, columns: dict[str, list[Any]]) -> list:
     return list(map(partial(tuple.__new__, record), rows))
 
 
+def _keep(n: int, rejected: set[int]) -> np.ndarray:
+    keep = np.ones(n, dtype=bool)
+    keep[list(rejected)] = False
+    return keep
+
+
 def _flagged(mask: np.ndarray) -> list[int]:
     """The row indexes a suspect mask flags, in file order (none on valid data)."""
     return np.flatnonzero(mask).tolist()
 
 
-def _without(rows: list, rejected: set[int]) -> list:
-    return [r for i, r in enumerate(rows) if i not in rejected] if rejected else rows
+def _without(rows: Sequence, rejected: set[int]) -> Sequence:
+    """The rows but the rejected ones; of `Records`, as `Records` (the rejections are
+    errors, so a validation ends before anything reads them)."""
+    if not rejected:
+        return rows
+    if isinstance(rows, Records) and not rows.made:
+        return Records(
+            len(rows) - len(rejected),
+            lambda: [r for i, r in enumerate(rows) if i not in rejected],
+        )
+    return [r for i, r in enumerate(rows) if i not in rejected]
 
 
 def _links(
-    all_links: list[ir.Support],
+    all_links: Sequence[ir.Support],
     flagged: list[int],
     to_broken: np.ndarray,
     links: Table,
     all_asr_ids: set[str],
-    assertion_ids: set[str],
+    kept_ids: Any,
     evidence_ids: set[str],
     broken_evidence: frozenset[str],
     duplicate_links: bool,
     repeated: np.ndarray,
     errors: ErrorList,
-) -> tuple[list[ir.Support], set[str]]:
-    """(SUPPORTS links of assertions that passed, ids of assertions with a link) when some
-    link rows are flagged, some cite a broken source (`to_broken`: linked, supporting
-    nothing) or some assertions were rejected: the flagged rows are checked one by one, in
-    file order."""
-    first_index = _first_occurrence(links.columns, repeated) if duplicate_links else {}
+) -> tuple[Sequence[ir.Support], np.ndarray]:
+    """(SUPPORTS links of assertions that passed, which link rows count as their assertion's
+    link) when some link rows are flagged, some cite a broken source (`to_broken`: linked,
+    supporting nothing) or some assertions were rejected: the flagged rows are checked one
+    by one, in file order, and every other row is decided by column (`kept_ids`: the Arrow
+    ids of the assertions that passed)."""
+    aids, eids = links.column("assertion_id"), links.column("evidence_id")
+    first_index = _first_occurrence(aids, eids, repeated) if duplicate_links else {}
     known_asr = SuggestIndex(all_asr_ids)
     known_ev = SuggestIndex(evidence_ids)
-    flagged_set = set(flagged)
-    quiet = to_broken.tolist()
-    supports: list[ir.Support] = []
-    linked: set[str] = set()
-    for i, link in enumerate(all_links):
-        aid, eid = link.assertion_id, link.evidence_id
-        if quiet[i]:
-            linked.add(aid)
-            continue
-        if i in flagged_set:
-            verdict = _link_row(
-                aid, eid, i, links, all_asr_ids, known_asr, evidence_ids, broken_evidence,
-                known_ev, first_index, errors,
-            )  # fmt: skip
-            if verdict == "skip":
-                continue
-            linked.add(aid)
-            if verdict == "linked":
-                continue
-        else:
-            linked.add(aid)
-        if aid in assertion_ids:
-            supports.append(link)
-    return supports, linked
+    counted = np.ones(len(aids), dtype=bool)
+    supporting = ~to_broken
+    for i in flagged:
+        verdict = _link_row(
+            aids[i], eids[i], i, links, all_asr_ids, known_asr, evidence_ids, broken_evidence,
+            known_ev, first_index, errors,
+        )  # fmt: skip
+        if verdict != "ok":
+            supporting[i] = False
+            counted[i] = verdict != "skip"
+    supporting &= _mask(pc.is_in(links.arrow["assertion_id"], value_set=kept_ids))
+    supports = Records(
+        int(supporting.sum()),
+        lambda: [link for link, keep in zip(all_links, supporting.tolist(), strict=True) if keep],
+    )
+    return supports, counted
 
 
-def _without_evidence_rule(
-    asr: Table, linked: set[str] | None, links: Table, linked_is_all: bool
-) -> list[int]:
+def _without_evidence_rule(asr: Table, counted: np.ndarray | None, links: Table) -> list[int]:
     """Rows breaking "a link or a reason, not both", in file order: with Arrow columns, one
-    vectorised pass (`linked_is_all`: every link row's assertion counts as linked; `linked`
-    None: the same, no set made)."""
+    vectorised pass (`counted`: which link rows count as their assertion's link; None:
+    every one)."""
     if asr.arrow is None or links.arrow is None:
         cols = asr.columns
-        if linked is None:
-            linked = set(links.columns["assertion_id"])
+        link_ids = links.columns["assertion_id"]
+        linked = set(
+            link_ids
+            if counted is None
+            else (a for a, c in zip(link_ids, counted, strict=True) if c)
+        )
         return [
             i
             for i, (aid, reason) in enumerate(
@@ -256,11 +282,9 @@ def _without_evidence_rule(
             if (aid in linked) == bool(reason)
         ]
     ids = asr.arrow["assertion_id"]
-    value_set = (
-        links.arrow["assertion_id"]
-        if linked_is_all or linked is None
-        else pa.array(list(linked), pa.string())
-    )
+    value_set = links.arrow["assertion_id"]
+    if counted is not None and not counted.all():
+        value_set = value_set.filter(pa.array(counted))
     has_link = pc.is_in(ids, value_set=value_set)
     has_reason = pc.not_equal(asr.arrow["no_evidence_reason"], "")
     return _flagged(_mask(pc.equal(has_link, has_reason)))
@@ -388,13 +412,12 @@ def _link_row(
 
 
 def _first_occurrence(
-    link_cols: dict[str, list[Any]], repeated: np.ndarray
+    aids: list[str], eids: list[str], repeated: np.ndarray
 ) -> dict[tuple[str, str], int]:
     """The first row of each (assertion, source) pair among the rows `repeated` may flag (a
     superset of every row whose pair repeats): a pair absent here occurs once, so its first
     row is its own. Looking only at those rows keeps a few repeated links from costing a
     Python pass over every link."""
-    aids, eids = link_cols["assertion_id"], link_cols["evidence_id"]
     first: dict[tuple[str, str], int] = {}
     for i in _flagged(repeated):
         first.setdefault((aids[i], eids[i]), i)

@@ -29,6 +29,10 @@ from itertools import groupby
 from operator import itemgetter
 from typing import Any
 
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
 from kgbench.scope import study_covers
 from kgbench.suggest import unknown
 
@@ -230,6 +234,38 @@ class EvidenceChecker:
     def rules_location(self, path: list, field: str):
         return self.doc.location(["evidence_rules", *path], field)
 
+    def _assertion_columns(self) -> dict[str, Any] | None:
+        """The assertions table's Arrow columns when they hold exactly the assertions checked
+        (the frontend runs these checks only once every row passed the table rules), else
+        None: a check then walks the records. A check asks the columns first whether it can
+        find anything at all, and walks (and words) only if so, so its findings never depend
+        on the shortcut."""
+        arrow = self.tables["assertions"].arrow if "assertions" in self.tables else None
+        if arrow is None or len(arrow["assertion_id"]) != len(self.domain.assertions):
+            return None
+        return arrow
+
+    def _no_contradiction_possible(self) -> bool:
+        """True when the columns show no (subject, outcome, population) with both a benefit
+        claim and a no-effect or harm claim from an intervention (`outcome_effect`)."""
+        columns = self._assertion_columns()
+        if columns is None:
+            return False
+        predicates = self.domain.predicates
+        pred, direction = columns["predicate"], columns["direction"]
+        from_intervention = _among(columns["subject_id"], self.intervention_ids)
+        causal = _among(pred, {p.name for p in predicates if p.role == "causal"})
+        null = _among(pred, {p.name for p in predicates if p.role == "null_effect"})
+        benefit = pc.and_(from_intervention, pc.and_(causal, pc.equal(direction, "decrease")))
+        harm = pc.and_(causal, pc.equal(direction, "increase"))
+        against = pc.and_(from_intervention, pc.or_(null, harm))
+        if not _any(benefit) or not _any(against):
+            return True
+        keys = _row_keys(columns["subject_id"], columns["object_id"], columns["population_id"])
+        if keys is None:
+            return False
+        return not np.isin(_take(keys, benefit), _take(keys, against)).any()
+
     # checks --------------------------------------------------------------------------------
 
     def run(self, derive: bool = True) -> tuple[ir.AssertionFacts, ...]:
@@ -267,7 +303,10 @@ class EvidenceChecker:
                         unknown("entity", oid, self.category),
                         self.rules_location(path, path[-1]),
                     )
-        ids = {a.assertion_id for a in self.domain.assertions}
+        # the assertion ids, only where a declaration names assertions: read one by one, the
+        # assertions would be made for nothing (`compiler.lazyrecords`)
+        named = rules.get("conflicts") or rules.get("component_credits")
+        ids = {a.assertion_id for a in self.domain.assertions} if named else set()
         for i, c in enumerate(rules.get("conflicts") or ()):
             for aid in c["assertions"]:
                 if aid not in ids:
@@ -392,6 +431,8 @@ class EvidenceChecker:
         evidence = {e.evidence_id: e for e in self.domain.evidence_sources}
         link_rows = self.tables["assertion_evidence"]
         studies = {k for k, e in evidence.items() if e.source_type in STUDY_TYPES}
+        if not studies:  # every link below would be passed over
+            return
         for s, a in self._with_assertions(self.domain.supports):
             if s.evidence_id not in studies:
                 continue
@@ -431,6 +472,14 @@ class EvidenceChecker:
         """A null result is its own kind of claim: role null_effect and causal_status no_effect
         go together, so no causal chain can silently pass through a null result."""
         null_predicates = {p.name for p in self.domain.predicates if p.role == "null_effect"}
+        columns = self._assertion_columns()
+        if columns is not None and not _any(
+            pc.not_equal(
+                _among(columns["predicate"], null_predicates),
+                pc.equal(columns["causal_status"], "no_effect"),
+            )
+        ):
+            return  # the columns say no row breaks the rule: nothing to word
         for a in self.domain.assertions:
             null_role = a.predicate in null_predicates
             if null_role != (a.causal_status == "no_effect"):
@@ -447,6 +496,8 @@ class EvidenceChecker:
         by_triple: dict[tuple, list[tuple[str, str]]] = defaultdict(list)
         interventions = self.intervention_ids
         predicate = self.domain.predicate_by_name
+        if self._no_contradiction_possible():
+            return
         for a in self.domain.assertions:
             if a.subject_id not in interventions:
                 continue
@@ -480,6 +531,13 @@ class EvidenceChecker:
         hypoglycaemia risk of sulfonylureas); either way contexts show it under each member."""
         out: dict[str, tuple[str, ...]] = {}
         groups = self.group_ids
+        columns = self._assertion_columns()
+        if not groups or (
+            columns is not None
+            and not _any(_among(columns["subject_id"], groups))
+            and not _any(_among(columns["object_id"], groups))
+        ):
+            return out  # no assertion names a class
         for a in self.domain.assertions:
             if a.subject_id in groups:
                 cls, side = a.subject_id, "subject_id"
@@ -531,3 +589,31 @@ class EvidenceChecker:
 
     def _sources_of(self, assertion_id: str) -> frozenset[str]:
         return self._source_types.get(assertion_id, NO_SOURCES)
+
+
+def _among(values, names) -> Any:
+    """Whether each value is one of `names` (a Python collection of strings)."""
+    return pc.is_in(values, value_set=pa.array(sorted(names), pa.string()))
+
+
+def _any(mask) -> bool:
+    return bool(pc.any(mask).as_py())
+
+
+def _take(keys: np.ndarray, mask) -> np.ndarray:
+    return keys[np.asarray(mask.to_numpy(zero_copy_only=False), dtype=bool)]
+
+
+def _row_keys(*columns) -> np.ndarray | None:
+    """One int64 per row, equal for equal rows (each column's dictionary codes in mixed
+    radix), or None where the codes could overflow."""
+    keys = np.zeros(len(columns[0]), dtype=np.int64)
+    span = 1
+    for column in columns:
+        encoded = pc.dictionary_encode(column)
+        width = max(len(encoded.dictionary), 1)
+        if encoded.indices.null_count or span * width >= 2**62:
+            return None
+        keys = keys * width + encoded.indices.to_numpy(zero_copy_only=False)
+        span *= width
+    return keys

@@ -28,6 +28,7 @@ from .counts import check_expected_counts, expected_counts
 from .crosstable import check_graph_tables
 from .declarations import as_mapping, load_declaration
 from .evidence import EvidenceChecker, parse_provenance, parse_rules
+from .lazyrecords import sorted_records
 from .metric_panel import parse_metrics
 from .paths import (
     DECLARATIONS_DIR,
@@ -38,8 +39,6 @@ from .paths import (
     resolve_domain_dir,
 )
 from .prefixes import check_curie_prefix, load_prefix_map
-from .probe import check_probe
-from .scenarios import check_scenario_rules
 from .schema import SEMVER, SchemaModel, load_schema, suggest
 from .standards import apply_standards, check_biolink
 from .tables import ErrorList, Table, read_table
@@ -138,6 +137,8 @@ def _load_domain(domain: str | Path, derive: bool) -> ir.Domain:
     )
     check_expected_counts(domain, doc)
     if scenarios_doc is not None:
+        from .scenarios import check_scenario_rules  # a domain without scenario rules: unread
+
         domain = replace(domain, scenario_rules=check_scenario_rules(scenarios_doc, domain, model))
     if probe_path is not None:
         categories = {e.id: e.category for e in domain.entities}
@@ -224,6 +225,8 @@ def _read_tables(
 
 
 def _probe(probe_path: Path, categories, entity_classes, predicates) -> ir.ProbeSpec:
+    from .probe import check_probe  # a domain without a probe: unread
+
     return check_probe(
         probe_path,
         DECLARATIONS_DIR / "probe.yaml",
@@ -324,10 +327,16 @@ def _build(
     id_schemes: idschemes.IdSchemes,
     derive: bool = True,
 ) -> ir.Domain:
+    """The IR of the rows that pass the cross-table rules. Without `derive` (`validate`) the
+    assertions and evidence links stay `lazyrecords.Records`, made only if a check reads
+    them one by one; `compile` gets tuples."""
     classes = {c.name: c for c in model.entity_classes}
     class_prefix = id_schemes.entities.class_prefix
+    lazy = not derive
     # knowledge levels are filled in as the assertion records are made (derive only)
-    graph = check_graph_tables(model, tables, errors, class_prefix, model.core if derive else None)
+    graph = check_graph_tables(
+        model, tables, errors, class_prefix, model.core if derive else None, lazy=lazy
+    )
     give_back()  # the tables' Python columns (kgbench.heap)
     entities, evidence, assertions, supports, category_of = graph
 
@@ -358,9 +367,9 @@ def _build(
         entity_classes=model.entity_classes,
         predicates=model.predicates,
         entities=tuple(sorted(entities, key=itemgetter(0))),  # by id
-        assertions=tuple(sorted(assertions, key=itemgetter(0))),  # by assertion_id
+        assertions=sorted_records(assertions, itemgetter(0), lazy),  # by assertion_id
         evidence_sources=tuple(sorted(evidence, key=itemgetter(0))),  # by evidence_id
-        supports=tuple(sorted(supports, key=itemgetter(0, 1))),  # assertion, evidence
+        supports=sorted_records(supports, itemgetter(0, 1), lazy),  # assertion, evidence
         intervention_classes=classes_out,
         conditions=conditions,
         metrics=metrics,

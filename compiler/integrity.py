@@ -22,7 +22,7 @@ findings, so their text and order never depend on the shortcut, and a valid grap
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,11 +78,16 @@ def check_graph(
     """Every integrity finding, in table order within each check. `columns`: the entities'
     and assertions' Arrow columns, when the records are exactly those rows (the shortcut)."""
     entities = list(entities)
-    assertions = list(assertions)
+    if not isinstance(assertions, Sequence):  # a Sequence (`lazyrecords.Records`) is walked
+        assertions = list(assertions)  # only by the checks the columns do not clear
     by_id = {e.id: e for e in entities}
     preds = {p.name: p for p in predicates}
     cycling = set(cycling_predicates)
-    clear = _clear_checks(columns, len(entities), len(assertions), preds, cycling)
+    classes = list(classes)
+    population_classes = {c.name for c in classes if c.is_population}
+    clear = _clear_checks(
+        columns, len(entities), len(assertions), preds, cycling, population_classes
+    )
     findings: list[Finding] = []
     if "triples" not in clear:
         findings += _triples(assertions, locate)
@@ -92,7 +97,8 @@ def check_graph(
         findings += _signs(assertions, preds, locate)
     if "names" not in clear:
         findings += _names(entities, locate)
-    findings += _references(assertions, by_id, list(classes), locate)
+    if "references" not in clear:
+        findings += _references(assertions, by_id, classes, locate)
     return findings
 
 
@@ -102,6 +108,7 @@ def _clear_checks(
     n_assertions: int,
     preds: dict[str, ir.Predicate],
     cycling: set[str],
+    population_classes: Collection[str] = (),
 ) -> set[str]:
     """The checks the Arrow columns prove have no finding (a conservative answer: a check
     left out may still find nothing). Columns are used only when they hold exactly the rows
@@ -137,7 +144,22 @@ def _clear_checks(
         clear.add("signs")  # one direction per pair and population
     if _names_clear(ent["name"], ent["synonyms"]):
         clear.add("names")
+    if _populations_clear(pop, ent["id"], ent["category"], population_classes):
+        clear.add("references")
     return clear
+
+
+def _populations_clear(populations, ids, categories, population_classes: Collection[str]) -> bool:
+    """True when every population_id given names an entity of a population class, or names
+    no entity at all (the reference check reports that): `_references` has nothing to say."""
+    given = populations.filter(pc.not_equal(populations, ""))
+    if not len(given):
+        return True
+    if not population_classes:
+        return False  # "no class is annotated", if one of them names an entity
+    category = pc.take(categories, pc.index_in(given, value_set=ids))  # null: no entity
+    wanted = pa.array(sorted(population_classes), pa.string())
+    return bool(pc.all(pc.fill_null(pc.is_in(category, value_set=wanted), True)).as_py())
 
 
 def _joined(*columns):

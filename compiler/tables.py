@@ -126,6 +126,24 @@ class Table:
             self._some[name] = to_python(spec, self.arrow[name])
         return self._some[name]
 
+    def picked(self, record: type, rows: list[int]) -> dict[int, Any]:
+        """The IR records (`record`, a named tuple of this table's columns) of some rows, by
+        row: the same values `columns` gives those rows (each conversion is cell by cell),
+        converting only them."""
+        if self._columns is not None or not rows:
+            cols = self.columns if rows else {}
+            return {i: record(*(cols[f][i] for f in record._fields)) for i in rows}
+        taken = pa.array(rows, pa.int64())
+        specs = {c.name: c for c in self.spec.columns}
+        some = self._some  # a column already converted or taken (`use_column`) is read as is
+        values = [
+            [some[f][i] for i in rows]
+            if f in some
+            else to_python(specs[f], self.arrow[f].take(taken))
+            for f in record._fields
+        ]
+        return dict(zip(rows, map(record._make, zip(*values, strict=True)), strict=True))
+
     @cached_property
     def rows(self) -> tuple[dict[str, Any], ...]:
         names = list(self.columns)

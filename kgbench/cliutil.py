@@ -63,7 +63,10 @@ def print_user_error(exc: Exception, console: Console | None = None) -> None:
     from kgbench.untrusted import for_terminal, redact_uri
 
     console = console or stderr_console()
-    lines = [for_terminal(redact_uri(line)) for line in str(exc).split("\n")]
+    # the whole text at once, then split: neither expression matches across a `\n` (the
+    # terminal escape keeps it, a URI's userinfo cannot hold it), so every line comes out as
+    # it would alone, for two passes instead of two per line (10,000 errors)
+    lines = for_terminal(redact_uri(str(exc))).split("\n")
     # every message: no URI userinfo (a password) shown
     text = "\n".join(f"error: {line}" for line in lines)
     if _prints_verbatim(console, text):

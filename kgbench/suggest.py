@@ -25,6 +25,7 @@ import difflib
 import re
 from collections import Counter
 from collections.abc import Iterable
+from functools import lru_cache
 
 SIMILARITY = 0.8  # lowest difflib ratio (case-folded) at which a name is suggested
 
@@ -62,7 +63,14 @@ def close_match(word: str, options: Iterable[str]) -> str | None:
         return None
     if isinstance(options, SuggestIndex):
         return options.match(word)
-    choices = sorted({str(o) for o in options})
+    choices = tuple(sorted({str(o) for o in options}))
+    if len(choices) <= SuggestIndex.SMALL:  # a key a large option set would make costly
+        return _remembered_match(word, choices)
+    return _close_match(word, choices)
+
+
+def _close_match(word: str, choices: tuple[str, ...]) -> str | None:
+    """`close_match` of a word among sorted distinct choices."""
     if any(ch.isdigit() for ch in word):
         key = _id_key(word)
         same = [o for o in choices if o != word and _id_key(o) == key]
@@ -158,6 +166,11 @@ class SuggestIndex:
             for o in self._by_shape.get(key, ())
         }
         return close_match(word, near) if near else None
+
+
+# The same typo repeated on a thousand rows (an unknown class, a misspelt predicate) is
+# matched once, not once per row: difflib was a tenth of a 10,000-error validation.
+_remembered_match = lru_cache(maxsize=1024)(_close_match)
 
 
 def _one_slip(a: str, b: str) -> bool:

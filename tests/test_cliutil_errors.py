@@ -69,3 +69,28 @@ def test_a_terminal_or_a_tab_goes_through_rich() -> None:
     out = io.StringIO()
     print_user_error(UserError("a\ttab"), Console(file=out, width=20, color_system=None))
     assert out.getvalue() == "error: a" + " " * 8 + "tab\n"  # Rich expands the tab; kept
+
+
+def test_the_text_is_made_safe_as_each_line_alone_would_be() -> None:
+    """`print_user_error` escapes and redacts the whole message at once, then splits it:
+    every line must come out as it did line by line (a URI at a line's start, a carriage
+    return, a line separator, a lone surrogate, userinfo next to a line break)."""
+    from kgbench.untrusted import for_terminal, redact_uri
+
+    text = "\n".join(
+        [
+            "bolt://neo4j:secret@host:7687 refused",
+            "see http://u:p@x/ and\rhttps://a@b",
+            "line\u2028sep \x1b[31mred\x1b[0m \ud800 tab\there",
+            "x://user\n@host",
+            "",
+            "ftp://me@there",
+        ]
+    )
+    whole = for_terminal(redact_uri(text)).split("\n")
+    assert whole == [for_terminal(redact_uri(line)) for line in text.split("\n")]
+    plain = text.replace("\t", " ")  # a tab goes through Rich, which expands it
+    out = io.StringIO()
+    print_user_error(UserError(plain), Console(file=out, force_terminal=False, width=80))
+    expected = [for_terminal(redact_uri(line)) for line in plain.split("\n")]
+    assert out.getvalue() == "".join(f"error: {line}\n" for line in expected)

@@ -55,7 +55,11 @@ def _graph(rng: random.Random):
         ir.Assertion(a, s, p, o, "r", d, "c", "e", 0.5, True, None, pop, "t", (), None)
         for a, s, p, o, d, pop in rows
     ]
-    entities = [ir.Entity(n, "C", name, tuple(syn), None, ()) for n, name, syn in people]
+    categories = [rng.choice(["C", "Pop"]) for _ in nodes]
+    entities = [
+        ir.Entity(n, cat, name, tuple(syn), None, ())
+        for (n, name, syn), cat in zip(people, categories, strict=True)
+    ]
     fields = ("assertion_id", "subject_id", "predicate", "object_id", "direction", "population_id")
     columns = {
         "assertions": {
@@ -64,6 +68,7 @@ def _graph(rng: random.Random):
         },
         "entities": {
             "id": pa.array(nodes, pa.string()),
+            "category": pa.array(categories, pa.string()),
             "name": pa.array([p[1] for p in people], pa.string()),
             "synonyms": pa.array(["|".join(p[2]) for p in people], pa.string()),
         },
@@ -74,22 +79,32 @@ def _graph(rng: random.Random):
 def test_a_cleared_integrity_check_finds_nothing_when_walked() -> None:
     rng = random.Random(17)
     cleared = 0
+    seen_clear: set[str] = set()
     for _ in range(1500):
         assertions, entities, columns = _graph(rng)
         cycling = set(rng.sample(list(PREDICATES), rng.randint(0, 1)))
+        classes = [SimpleNamespace(name="C", is_population=False)]
+        if rng.random() < 0.8:
+            classes.append(SimpleNamespace(name="Pop", is_population=True))
+        population_classes = {c.name for c in classes if c.is_population}
         clear = integrity._clear_checks(
-            columns, len(entities), len(assertions), PREDICATES, cycling
+            columns, len(entities), len(assertions), PREDICATES, cycling, population_classes
         )
         walked = {
             "triples": integrity._triples(assertions, _locate),
             "cycles": integrity._cycles(assertions, PREDICATES, cycling, _locate),
             "signs": integrity._signs(assertions, PREDICATES, _locate),
             "names": integrity._names(entities, _locate),
+            "references": integrity._references(
+                assertions, {e.id: e for e in entities}, classes, _locate
+            ),
         }
         for check in clear:
             assert not walked[check], (check, assertions, entities)
         cleared += len(clear)
+        seen_clear |= clear
     assert cleared > 1500  # the shortcut does take effect
+    assert seen_clear >= {"triples", "cycles", "signs", "names", "references"}
 
 
 def test_the_control_byte_scan_agrees_with_the_expression() -> None:
