@@ -53,6 +53,7 @@ class BulkReport:
     seconds: float = 0.0
     phases: dict[str, float] = field(default_factory=dict)  # stop, import, start, ...
     checks: list[tuple[str, int, int]] = field(default_factory=list)
+    from_files: list[str] = field(default_factory=list)  # checks read from the import files
     replaced: int = 0  # nodes the database held before (with force)
     replaced_what: str = ""  # what they were (Inventory.describe)
     backup: Path | None = None  # where the replaced database was kept
@@ -129,7 +130,7 @@ def bulk_load(
     with open_driver(connection_settings(info.state_dir)) as driver:
         held = inventory(driver, database)
     refused = refusal(
-        held, domain.name, domain.label, f"'{database}' at {info.uri}", force=force, yes=yes
+        held, domain.name, domain.plan.label, f"'{database}' at {info.uri}", force=force, yes=yes
     )
     if refused:
         raise UserError(refused)
@@ -191,7 +192,8 @@ def bulk_load(
             say("validation queries")
             # every compiled check: the pairing checks the files answered, the rest on the
             # server, counts from the count store (checks.py says why none is dropped)
-            known = paired.result() if paired else None
+            known = paired.result() if paired else {}
+            report.from_files = sorted(known)
             lap("pairing")  # what reading the files took beyond the import and the start
             report.checks = run_fast(driver, domain, database, known=known)
             lap("validate")

@@ -135,11 +135,12 @@ def count_store_plan(domain: CompiledDomain) -> tuple[str, list[str]]:
     counted = [
         c
         for c in (
-            _counted(ch.name, ch.cypher, int(ch.expect), domain.label) for ch in domain.plan.checks
+            _counted(ch.name, ch.cypher, int(ch.expect), domain.plan.label)
+            for ch in domain.plan.checks
         )
         if c is not None
     ]
-    return folded(_count_queries(counted, domain.label)), [c.name for c in counted]
+    return folded(_count_queries(counted, domain.plan.label)), [c.name for c in counted]
 
 
 def run_fast(
@@ -152,7 +153,7 @@ def run_fast(
 
     `known`: values already established for some checks (a bulk load's pairing checks read
     from the import files, `pairing.pairing_values`), which no query runs again."""
-    label = domain.label
+    label = domain.plan.label  # plan.json: kg.json (what domain.label reads) is the whole graph
     values: dict[str, int] = dict(known or {})
     checks = list(domain.plan.checks)
     counted = {

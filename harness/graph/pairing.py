@@ -85,7 +85,7 @@ def recognised(domain: CompiledDomain) -> tuple[str, tuple[str, ...], list[str]]
     if not found:
         return None
     label, types = found.group(1), found.group(2)
-    if label != domain.label:
+    if label != domain.plan.label:
         return None
     names = [
         name

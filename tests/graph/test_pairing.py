@@ -124,7 +124,7 @@ def test_a_check_that_is_not_the_template_is_left_to_the_server(mini: CompiledDo
         for ch in mini.plan.checks
     ]
     fake = SimpleNamespace(
-        label=mini.label, import_dir=mini.import_dir, plan=SimpleNamespace(checks=changed)
+        import_dir=mini.import_dir, plan=SimpleNamespace(label=mini.plan.label, checks=changed)
     )
     assert recognised(fake)[2] == ["direct_edges_paired", "assertions_paired"]  # type: ignore[arg-type,index]
     assert pairing_values(fake, import_plan(mini)) == {  # type: ignore[arg-type]
