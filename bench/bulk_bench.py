@@ -108,7 +108,7 @@ def main(quick: bool = False) -> list[str]:
         f"{name} {statistics.median(p[name] for p in phases):.1f} s" for name in phases[0]
     )
     when = "cold: each restarts the JVM; empty database; interleaved"
-    post = [p["constraints"] + p.get("validate", 0.0) for p in phases]
+    post = [p["constraints"] + p.get("pairing", 0.0) + p.get("validate", 0.0) for p in phases]
     return [
         *lines,
         f"bulk load of a synthetic domain ({total:,} records: {n:,} assertions):",

@@ -16,7 +16,9 @@ scan every node of a label pair and every relationship of a type. `run_fast` giv
    `()-[r:T]->(:Assertion)`), also in the count store, equal that total: then every such
    relationship has both labels. Otherwise the compiled query itself gives the value.
 2. Every other check (the pairing checks, and any count the rules above do not cover) runs
-   as written, all as CALL subqueries of one read query: one plan, one round trip.
+   as written, all as CALL subqueries of one read query: one plan, one round trip; but for
+   the checks the caller already knows (`known`: a bulk load reads the pairing checks from
+   its import files while the server imports them, `pairing.py`).
 
 No check is dropped. neo4j-admin import guarantees that every relationship's ends exist and
 that no node id repeats (it fails otherwise: the harness passes no `--skip-bad-*` option),
@@ -24,7 +26,8 @@ but none of the pairing checks tests that: `direct_edges_paired` and `assertions
 that each direct edge and its assertion node agree on id, predicate and ends, and that each
 assertion has one subject and one object, `assertions_evidenced` that each assertion has
 evidence or a reason. Those are properties of the rows the compiler wrote, which the importer
-copies without reading, so a bulk load needs them exactly as a transactional one does
+copies without reading, so a bulk load needs them exactly as a transactional one does: it
+answers them from those rows (`pairing.py`), or here, and a failing one here always
 (tests/graph/test_load_fast.py plants such defects in the import files).
 """
 
@@ -132,25 +135,32 @@ def count_store_plan(domain: CompiledDomain) -> tuple[str, list[str]]:
     counted = [
         c
         for c in (
-            _counted(ch.name, ch.cypher, int(ch.expect), domain.label) for ch in domain.plan.checks
+            _counted(ch.name, ch.cypher, int(ch.expect), domain.plan.label)
+            for ch in domain.plan.checks
         )
         if c is not None
     ]
-    return folded(_count_queries(counted, domain.label)), [c.name for c in counted]
+    return folded(_count_queries(counted, domain.plan.label)), [c.name for c in counted]
 
 
 def run_fast(
-    driver: neo4j.Driver, domain: CompiledDomain, database: str | None = None
+    driver: neo4j.Driver,
+    domain: CompiledDomain,
+    database: str | None = None,
+    known: dict[str, int] | None = None,
 ) -> list[tuple[str, int, int]]:
-    """`load.run_checks`' rows, in its order, from at most three queries (see module doc)."""
-    label = domain.label
+    """`load.run_checks`' rows, in its order, from at most two queries (see module doc).
+
+    `known`: values already established for some checks (a bulk load's pairing checks read
+    from the import files, `pairing.pairing_values`), which no query runs again."""
+    label = domain.plan.label  # plan.json: kg.json (what domain.label reads) is the whole graph
+    values: dict[str, int] = dict(known or {})
     checks = list(domain.plan.checks)
     counted = {
         c.name: c
         for c in (_counted(ch.name, ch.cypher, int(ch.expect), label) for ch in checks)
-        if c is not None
+        if c is not None and c.name not in values
     }
-    values: dict[str, int] = {}
     if counted:
         got = iter(_read(driver, folded(_count_queries(list(counted.values()), label)), database))
         every, domain_nodes, stamps = next(got), next(got), next(got)
