@@ -7,9 +7,10 @@
 // A class-level claim (its subject an intervention class, or for an effect modifier its
 // object) appears under each member it applies to: the compiler lists those members on the
 // edge (`member_ids`).
-// Returns one row: `paths` (section, candidate, ordered assertion ids) and `assertions`
-// (each assertion with its subject, object and evidence sources). Index hints pin every
-// lookup to a seek on the domain's id index, whatever the planner's statistics say.
+// Returns one row: `paths` (section, candidate, ordered assertion ids), `assertions`
+// (each assertion with its subject, object and evidence links) and `sources` (each evidence
+// source the links name, once). Index hints pin every lookup to a seek on the domain's id
+// index, whatever the planner's statistics say.
 UNWIND $candidate_ids AS candidate_id
 MATCH (c:KG_afib {id: candidate_id}) USING INDEX SEEK c:KG_afib(id)
 // the candidate's classes, read once: each class-level branch below starts from them
@@ -64,7 +65,15 @@ CALL (rels) {
   WITH a, startNode(r) AS s, endNode(r) AS o
   OPTIONAL MATCH (e:KG_afib)-[l:SUPPORTS]->(a)
   WITH a, s, o, e, l ORDER BY e.id
-  WITH a, s, o, collect(e {.*, recommendation_class: l.recommendation_class, level_of_evidence: l.level_of_evidence}) AS evidence
-  RETURN collect(a {.*, subject: s {.id, .name, .category}, object: o {.id, .name, .category}, evidence: evidence}) AS assertions
+  WITH a, s, o, collect(e {.id, recommendation_class: l.recommendation_class, level_of_evidence: l.level_of_evidence}) AS evidence, collect(e) AS supporting
+  RETURN collect(a {.*, subject: s {.id, .name, .category}, object: o {.id, .name, .category}, evidence: evidence}) AS assertions, collect(supporting) AS supporting
 }
-RETURN paths, assertions
+// each evidence source once, however many of the assertions cite it: an assertion's `evidence`
+// names it by id, with its link's properties
+CALL (supporting) {
+  UNWIND supporting AS cited
+  UNWIND cited AS e
+  WITH DISTINCT e
+  RETURN collect(e {.*}) AS sources
+}
+RETURN paths, assertions, sources
