@@ -326,7 +326,8 @@ def baseline_domain(domain: CompiledDomain, root: Path) -> CompiledDomain:
         section = domain.condition(cond).section("causal_chain")
         path = root / "cypher" / f"{cond}.cypher"
         text = path.read_text()
-        start = text.index("  // validated chains of at most")
+        header = text.index(f"  // section {section.name}: ")
+        start = text.index("\n", header) + 1  # the section's chain groups, to the next section
         end = text.index("  UNION\n  // section ", start)
         text = text[:start] + _first_shape_branch(domain.label, section, roles) + text[end:]
         path.write_text(re.sub(r"\n{3,}", "\n\n", text))
@@ -348,15 +349,16 @@ def _first_shape_branch(label: str, section, roles: dict[str, str]) -> str:
         )
         branches.append(
             f"    MATCH p = (c){hops}(t)\n{where}"
-            f"    RETURN {rank} AS shape_rank, [r IN relationships(p) | r.assertion_id] AS chain\n"
+            f"    RETURN {rank} AS shape_rank, [r IN relationships(p) | r.assertion_id] AS chain,\n"
+            "      relationships(p) AS rels\n"
         )
     return (
         f"  MATCH (t:{label} {{id: $target_id}}) USING INDEX SEEK t:{label}(id)\n"
         "  CALL (c, t) {\n" + "    UNION\n".join(branches) + "  }\n"
-        "  WITH shape_rank, chain ORDER BY shape_rank\n"
-        "  WITH collect({rank: shape_rank, chain: chain}) AS found\n"
+        "  WITH shape_rank, chain, rels ORDER BY shape_rank\n"
+        "  WITH collect({rank: shape_rank, chain: chain, rels: rels}) AS found\n"
         "  UNWIND [f IN found WHERE f.rank = found[0].rank] AS best\n"
-        f"  RETURN '{section.name}' AS section, best.chain AS chain\n"
+        f"  RETURN '{section.name}' AS section, best.chain AS chain, best.rels AS rels\n"
     )
 
 

@@ -50,6 +50,9 @@ class ChainGroup:
 
 _ALL = "all(r IN relationships(p) WHERE r.validated)"
 VALIDATED = ChainGroup("validated", _ALL, f"first.validated AND {_ALL}")
+# What both groups' filters test, over a whole chain (a class-level first step included): a
+# chain is validated exactly when every one of its steps is.
+_PARTITION = "all(r IN rels WHERE r.validated)"
 UNVALIDATED = ChainGroup("unvalidated", f"NOT {_ALL}", f"NOT (first.validated AND {_ALL})")
 
 VERIFY_PARAMETERS = ("subject_id", "object_id", "predicate", "sign")
@@ -70,6 +73,10 @@ class SectionView:
     max_chains: int = 0
     order_by: str = ""  # ORDER BY expression list of a chain group
     groups: tuple[ChainGroup, ...] = ()
+    # With both groups: the expression over a chain's `rels` that tells them apart. Their
+    # chains then come from one expansion (the unvalidated group's filter cannot prune it,
+    # so it walks every path the validated one would), split by it, each group's top-k kept.
+    partition: str = ""
 
 
 @dataclass(frozen=True)
@@ -102,6 +109,7 @@ def view(domain: Domain, cond: Condition, dialect: CypherGenerator) -> Extractio
                 max_chains=s.max_chains,
                 order_by=_order_by(s) if s.shape == "causal_chain" else "",
                 groups=(VALIDATED,) if s.validated_only else (VALIDATED, UNVALIDATED),
+                partition="" if s.validated_only else _PARTITION,
             )
             for s in cond.sections
         ),

@@ -92,11 +92,10 @@ def test_the_padded_block_is_within_the_declared_tolerance_of_c4s(
             set(context["assertions"]) - used,
         )
         unused = [i for i in pool if i not in used]
-        fetched = shaped_assertions(
-            neo4j_driver.execute_query(
-                cardio.read(declared.padding_query), parameters_={"assertion_ids": unused}
-            ).records[0]["assertions"]
-        )
+        row = neo4j_driver.execute_query(
+            cardio.read(declared.padding_query), parameters_={"assertion_ids": unused}
+        ).records[0]
+        fetched = shaped_assertions(row["assertions"], row["sources"])
         for aid in unused:
             more = with_padding(
                 context,
