@@ -22,6 +22,8 @@ from harness.graph.extract import (
 )
 from harness.graph.load import LoadValidationError, graph_counts, load, run_checks
 
+from .imported import imported_graph
+
 pytestmark = pytest.mark.neo4j
 
 REPO = Path(__file__).resolve().parents[2]
@@ -282,40 +284,18 @@ def test_bulk_import_matches_the_transactional_load(
     neo4j_driver: neo4j.Driver, tmp_path: Path
 ) -> None:
     """The compiled neo4j/import/ files, through neo4j-admin, give the same graph as `load`."""
-    import os
-
-    from harness.graph.load import apply_constraints
-    from harness.neo4j import bulk_import, connection_settings, open_driver, start, stop
-
     compiled = CompiledDomain.open("cardio")
     plan = compiled.json("neo4j/import/import.json")
-    store = tmp_path / "store"
-    bulk_import(
-        compiled.root / "neo4j" / "import",
-        plan["nodes"],
-        plan["relationships"],
-        store_dir=store,
-        array_delimiter=plan["array_delimiter"],
-        id_type=plan["id_type"],
-    )
-    state = tmp_path / "state"
-    info = start(state, home=store, watch_pid=os.getpid())
-    try:
-        with open_driver(connection_settings(info.state_dir)) as imported:
-            apply_constraints(imported, compiled, None)
-            checks = run_checks(imported, compiled)
-            imported_counts = graph_counts(imported, compiled.label)
-            members, _, _ = imported.execute_query(
-                f"MATCH (:{compiled.label})-[r:MEMBER_OF]->(:{compiled.label}) RETURN count(r) AS n"
-            )
-            scenario = json.loads(
-                (REPO / "tests/fixtures/scenarios/cardio_scn_0001.jsonl")
-                .read_text()
-                .splitlines()[0]
-            )
-            imported_ctx = extract(imported, compiled, scenario, "C4")
-    finally:
-        stop(state)
+    with imported_graph(compiled, plan, tmp_path) as imported:
+        checks = run_checks(imported, compiled)
+        imported_counts = graph_counts(imported, compiled.label)
+        members, _, _ = imported.execute_query(
+            f"MATCH (:{compiled.label})-[r:MEMBER_OF]->(:{compiled.label}) RETURN count(r) AS n"
+        )
+        scenario = json.loads(
+            (REPO / "tests/fixtures/scenarios/cardio_scn_0001.jsonl").read_text().splitlines()[0]
+        )
+        imported_ctx = extract(imported, compiled, scenario, "C4")
     assert [c for c in checks if c[1] != c[2]] == []
     counted = {name: value for name, value, _ in checks}
     classes = compiled.graph["intervention_classes"]

@@ -4,7 +4,6 @@ defect for defect, and are left to the server whenever the reading could differ.
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 from types import SimpleNamespace
@@ -15,6 +14,8 @@ from compiler.api import compile_domain
 from harness.compiled import CompiledDomain
 from harness.graph.bulk import import_plan
 from harness.graph.pairing import PAIRING, file_values, pairing_values, recognised
+
+from .imported import imported_graph
 
 REPO = Path(__file__).resolve().parents[2]
 CLEAN = dict.fromkeys(PAIRING, 0)
@@ -139,29 +140,13 @@ def test_the_files_give_the_graphs_values_defect_for_defect(
 ) -> None:
     """The planted defects, imported by neo4j-admin: the compiled queries on the graph give
     exactly the values read from the files (each check's value counts several defects)."""
-    from harness.graph.load import apply_constraints, run_checks
-    from harness.neo4j import bulk_import, connection_settings, open_driver, start, stop
+    from harness.graph.load import run_checks
 
     for name, old, new in DEFECTS:
         edit(mini, name, old, new)
     plan = import_plan(mini)
     read = file_values(mini, plan)
     assert read is not None and all(v > 0 for v in read.values()), read
-    store = tmp_path / "store"
-    bulk_import(
-        mini.import_dir,
-        plan["nodes"],
-        plan["relationships"],
-        store_dir=store,
-        array_delimiter=plan["array_delimiter"],
-        id_type=plan["id_type"],
-    )
-    state = tmp_path / "state"
-    info = start(state, home=store, watch_pid=os.getpid())
-    try:
-        with open_driver(connection_settings(info.state_dir)) as driver:
-            apply_constraints(driver, mini, None)
-            graph = {name: value for name, value, _ in run_checks(driver, mini)}
-    finally:
-        stop(state)
+    with imported_graph(mini, plan, tmp_path) as driver:
+        graph = {name: value for name, value, _ in run_checks(driver, mini)}
     assert {name: graph[name] for name in PAIRING} == read
