@@ -116,9 +116,10 @@ def run_pilot(
         if os.environ.get("NEO4J_URI"):
             md, html = _pipeline(compiled, run_dir, responder, console, step, options, scenarios)
         else:
-            with embedded_neo4j(console, keep=keep_neo4j, step=step):
+            release: list[Callable[[], None]] = []
+            with embedded_neo4j(console, keep=keep_neo4j, step=step, release=release):
                 md, html = _pipeline(
-                    compiled, run_dir, responder, console, step, options, scenarios
+                    compiled, run_dir, responder, console, step, options, scenarios, release
                 )
     if previous is not None:  # the new pilot is complete: only now is the old one removed
         shutil.rmtree(previous, ignore_errors=True)
@@ -138,12 +139,18 @@ def embedded_neo4j(
     keep: bool = False,
     state_dir: Path | None = None,
     step: Callable[[str, Callable[[], Any]], Any] | None = None,
+    release: list[Callable[[], None]] | None = None,
 ) -> Iterator[ServerInfo]:
     """The embedded Neo4j for the length of a block, and a sentence about what became of it.
 
     One already running is used and left running. One started here (about 1 GB of memory)
-    is stopped when the block ends, however it ends, unless `keep`.
+    is stopped when the block ends, however it ends, unless `keep`. `release`: gets a
+    function the block may call once it needs the server no more, which starts that stop
+    in a thread, so it overlaps the rest of the block (the pilot's render, answer and score
+    steps read files only); the block's end waits for it either way.
     """
+    import threading
+
     from harness.neo4j import start, stop
 
     # a server stopped at the end of the block starts with the short-lived JIT settings
@@ -152,6 +159,22 @@ def embedded_neo4j(
     )
     if info.already_running:
         console.print(f"Neo4j was already running at {escape(info.uri)}; it stays running.")
+    stopping: list[threading.Thread] = []
+    failed: list[BaseException] = []
+
+    def stop_in_thread() -> None:
+        def run() -> None:
+            try:
+                stop(state_dir)
+            except BaseException as exc:  # re-raised where the block ends
+                failed.append(exc)
+
+        if not stopping:
+            stopping.append(threading.Thread(target=run, name="kgbench-neo4j-stop"))
+            stopping[0].start()
+
+    if release is not None and not (info.already_running or keep):
+        release.append(stop_in_thread)
     try:
         yield info
     finally:
@@ -163,7 +186,10 @@ def embedded_neo4j(
                 f"(pid {info.pid}); stop it with `kgbench neo4j stop`."
             )
         else:
-            stop(state_dir)
+            if stopping:
+                stopping[0].join()
+            if failed or not stopping:  # not released, or its stop failed: stop it here
+                stop(state_dir)
             console.print(
                 "Stopped the embedded Neo4j the pilot started (pass --keep-neo4j to keep it)."
             )
@@ -177,9 +203,11 @@ def _pipeline(
     step: Callable[[str, Callable[[], Any]], Any],
     options: PilotOptions,
     generating: Future[tuple[Path, list[dict[str, Any]], GenerationReport]],
+    release: list[Callable[[], None]] | None = None,
 ) -> tuple[Path, Path]:
     """Everything after the compile, against the Neo4j the settings name; `generating` is
-    the scenario generation already under way."""
+    the scenario generation already under way; `release`: what to call once the graph is
+    read for the last time (`embedded_neo4j`)."""
     from concurrent.futures import ThreadPoolExecutor
 
     from harness.evaluation.prompts import build_prompts
@@ -221,6 +249,9 @@ def _pipeline(
             return RunFolder(run_dir).write_contexts(contexts)
 
         step("extract", extract_all)
+    if not options.with_c5:  # C5 reviews on Neo4j; nothing else reads the graph from here
+        for done_with_graph in release or ():
+            done_with_graph()  # the embedded server stops while prompts render and answer
     step(
         "render prompts",
         lambda: build_prompts(run_dir, compiled, order_variants=options.order_variants),

@@ -51,3 +51,38 @@ def test_the_pilot_stops_the_neo4j_it_started_unless_kept(
         assert "Stopped the embedded Neo4j the pilot started" in out.getvalue()
     finally:
         stop(state)
+
+
+def test_a_released_server_stops_while_the_block_goes_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 33, item 2: the pilot releases its server once the graph is read for the last
+    time, and the stop runs beside the steps that follow (they read files only); the block's
+    end waits for it. A kept server, or one already running, is never released."""
+    import time
+
+    monkeypatch.setenv("KGBENCH_NEO4J_HEAP", "256m")
+    state = tmp_path / "neo4j"
+    out = io.StringIO()
+    console = Console(file=out, width=300)
+    try:
+        release: list = []
+        with embedded_neo4j(console, state_dir=state, release=release) as info:
+            assert status(state).running and len(release) == 1
+            release[0]()
+            release[0]()  # once is enough: a second call starts no second stop
+            deadline = time.monotonic() + 60
+            while status(state).running and time.monotonic() < deadline:
+                time.sleep(0.2)
+            assert not status(state).running, "stopped before the block ended"
+        assert "Stopped the embedded Neo4j the pilot started" in out.getvalue()
+
+        kept: list = []
+        with embedded_neo4j(console, keep=True, state_dir=state, release=kept) as info:
+            assert kept == []
+            again: list = []
+            with embedded_neo4j(console, state_dir=state, release=again) as same:
+                assert same.already_running and again == []
+        assert status(state).running and status(state).pid == info.pid
+    finally:
+        stop(state)
