@@ -96,6 +96,9 @@ def check_graph_tables(
     known_entities = SuggestIndex(category_of)
     flagged = _flagged(suspect["assertions"])
     picked = asr.picked(ir.Assertion, flagged)  # a flagged row's record, made on its own
+    known_entities.expect(
+        ref for a in picked.values() for ref in (a.subject_id, a.object_id, a.population_id) if ref
+    )
     rejected = set()
     for i in flagged:
         if not _assertion_row(picked[i], i, asr, predicates, category_of, known_entities, errors):
@@ -244,6 +247,8 @@ def _links(
     first_index = _first_occurrence(aids, eids, repeated) if duplicate_links else {}
     known_asr = SuggestIndex(all_asr_ids)
     known_ev = SuggestIndex(evidence_ids)
+    known_asr.expect(aids[i] for i in flagged)
+    known_ev.expect(eids[i] for i in flagged)
     counted = np.ones(len(aids), dtype=bool)
     supporting = ~to_broken
     for i in flagged:

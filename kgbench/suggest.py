@@ -48,12 +48,19 @@ def id_keys(texts: list[str]) -> list[str]:
     import pyarrow.compute as pc
 
     array = pa.array(texts, pa.string())
-    keys = pc.replace_substring_regex(pc.ascii_lower(array), "[^0-9a-z]+", "")
-    keys = pc.replace_substring_regex(keys, "(^|[^0-9])0+([0-9])", r"\1\2")
-    out = keys.to_pylist()
+    out = _ascii_id_keys(array).to_pylist()
     if not pc.all(pc.string_is_ascii(array)).as_py():
         out = [k if t.isascii() else _id_key(t) for k, t in zip(out, texts, strict=True)]
     return out
+
+
+def _ascii_id_keys(array):
+    """`_id_key` of each ASCII text of an Arrow string array (another text's key here is not
+    its `_id_key`: Arrow lower-cases ASCII letters only)."""
+    import pyarrow.compute as pc
+
+    keys = pc.replace_substring_regex(pc.ascii_lower(array), "[^0-9a-z]+", "")
+    return pc.replace_substring_regex(keys, "(^|[^0-9])0+([0-9])", r"\1\2")
 
 
 def close_match(word: str, options: Iterable[str]) -> str | None:
@@ -111,6 +118,8 @@ class SuggestIndex:
         self._by_key: dict[str, str] | None = None  # canonical key -> an option with it
         self._shared: dict[str, list[str]] | None = None  # keys that several options share
         self._by_shape: dict[tuple[int, str], list[str]] | None = None
+        # keys of the words announced by `expect` -> every option with that key
+        self._expected: dict[str, list[str]] = {}
 
     def __contains__(self, value: object) -> bool:
         return value in self.options
@@ -120,6 +129,49 @@ class SuggestIndex:
 
     def __len__(self) -> int:
         return len(self.options)
+
+    def expect(self, words: Iterable[str]) -> None:
+        """Get ready to look up `words` (those among the options are never looked up: left out;
+        a superset of the words `match` will get is fine, and a word left out still matches):
+        the options that share an identifier key with one of them, found by one vectorised
+        membership pass over the options' keys, are all `match` needs for those words. A
+        dict of every option's key (`_index_ids`) cost a 10,000-error validation ~0.1 s per
+        100,000 ids, and only its few keys that a broken reference has were ever read."""
+        if len(self.options) <= self.SMALL or self._by_key is not None:
+            return
+        options = self.options
+        wanted = {
+            _id_key(w)
+            for w in map(str, words)
+            if w not in options and any(ch.isdigit() for ch in w)
+        }
+        wanted.difference_update(self._expected)
+        if not wanted:
+            return
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        try:
+            array = pa.array(list(self.options), pa.string())
+        except (pa.ArrowTypeError, pa.ArrowInvalid):  # not all str
+            array = pa.array([str(o) for o in self.options], pa.string())
+        keys = _ascii_id_keys(array)
+        hits = pc.is_in(keys, value_set=pa.array(sorted(wanted), pa.string()))
+        ascii_ = pc.string_is_ascii(array)
+        found = self._expected
+        for key in wanted:
+            found[key] = []
+        hit = pc.and_(hits, ascii_)
+        if pc.any(hit).as_py():
+            for option, key in zip(
+                array.filter(hit).to_pylist(), keys.filter(hit).to_pylist(), strict=True
+            ):
+                found[key].append(option)
+        if not pc.all(ascii_).as_py():  # keyed in Python (`id_keys`)
+            for option in array.filter(pc.invert(ascii_)).to_pylist():
+                key = _id_key(option)
+                if key in wanted:
+                    found[key].append(option)
 
     def _index_ids(self) -> None:
         """Key every option once (by Arrow kernels, `id_keys`); a dict made in C holds one
@@ -141,14 +193,16 @@ class SuggestIndex:
         if len(self.options) <= self.SMALL:
             return close_match(word, list(self.options))
         if any(ch.isdigit() for ch in word):
-            if self._by_key is None:
-                self._index_ids()
-            assert self._by_key is not None and self._shared is not None
             key = _id_key(word)
-            group = self._shared.get(key)
+            group = self._expected.get(key)
             if group is None:
-                one = self._by_key.get(key)
-                group = [] if one is None else [one]
+                if self._by_key is None:
+                    self._index_ids()
+                assert self._by_key is not None and self._shared is not None
+                group = self._shared.get(key)
+                if group is None:
+                    one = self._by_key.get(key)
+                    group = [] if one is None else [one]
             same = [o for o in group if o != word]
             return same[0] if len(same) == 1 else None
         if self._by_shape is None:
