@@ -96,9 +96,10 @@ def check_graph_tables(
     known_entities = SuggestIndex(category_of)
     flagged = _flagged(suspect["assertions"])
     picked = asr.picked(ir.Assertion, flagged)  # a flagged row's record, made on its own
-    known_entities.expect(
-        ref for a in picked.values() for ref in (a.subject_id, a.object_id, a.population_id) if ref
-    )
+    if picked:  # the references the row checks may look up
+        fields = ("subject_id", "object_id", "population_id")
+        refs = (r for a in picked.values() for r in map(a.__getattribute__, fields) if r)
+        known_entities.expect(refs, _ids_array(ent, "id"))
     rejected = set()
     for i in flagged:
         if not _assertion_row(picked[i], i, asr, predicates, category_of, known_entities, errors):
@@ -131,7 +132,7 @@ def check_graph_tables(
         supports, counted = _links(
             all_links, flagged_links, to_broken, links, all_asr_ids, kept_ids,
             evidence_ids, ev.broken_ids, suspect["duplicate_links"],
-            suspect["repeated_link_rows"], errors,
+            suspect["repeated_link_rows"], errors, _ids_array(asr, "assertion_id"),
         )  # fmt: skip
     del all_links
     if not lazy:
@@ -139,8 +140,9 @@ def check_graph_tables(
         links.drop_columns()
         give_back()  # before the largest allocation of the load, the assertion records
 
-    for i in _without_evidence_rule(asr, counted, links):
-        if not asr.column("no_evidence_reason")[i]:
+    unlinked = _without_evidence_rule(asr, counted, links)
+    for i, reason in zip(unlinked, asr.cells("no_evidence_reason", unlinked), strict=True):
+        if not reason:
             errors.add(
                 "assertion has no evidence link in assertion_evidence and no no_evidence_reason; "
                 "expected at least one SUPPORTS link or an explicit reason",
@@ -201,6 +203,15 @@ def _records(record: type, columns: dict[str, list[Any]]) -> list:
     return list(map(partial(tuple.__new__, record), rows))
 
 
+def _ids_array(table: Table, name: str) -> Any:
+    """Every id of a table as one Arrow array, the rows left out for a bad cell included (the
+    ids a reference may name: `SuggestIndex.expect`), or None without Arrow columns."""
+    if table.arrow is None:
+        return None
+    broken = pa.array(sorted(table.broken_ids), pa.string())
+    return pa.concat_arrays([table.arrow[name], broken])
+
+
 def _keep(n: int, rejected: set[int]) -> np.ndarray:
     keep = np.ones(n, dtype=bool)
     keep[list(rejected)] = False
@@ -237,19 +248,24 @@ def _links(
     duplicate_links: bool,
     repeated: np.ndarray,
     errors: ErrorList,
+    asr_ids_array: Any = None,
 ) -> tuple[Sequence[ir.Support], np.ndarray]:
     """(SUPPORTS links of assertions that passed, which link rows count as their assertion's
     link) when some link rows are flagged, some cite a broken source (`to_broken`: linked,
     supporting nothing) or some assertions were rejected: the flagged rows are checked one
     by one, in file order, and every other row is decided by column (`kept_ids`: the Arrow
-    ids of the assertions that passed)."""
-    aids, eids = links.column("assertion_id"), links.column("evidence_id")
+    ids of the assertions that passed; `asr_ids_array`: every assertion id, as Arrow, or
+    None)."""
+    # the ids of the rows read here only, not the columns (two lists of every link's ids)
+    looked_at = sorted(set(flagged).union(_flagged(repeated)) if duplicate_links else flagged)
+    aids = dict(zip(looked_at, links.cells("assertion_id", looked_at), strict=True))
+    eids = dict(zip(looked_at, links.cells("evidence_id", looked_at), strict=True))
     first_index = _first_occurrence(aids, eids, repeated) if duplicate_links else {}
     known_asr = SuggestIndex(all_asr_ids)
     known_ev = SuggestIndex(evidence_ids)
-    known_asr.expect(aids[i] for i in flagged)
+    known_asr.expect((aids[i] for i in flagged), asr_ids_array)
     known_ev.expect(eids[i] for i in flagged)
-    counted = np.ones(len(aids), dtype=bool)
+    counted = np.ones(len(links), dtype=bool)
     supporting = ~to_broken
     for i in flagged:
         verdict = _link_row(
@@ -417,7 +433,7 @@ def _link_row(
 
 
 def _first_occurrence(
-    aids: list[str], eids: list[str], repeated: np.ndarray
+    aids: dict[int, str], eids: dict[int, str], repeated: np.ndarray
 ) -> dict[tuple[str, str], int]:
     """The first row of each (assertion, source) pair among the rows `repeated` may flag (a
     superset of every row whose pair repeats): a pair absent here occurs once, so its first

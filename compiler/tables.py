@@ -130,6 +130,16 @@ class Table:
             self._some[name] = to_python(spec, self.arrow[name])
         return self._some[name]
 
+    def cells(self, name: str, rows: list[int]) -> list[Any]:
+        """One column's typed Python values at some rows: the values `column` gives those
+        rows (the conversion is cell by cell), converting only them unless the column is
+        converted already (an error path reads a few rows of columns nothing else reads)."""
+        if self._columns is not None or name in self._some or self.arrow is None:
+            values = self.column(name)
+            return [values[i] for i in rows]
+        spec = next(c for c in self.spec.columns if c.name == name)
+        return to_python(spec, self.arrow[name].take(pa.array(rows, pa.int64())))
+
     def picked(self, record: type, rows: list[int]) -> dict[int, Any]:
         """The IR records (`record`, a named tuple of this table's columns) of some rows, by
         row: the same values `columns` gives those rows (each conversion is cell by cell),

@@ -26,6 +26,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import Any
 
 SIMILARITY = 0.8  # lowest difflib ratio (case-folded) at which a name is suggested
 
@@ -130,13 +131,20 @@ class SuggestIndex:
     def __len__(self) -> int:
         return len(self.options)
 
-    def expect(self, words: Iterable[str]) -> None:
+    def expect(self, words: Iterable[str], array: Any = None) -> None:
         """Get ready to look up `words` (those among the options are never looked up: left out;
         a superset of the words `match` will get is fine, and a word left out still matches):
-        the options that share an identifier key with one of them, found by one vectorised
-        membership pass over the options' keys, are all `match` needs for those words. A
-        dict of every option's key (`_index_ids`) cost a 10,000-error validation ~0.1 s per
-        100,000 ids, and only its few keys that a broken reference has were ever read."""
+        the options that share an identifier key with one of them are all `match` needs for
+        those words. A dict of every option's key (`_index_ids`) cost a 10,000-error
+        validation ~0.1 s per 100,000 ids, and only its few keys that a broken reference has
+        were ever read. `array`: the options as an Arrow string array, where the caller has
+        them (the same strings as the options, repeats allowed), so they are not converted.
+
+        An option of ASCII letters, digits and `_` only (the common id) has for key its
+        lower-cased text without `_` and without the leading zeros of its digit runs: with
+        every `0` dropped too it is its key without zeros, so two literal passes find the few
+        options that can have one of the wanted keys, and Python keys those exactly. Any
+        other option is keyed as `id_keys` keys it (Arrow, or Python where not ASCII)."""
         if len(self.options) <= self.SMALL or self._by_key is not None:
             return
         options = self.options
@@ -151,27 +159,37 @@ class SuggestIndex:
         import pyarrow as pa
         import pyarrow.compute as pc
 
-        try:
-            array = pa.array(list(self.options), pa.string())
-        except (pa.ArrowTypeError, pa.ArrowInvalid):  # not all str
-            array = pa.array([str(o) for o in self.options], pa.string())
-        keys = _ascii_id_keys(array)
-        hits = pc.is_in(keys, value_set=pa.array(sorted(wanted), pa.string()))
-        ascii_ = pc.string_is_ascii(array)
+        if array is None:
+            try:
+                array = pa.array(list(self.options), pa.string())
+            except (pa.ArrowTypeError, pa.ArrowInvalid):  # not all str
+                array = pa.array([str(o) for o in self.options], pa.string())
         found = self._expected
         for key in wanted:
             found[key] = []
-        hit = pc.and_(hits, ascii_)
-        if pc.any(hit).as_py():
-            for option, key in zip(
-                array.filter(hit).to_pylist(), keys.filter(hit).to_pylist(), strict=True
-            ):
+
+        def keep(option: str, key: str) -> None:
+            if key in wanted and option not in found[key]:
                 found[key].append(option)
-        if not pc.all(ascii_).as_py():  # keyed in Python (`id_keys`)
-            for option in array.filter(pc.invert(ascii_)).to_pylist():
-                key = _id_key(option)
-                if key in wanted:
-                    found[key].append(option)
+
+        plain = pc.ascii_is_alnum(pc.replace_substring(array, "_", ""))
+        bare = pc.replace_substring(pc.replace_substring(pc.ascii_lower(array), "_", ""), "0", "")
+        stems = pa.array(sorted({k.replace("0", "") for k in wanted}), pa.string())
+        near = pc.and_(plain, pc.is_in(bare, value_set=stems))
+        for option in array.filter(near).to_pylist():
+            keep(option, _id_key(option))
+        if pc.all(plain).as_py():
+            return
+        others = array.filter(pc.invert(plain))
+        ascii_ = pc.string_is_ascii(others)
+        keys = _ascii_id_keys(others)
+        hit = pc.and_(ascii_, pc.is_in(keys, value_set=pa.array(sorted(wanted), pa.string())))
+        for option, key in zip(
+            others.filter(hit).to_pylist(), keys.filter(hit).to_pylist(), strict=True
+        ):
+            keep(option, key)
+        for option in others.filter(pc.invert(ascii_)).to_pylist():  # keyed in Python
+            keep(option, _id_key(option))
 
     def _index_ids(self) -> None:
         """Key every option once (by Arrow kernels, `id_keys`); a dict made in C holds one

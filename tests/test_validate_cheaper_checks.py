@@ -15,6 +15,7 @@ import csv
 import random
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 from bench.synth import make_domain
@@ -103,7 +104,11 @@ def test_a_header_longer_than_the_decoded_start_is_read_whole(
 
 def test_expected_words_get_what_the_whole_index_gives() -> None:
     ids = {f"DRG_{i:06d}" for i in range(1, 2_000)} | {"drg-000005", "Ärger_007", "ärger-7x"}
-    words = ["drg-99", "DRG_000099x", "DRG_5000", "Drg_5", "drg-000005", "ÄRGER_7", "ärger_07"]
+    ids |= {"MONDO:0005148", "HP:0000001", "DRG_100", "DRG_0010_0", "ABC_0_7", "ABC_70"}
+    words = [
+        "drg-99", "DRG_000099x", "DRG_5000", "Drg_5", "drg-000005", "ÄRGER_7", "mondo_5148",
+        "hp-1", "drg-1-0-0", "abc-7", "abc_7_0", "ärger_07",
+    ]  # fmt: skip
     whole = SuggestIndex(ids)
     answers = [whole.match(w) for w in words]
     assert answers[0] == "DRG_000099"  # yes: the same id written differently
@@ -111,11 +116,16 @@ def test_expected_words_get_what_the_whole_index_gives() -> None:
     assert answers[3] is None  # no: two ids share the key
     assert answers[4] == "DRG_000005"  # yes: the other of the two
     assert answers[5] == "Ärger_007"  # yes: keyed by casefold, in Python
-    prepared = SuggestIndex(ids)
-    prepared.expect(words[:-1])  # the last word is not announced: it still matches
-    assert [prepared.match(w) for w in words[:-1]] == answers[:-1]
-    assert prepared._by_key is None  # answered without keying every option
-    assert prepared.match(words[-1]) == answers[-1] == "Ärger_007"
+    assert answers[6] == "MONDO:0005148" and answers[7] == "HP:0000001"  # yes: ':' ids
+    assert answers[8] is None  # no: DRG_000100, DRG_100 and DRG_0010_0 all key 'drg100'
+    # yes: leading zeros dropped, other zeros kept ('abc7' is not 'abc70')
+    assert answers[9] == "ABC_0_7" and answers[10] == "ABC_70"
+    for array in (None, pa.array(sorted(ids) * 2, pa.string())):  # repeats: one option each
+        prepared = SuggestIndex(ids)
+        prepared.expect(words[:-1], array)  # the last word is not announced: still matches
+        assert [prepared.match(w) for w in words[:-1]] == answers[:-1]
+        assert prepared._by_key is None  # answered without keying every option
+        assert prepared.match(words[-1]) == answers[-1] == "Ärger_007"
 
 
 def _lines_by_definition(data: bytes) -> tuple[int, ...]:
