@@ -24,6 +24,7 @@ from compiler.tables import (
     HEAD_BYTES,
     HEADER_PREFIX,
     ErrorList,
+    _line_numbers,
     _python_parse,
     _record_lines,
     _simple_records,
@@ -152,3 +153,5 @@ def test_lines_counted_by_chunk_are_the_lines_of_the_whole_file(tmp_path: Path) 
             n = _simple_records(path, chunk)
             got = _record_lines(path) if n is None else tuple(range(2, n + 2))
             assert got == expected, (data, chunk)
+        # given the parser's record count, a file of one line per record is not read at all
+        assert tuple(_line_numbers(path, len(expected))) == expected, data
