@@ -487,6 +487,35 @@ def read_table(spec: TableSpec, path: Path, errors: ErrorList, reader: Reader = 
     return _validated(spec, path, shown, parsed, errors)
 
 
+# Bytes that are surely neither whitespace nor part of a character that may be: printable
+# ASCII but the space. A cell whose first and last bytes are such needs no trimming.
+_NOT_SPACE = np.zeros(256, dtype=bool)
+_NOT_SPACE[0x21:0x7F] = True
+
+
+def _trimmed(values: Any) -> Any:
+    """`pc.utf8_trim_whitespace(values)`, but the column itself (no copy) where no cell can
+    start or end with whitespace: the first and last byte of every non-empty cell, looked up
+    by the offsets (a byte outside printable ASCII, or a space, and the kernel decides). At
+    100,000 assertions trimming copied every column, ~16 MB of fresh memory per validation,
+    to change nothing."""
+    if values.type != pa.string() or values.null_count or not len(values):
+        return pc.utf8_trim_whitespace(values)
+    offsets_buffer, data_buffer = values.buffers()[1:3]
+    if data_buffer is None:
+        return values  # every cell is empty
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int32)
+    offsets = offsets[values.offset : values.offset + len(values) + 1]
+    starts, ends = offsets[:-1], offsets[1:]
+    filled = starts < ends
+    if not filled.all():
+        starts, ends = starts[filled], ends[filled]
+    data = np.frombuffer(data_buffer, dtype=np.uint8)
+    if _NOT_SPACE[data[starts]].all() and _NOT_SPACE[data[ends - 1]].all():
+        return values
+    return pc.utf8_trim_whitespace(values)
+
+
 def _validated(
     spec: TableSpec, path: Path, shown: str, parsed: _Parsed, errors: ErrorList
 ) -> Table:
@@ -507,7 +536,7 @@ def _validated(
     ]
     bad_rows: set[int] = set()
     for index, (name, raw) in enumerate(parsed.columns.items()):
-        values[name] = column = pc.utf8_trim_whitespace(raw)
+        values[name] = column = _trimmed(raw)
         for row, message in check_column(by_name[name], column, line_of):
             found.append((line_of(row), index, name, message))
             bad_rows.add(row)

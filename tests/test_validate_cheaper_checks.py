@@ -5,6 +5,8 @@
   decoded start, are reported and read exactly as Python's codec and the whole text say.
 - A table's lines are counted a chunk at a time (`tables._simple_records`), not on a copy
   of the whole file: the same lines, whatever falls across a cut.
+- A column is trimmed only where a cell's first or last byte may be whitespace
+  (`tables._trimmed`): the same cells as the kernel's trim.
 - `SuggestIndex.expect` keys only the options that share a key with the words to come: each
   lookup answers what the index of every option answers.
 """
@@ -16,6 +18,7 @@ import random
 from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 
 from bench.synth import make_domain
@@ -28,6 +31,7 @@ from compiler.tables import (
     _python_parse,
     _record_lines,
     _simple_records,
+    _trimmed,
     _valid_utf8_head,
     read_table,
 )
@@ -155,3 +159,18 @@ def test_lines_counted_by_chunk_are_the_lines_of_the_whole_file(tmp_path: Path) 
             assert got == expected, (data, chunk)
         # given the parser's record count, a file of one line per record is not read at all
         assert tuple(_line_numbers(path, len(expected))) == expected, data
+
+
+def test_a_column_is_trimmed_as_the_kernel_trims_it() -> None:
+    rng = random.Random(9)
+    # ASCII and Unicode whitespace, controls, and characters that are neither, at the edges
+    chars = ["a", "Z", "1", " ", "\t", "\n", "\x0b", "\x1c", "\x85", "\xa0", "\u2000", "\u3000"]
+    chars += ["é", "\u200b", "\ufeff", "\x00", "\x7f", ","]
+    for _ in range(3_000):
+        cells = ["".join(rng.choice(chars) for _ in range(rng.randrange(5))) for _ in range(4)]
+        column = pa.array(cells, pa.string())
+        for values in (column, column.slice(1)):  # an offset into the buffers too
+            assert _trimmed(values).to_pylist() == pc.utf8_trim_whitespace(values).to_pylist()
+    plain = pa.array(["a", "", "b c"], pa.string())
+    assert _trimmed(plain) is plain  # yes: nothing to trim, no copy
+    assert _trimmed(pa.array(["a ", "b"], pa.string())).to_pylist() == ["a", "b"]  # no: trimmed
