@@ -7,6 +7,8 @@
   of the whole file: the same lines, whatever falls across a cut.
 - A column is trimmed only where a cell's first or last byte may be whitespace
   (`tables._trimmed`): the same cells as the kernel's trim.
+- A column's repeated values are found by a running maximum over its dictionary codes
+  (`rules._repeated`): the same rows, in order, as a pass with a set.
 - `SuggestIndex.expect` keys only the options that share a key with the words to come: each
   lookup answers what the index of every option answers.
 """
@@ -174,3 +176,25 @@ def test_a_column_is_trimmed_as_the_kernel_trims_it() -> None:
     plain = pa.array(["a", "", "b c"], pa.string())
     assert _trimmed(plain) is plain  # yes: nothing to trim, no copy
     assert _trimmed(pa.array(["a ", "b"], pa.string())).to_pylist() == ["a", "b"]  # no: trimmed
+
+
+def test_repeats_by_running_maximum_are_the_repeats_in_order() -> None:
+    from compiler.rules import _repeated
+
+    def by_definition(values: list[str]) -> list[int]:
+        seen: set[str] = set()
+        out = []
+        for i, text in enumerate(values):
+            if text in seen:
+                out.append(i)
+            seen.add(text)
+        return out
+
+    rng = random.Random(4)
+    for _ in range(3_000):
+        cells = [rng.choice("abcdef") * rng.randrange(1, 3) for _ in range(rng.randrange(1, 25))]
+        column = pa.array(cells, pa.string())
+        for values in (column, column.slice(rng.randrange(len(cells)))):
+            assert _repeated(None, values) == by_definition(values.to_pylist())  # type: ignore[arg-type]
+    assert _repeated(None, pa.array(["x", "y", "z"])) == []  # type: ignore[arg-type]  # no
+    assert _repeated(None, pa.array(["x", "y", "x", "x"])) == [2, 3]  # type: ignore[arg-type]
