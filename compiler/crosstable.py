@@ -125,14 +125,19 @@ def check_graph_tables(
     else:
         # Id sets only where a row needs judging: at 4,000,000 rows each one is ~0.25 GB,
         # and on valid data they were three, alive at the domain's peak memory.
-        all_asr_ids = set(asr.column("assertion_id")) | asr.broken_ids
+        # every assertion id, the broken rows' included: as Arrow, a Python set made only
+        # if a lookup needs one
+        ids_array = _ids_array(asr, "assertion_id")
+        all_asr_ids = None
+        if ids_array is None:
+            all_asr_ids = set(asr.column("assertion_id")) | asr.broken_ids
         kept_ids = asr.arrow["assertion_id"]
         if rejected:
             kept_ids = kept_ids.filter(pa.array(_keep(len(asr), rejected)))
         supports, counted = _links(
             all_links, flagged_links, to_broken, links, all_asr_ids, kept_ids,
             evidence_ids, ev.broken_ids, suspect["duplicate_links"],
-            suspect["repeated_link_rows"], errors, _ids_array(asr, "assertion_id"),
+            suspect["repeated_link_rows"], errors, ids_array,
         )  # fmt: skip
     del all_links
     if not lazy:
@@ -241,7 +246,7 @@ def _links(
     flagged: list[int],
     to_broken: np.ndarray,
     links: Table,
-    all_asr_ids: set[str],
+    all_asr_ids: set[str] | None,
     kept_ids: Any,
     evidence_ids: set[str],
     broken_evidence: frozenset[str],
@@ -254,22 +259,29 @@ def _links(
     link) when some link rows are flagged, some cite a broken source (`to_broken`: linked,
     supporting nothing) or some assertions were rejected: the flagged rows are checked one
     by one, in file order, and every other row is decided by column (`kept_ids`: the Arrow
-    ids of the assertions that passed; `asr_ids_array`: every assertion id, as Arrow, or
-    None)."""
+    ids of the assertions that passed; `asr_ids_array`: every assertion id, as Arrow, where
+    `all_asr_ids`, their set, is None)."""
     # the ids of the rows read here only, not the columns (two lists of every link's ids)
     looked_at = sorted(set(flagged).union(_flagged(repeated)) if duplicate_links else flagged)
     aids = dict(zip(looked_at, links.cells("assertion_id", looked_at), strict=True))
     eids = dict(zip(looked_at, links.cells("evidence_id", looked_at), strict=True))
     first_index = _first_occurrence(aids, eids, repeated) if duplicate_links else {}
-    known_asr = SuggestIndex(all_asr_ids)
+    flagged_aids = [aids[i] for i in flagged]
+    if all_asr_ids is None:
+        known_asr = SuggestIndex.of_array(asr_ids_array)
+        known = pc.is_in(pa.array(flagged_aids, pa.string()), value_set=asr_ids_array)
+        unknown_asr = {a for a, k in zip(flagged_aids, known.to_pylist(), strict=True) if not k}
+    else:
+        known_asr = SuggestIndex(all_asr_ids)
+        unknown_asr = {a for a in flagged_aids if a not in all_asr_ids}
     known_ev = SuggestIndex(evidence_ids)
-    known_asr.expect((aids[i] for i in flagged), asr_ids_array)
+    known_asr.expect(flagged_aids, asr_ids_array)
     known_ev.expect(eids[i] for i in flagged)
     counted = np.ones(len(links), dtype=bool)
     supporting = ~to_broken
     for i in flagged:
         verdict = _link_row(
-            aids[i], eids[i], i, links, all_asr_ids, known_asr, evidence_ids, broken_evidence,
+            aids[i], eids[i], i, links, unknown_asr, known_asr, evidence_ids, broken_evidence,
             known_ev, first_index, errors,
         )  # fmt: skip
         if verdict != "ok":
@@ -402,7 +414,7 @@ def _link_row(
     eid: str,
     i: int,
     table: Table,
-    all_asr_ids: set[str],
+    unknown_asr: set[str],
     known_asr: SuggestIndex,
     evidence_ids: set[str],
     broken_evidence: frozenset[str],
@@ -412,7 +424,7 @@ def _link_row(
 ) -> str:
     """'ok' (a SUPPORTS link), 'linked' (counts as the assertion's link, supports nothing:
     its source row is broken and reported), or 'skip'."""
-    if aid not in all_asr_ids:
+    if aid in unknown_asr:  # no assertion has this id
         errors.add(unknown("assertion", aid, known_asr), table.location(i, "assertion_id"))
         return "skip"
     broken = eid in broken_evidence and eid not in evidence_ids

@@ -113,7 +113,11 @@ class SuggestIndex:
     SMALL = 256  # at most this many options: plain `close_match` is already cheap
 
     def __init__(self, options: Iterable[str], max_lookups: int = 1000) -> None:
-        self.options = options if isinstance(options, (set, frozenset, dict)) else set(options)
+        self._options: Any = (
+            options if isinstance(options, (set, frozenset, dict)) else set(options)
+        )
+        self._array: Any = None  # the options as Arrow (`of_array`), or None
+        self._size: int | None = None
         self.max_lookups = max_lookups
         self.lookups = 0
         self._by_key: dict[str, str] | None = None  # canonical key -> an option with it
@@ -121,6 +125,34 @@ class SuggestIndex:
         self._by_shape: dict[tuple[int, str], list[str]] | None = None
         # keys of the words announced by `expect` -> every option with that key
         self._expected: dict[str, list[str]] = {}
+
+    @classmethod
+    def of_array(cls, array: Any, max_lookups: int = 1000) -> SuggestIndex:
+        """An index of the strings of an Arrow array (repeats allowed), whose Python set is
+        made only if a lookup needs it: `expect`, then `match` of an announced id, answer
+        from the array. A set of every assertion id was ~11 MB of fresh memory in a
+        validation with broken evidence links, for the few ids they name."""
+        index = cls(())
+        index._options = None
+        index._array = array
+        return index
+
+    @property
+    def options(self) -> Any:
+        """The options, as a set (or the dict or frozenset given)."""
+        if self._options is None:
+            self._options = set(self._array.to_pylist())
+        return self._options
+
+    def _count(self) -> int:
+        """How many distinct options, without making their set where it is not made."""
+        if self._options is not None:
+            return len(self._options)
+        if self._size is None:
+            import pyarrow.compute as pc
+
+            self._size = len(pc.unique(self._array))
+        return self._size
 
     def __contains__(self, value: object) -> bool:
         return value in self.options
@@ -145,20 +177,24 @@ class SuggestIndex:
         every `0` dropped too it is its key without zeros, so two literal passes find the few
         options that can have one of the wanted keys, and Python keys those exactly. Any
         other option is keyed as `id_keys` keys it (Arrow, or Python where not ASCII)."""
-        if len(self.options) <= self.SMALL or self._by_key is not None:
-            return
-        options = self.options
-        wanted = {
-            _id_key(w)
-            for w in map(str, words)
-            if w not in options and any(ch.isdigit() for ch in w)
-        }
-        wanted.difference_update(self._expected)
-        if not wanted:
+        if self._count() <= self.SMALL or self._by_key is not None:
             return
         import pyarrow as pa
         import pyarrow.compute as pc
 
+        texts = [w for w in map(str, words) if any(ch.isdigit() for ch in w)]
+        if self._options is None:  # the words among the options, by the array
+            if array is None:
+                array = self._array
+            among = pc.is_in(pa.array(texts, pa.string()), value_set=array).to_pylist()
+            texts = [w for w, known in zip(texts, among, strict=True) if not known]
+        else:
+            options = self._options
+            texts = [w for w in texts if w not in options]
+        wanted = {_id_key(w) for w in texts}
+        wanted.difference_update(self._expected)
+        if not wanted:
+            return
         if array is None:
             try:
                 array = pa.array(list(self.options), pa.string())
@@ -208,7 +244,7 @@ class SuggestIndex:
         if self.lookups >= self.max_lookups:
             return None
         self.lookups += 1
-        if len(self.options) <= self.SMALL:
+        if self._count() <= self.SMALL:
             return close_match(word, list(self.options))
         if any(ch.isdigit() for ch in word):
             key = _id_key(word)

@@ -198,3 +198,21 @@ def test_repeats_by_running_maximum_are_the_repeats_in_order() -> None:
             assert _repeated(None, values) == by_definition(values.to_pylist())  # type: ignore[arg-type]
     assert _repeated(None, pa.array(["x", "y", "z"])) == []  # type: ignore[arg-type]  # no
     assert _repeated(None, pa.array(["x", "y", "x", "x"])) == [2, 3]  # type: ignore[arg-type]
+
+
+def test_an_index_of_an_array_answers_as_the_index_of_its_set() -> None:
+    ids = [f"ASR_{i:06d}" for i in range(1, 3_000)] + ["ASR_000007", "asr-9x", "Target"]
+    words = ["asr-7", "ASR_9X", "ASR_5000", "asr_0000010", "Targte", "ASR_000007"]
+    whole = SuggestIndex(set(ids))
+    answers = [whole.match(w) for w in words]
+    assert answers[0] == "ASR_000007" and answers[1] == "asr-9x"  # yes
+    assert answers[2] is None and answers[5] is None  # no: no such id; the word itself
+    assert answers[4] == "Target"  # yes: a name, by one typing slip
+    lazy = SuggestIndex.of_array(pa.array(ids, pa.string()))  # a repeat: one option
+    lazy.expect(words[:4])
+    assert [lazy.match(w) for w in words[:4]] == answers[:4]
+    assert lazy._options is None  # yes: the ids were answered without their set
+    assert [lazy.match(w) for w in words[4:]] == answers[4:]  # a name: the set is made
+    assert "ASR_000001" in lazy and "ASR_999999" not in lazy and len(lazy) == len(set(ids))
+    few = SuggestIndex.of_array(pa.array(["EV_1", "EV_2", "EV_1"], pa.string()))
+    assert few.match("ev-1") == SuggestIndex({"EV_1", "EV_2"}).match("ev-1") == "EV_1"
