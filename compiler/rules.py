@@ -311,15 +311,23 @@ def distinct_count(values) -> int:
 
 
 def _repeated(col: Column, values) -> Indices:
+    """Every occurrence of a value but its first, in order. Dictionary encoding numbers the
+    distinct values in order of first appearance, so an occurrence is a value's first
+    exactly where its code exceeds every earlier code: one running maximum in numpy, not a
+    Python pass with a set over the whole column (a tenth of a 10,000-error validation)."""
     if distinct_count(values) == len(values):
         return []
-    seen: set[str] = set()
-    repeats = []
-    for i, text in enumerate(values.to_pylist()):
-        if text in seen:
-            repeats.append(i)
-        seen.add(text)
-    return repeats
+    if values.null_count:  # not from the readers (no null cells): the plain definition
+        seen: set[str] = set()
+        repeats = []
+        for i, text in enumerate(values.to_pylist()):
+            if text in seen:
+                repeats.append(i)
+            seen.add(text)
+        return repeats
+    codes = pc.dictionary_encode(values).indices.to_numpy(zero_copy_only=False)
+    highest = np.maximum.accumulate(codes)
+    return (np.flatnonzero(highest[1:] == highest[:-1]) + 1).tolist()
 
 
 def _duplicate_message(col: Column, text: str, first_line: int) -> str:

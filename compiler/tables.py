@@ -13,7 +13,10 @@ from __future__ import annotations
 
 import csv
 import io
+import mmap
+import stat
 import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from pathlib import Path
@@ -44,7 +47,9 @@ __all__ = [
 # A PrimeKG-scale table (8 million rows of ~130 bytes) fits; the guard is against a wrong file.
 MAX_TABLE_BYTES = 2 * 1024 * 1024 * 1024
 HEADER_PREFIX = 1 << 16  # characters read to find the header record
+HEAD_BYTES = 4 * HEADER_PREFIX + 4  # bytes that hold more than HEADER_PREFIX characters
 RECORD_CHUNK = 1 << 16  # rows converted at a time by `Table.records`
+LINES_CHUNK = 1 << 20  # bytes read at a time to count a table's lines (`_simple_records`)
 
 Reader = Literal["auto", "python"]
 
@@ -125,6 +130,16 @@ class Table:
             spec = next(c for c in self.spec.columns if c.name == name)
             self._some[name] = to_python(spec, self.arrow[name])
         return self._some[name]
+
+    def cells(self, name: str, rows: list[int]) -> list[Any]:
+        """One column's typed Python values at some rows: the values `column` gives those
+        rows (the conversion is cell by cell), converting only them unless the column is
+        converted already (an error path reads a few rows of columns nothing else reads)."""
+        if self._columns is not None or name in self._some or self.arrow is None:
+            values = self.column(name)
+            return [values[i] for i in rows]
+        spec = next(c for c in self.spec.columns if c.name == name)
+        return to_python(spec, self.arrow[name].take(pa.array(rows, pa.int64())))
 
     def picked(self, record: type, rows: list[int]) -> dict[int, Any]:
         """The IR records (`record`, a named tuple of this table's columns) of some rows, by
@@ -229,13 +244,51 @@ class Table:
 
 def _record_lines(path: Path) -> tuple[int, ...]:
     """The file line where each data record starts (quoted fields may span lines)."""
-    data = path.read_bytes()
-    simple = b'"' not in data and b"\n\n" not in data and b"\r\n\r\n" not in data
-    if simple and (b"\r" not in data or data.count(b"\r") == data.count(b"\r\n")):
-        # no quoted newlines, no blank lines, no bare CR: record i starts on line i + 2
-        n = data.count(b"\n") + (0 if data.endswith(b"\n") else 1) - 1
+    n = _simple_records(path)
+    if n is not None:  # no quoted newlines, no blank lines, no bare CR: record i on line i + 2
         return tuple(range(2, n + 2))
+    data = path.read_bytes()
     return _python_parse(data.decode("utf-8"), None, display_path(path), strict=False).lines
+
+
+def _line_numbers(path: Path, records: int) -> Sequence[int]:
+    """`_record_lines` of a file that Arrow parsed into `records` records: where no quote,
+    blank line or CR is found in the mapped file (a few searches, no copy, no count), each
+    line after the header is one record, so record i starts on line i + 2."""
+    try:
+        with (
+            path.open("rb") as handle,
+            mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ) as data,
+        ):
+            plain = data.find(b'"') < 0 and data.find(b"\n\n") < 0 and data.find(b"\r") < 0
+    except (OSError, ValueError):  # not mappable (empty): counted below
+        plain = False
+    return range(2, records + 2) if plain else _record_lines(path)
+
+
+def _simple_records(path: Path, chunk: int = LINES_CHUNK) -> int | None:
+    """How many records follow the header of a file with no quote, no blank line and no bare
+    CR, where each line is one record; None for any other file.
+
+    Read a chunk at a time into memory the last chunk freed, not as one copy of the file:
+    only a table with errors needs its lines, and at 100,000 assertions that copy was 12 MB
+    of fresh memory per erring table."""
+    newlines = crs = crlfs = 0
+    last = b""  # the previous chunk's last 3 bytes: a pair or "\r\n\r\n" across the cut
+    with path.open("rb") as handle:
+        for part in iter(partial(handle.read, chunk), b""):
+            seam = last + part[:3]
+            if b'"' in part or any(b in part or b in seam for b in (b"\n\n", b"\r\n\r\n")):
+                return None
+            newlines += part.count(b"\n")
+            if b"\r" in part:
+                crs += part.count(b"\r")
+                crlfs += part.count(b"\r\n")
+            crlfs += last[-1:] + part[:1] == b"\r\n"
+            last = (last + part[-3:])[-3:]
+    if crs != crlfs:  # a bare CR
+        return None
+    return newlines + (0 if last.endswith(b"\n") else 1) - 1
 
 
 class ErrorList:
@@ -337,23 +390,60 @@ def _check_header(spec: TableSpec, header: list[str], shown: str) -> None:
         raise SpecError(f"column '{dup}' appears twice", Location(shown, 1, dup))
 
 
-def _read_header(text: str, shown: str) -> list[str]:
+def _valid_utf8_head(path: Path) -> tuple[str, bool] | None:
+    """The start of a regular, non-empty file of bounded size whose bytes are all strict
+    UTF-8, decoded, and whether that is all of it: its first `HEADER_PREFIX` characters and
+    more (all of it, if that is shorter); None for any other file, whose text the caller reads and decodes as before
+    (and whose problem, if any, that reading reports).
+
+    The bytes are checked where they lie, in the mapped file, by Arrow's UTF-8 validation
+    (strict as Python's codec: no surrogate, overlong form or code point past U+10FFFF), so
+    valid data pays no copy of the file as bytes and another as str: at 100,000 assertions
+    that was ~25 MB of fresh memory per validation, a tenth of its time on a machine where a
+    first touch of a page is dear."""
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    if not stat.S_ISREG(info.st_mode) or not 0 < info.st_size <= MAX_TABLE_BYTES:
+        return None
+    try:
+        with pa.memory_map(str(path)) as mapped:
+            data = mapped.read_buffer()
+            offsets = pa.py_buffer(np.array([0, len(data)], dtype=np.int64))
+            pa.LargeStringArray.from_buffers(1, offsets, data).validate(full=True)
+            whole = len(data) <= HEAD_BYTES
+            # a cut inside the last character is all that "ignore" can drop (the rest is
+            # valid): more than HEADER_PREFIX characters are left
+            start = data if whole else data.slice(0, HEAD_BYTES)
+            return start.to_pybytes().decode("utf-8", "strict" if whole else "ignore"), whole
+    except (OSError, pa.ArrowInvalid):
+        return None
+
+
+def _whole_text(path: Path, what: str, shown: str) -> str:
+    return decode_utf8(read_input_bytes(path, MAX_TABLE_BYTES, what), shown)
+
+
+def _read_header(text: str, shown: str, whole: Callable[[], str] | None = None) -> list[str]:
     """The header record, parsed from the start of the text only (the whole text would be
-    copied into a StringIO: 100 ms on a large table)."""
+    copied into a StringIO: 100 ms on a large table). `whole`: the whole text, where `text`
+    is only its start (`_valid_utf8_head`), longer than `HEADER_PREFIX` characters."""
     head = text[:HEADER_PREFIX]
+    all_of_it = whole is None and len(head) == len(text)
     with io.StringIO(head, newline="") as handle:
         reader = csv.reader(handle, strict=True)
         try:
             header = next(reader)
-            complete = len(head) == len(text) or handle.tell() < len(head)
+            complete = all_of_it or handle.tell() < len(head)
         except StopIteration:
             raise SpecError("empty file; expected a header row", Location(shown, 1)) from None
         except csv.Error as exc:
-            if len(head) == len(text):
+            if all_of_it:
                 raise SpecError(f"malformed CSV: {exc}", Location(shown, 1)) from None
             complete = False
     if not complete:  # a header longer than the prefix: read it from the whole text
-        return _read_header_whole(text, shown)
+        return _read_header_whole(text if whole is None else whole(), shown)
     return [h.strip().lstrip("\ufeff") for h in header]
 
 
@@ -377,12 +467,18 @@ def read_table(spec: TableSpec, path: Path, errors: ErrorList, reader: Reader = 
     # Whole-file checks first: a regular file of bounded size, strict UTF-8 (the message
     # names the line of the first bad byte), before either CSV reader sees it.
     what = f"data table '{spec.table}'"
-    text = decode_utf8(read_input_bytes(path, MAX_TABLE_BYTES, what), shown)
-    header = _read_header(text, shown)
+    head = _valid_utf8_head(path) if reader == "auto" else None
+    if head is None:  # the reader below needs the text, or the file has something to report
+        text = decode_utf8(read_input_bytes(path, MAX_TABLE_BYTES, what), shown)
+        header = _read_header(text, shown)
+    else:
+        text, is_whole = head
+        rest = None if is_whole else partial(_whole_text, path, what, shown)
+        header = _read_header(text, shown, whole=rest)
     _check_header(spec, header, shown)
     parsed = None
     if reader == "auto":
-        del text  # pyarrow reads the file itself; half a gigabyte of text need not wait
+        text = ""  # pyarrow reads the file itself; half a gigabyte of text need not wait
         parsed = _arrow_parse(path, header)
         if parsed is None:
             text = decode_utf8(read_input_bytes(path, MAX_TABLE_BYTES, what), shown)
@@ -391,16 +487,46 @@ def read_table(spec: TableSpec, path: Path, errors: ErrorList, reader: Reader = 
     return _validated(spec, path, shown, parsed, errors)
 
 
+# Bytes that are surely neither whitespace nor part of a character that may be: printable
+# ASCII but the space. A cell whose first and last bytes are such needs no trimming.
+_NOT_SPACE = np.zeros(256, dtype=bool)
+_NOT_SPACE[0x21:0x7F] = True
+
+
+def _trimmed(values: Any) -> Any:
+    """`pc.utf8_trim_whitespace(values)`, but the column itself (no copy) where no cell can
+    start or end with whitespace: the first and last byte of every non-empty cell, looked up
+    by the offsets (a byte outside printable ASCII, or a space, and the kernel decides). At
+    100,000 assertions trimming copied every column, ~16 MB of fresh memory per validation,
+    to change nothing."""
+    if values.type != pa.string() or values.null_count or not len(values):
+        return pc.utf8_trim_whitespace(values)
+    offsets_buffer, data_buffer = values.buffers()[1:3]
+    if data_buffer is None:
+        return values  # every cell is empty
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int32)
+    offsets = offsets[values.offset : values.offset + len(values) + 1]
+    starts, ends = offsets[:-1], offsets[1:]
+    filled = starts < ends
+    if not filled.all():
+        starts, ends = starts[filled], ends[filled]
+    data = np.frombuffer(data_buffer, dtype=np.uint8)
+    if _NOT_SPACE[data[starts]].all() and _NOT_SPACE[data[ends - 1]].all():
+        return values
+    return pc.utf8_trim_whitespace(values)
+
+
 def _validated(
     spec: TableSpec, path: Path, shown: str, parsed: _Parsed, errors: ErrorList
 ) -> Table:
     """Run every column's rules (`rules.check_column`); report in file order."""
-    lines = parsed.lines
+    lines: Sequence[int] | None = parsed.lines
+    records = len(next(iter(parsed.columns.values()))) if parsed.columns else 0
 
     def line_of(row: int) -> int:
         nonlocal lines
         if lines is None:
-            lines = _record_lines(path)
+            lines = _line_numbers(path, records)
         return lines[row]
 
     by_name = {c.name: c for c in spec.columns}
@@ -410,7 +536,7 @@ def _validated(
     ]
     bad_rows: set[int] = set()
     for index, (name, raw) in enumerate(parsed.columns.items()):
-        values[name] = column = pc.utf8_trim_whitespace(raw)
+        values[name] = column = _trimmed(raw)
         for row, message in check_column(by_name[name], column, line_of):
             found.append((line_of(row), index, name, message))
             bad_rows.add(row)
@@ -423,12 +549,18 @@ def _validated(
                 broken.update(v for v in values[c.name].take(taken).to_pylist() if v)
         keep = np.ones(n, dtype=bool)
         keep[list(bad_rows)] = False
-        values = {name: column.filter(pa.array(keep)) for name, column in values.items()}
-        all_lines = lines if lines is not None else _record_lines(path)
-        lines = tuple(np.asarray(all_lines)[keep].tolist())
+        mask = pa.array(keep)
+        values = {name: column.filter(mask) for name, column in values.items()}
+        all_lines = lines if lines is not None else _line_numbers(path, records)
+        kept = np.asarray(all_lines)[keep] if isinstance(all_lines, tuple) else None
+        if kept is None:  # a range: its kept lines made without a tuple of every line
+            kept = np.arange(all_lines.start, all_lines.stop)[keep]
+        lines = tuple(kept.tolist())
         n = len(lines)
     empty = pa.array([""] * n, pa.string())
     arrow = {c.name: values.get(c.name, empty) for c in spec.columns}
     for line, _, name, message in sorted(found, key=lambda f: (f[0], f[1])):
         errors.add(message, Location(shown, line, name))
+    if isinstance(lines, range):  # a table's lines are a tuple
+        lines = tuple(lines)
     return Table(spec, path, arrow=arrow, lines=lines, broken_ids=frozenset(broken))

@@ -40,10 +40,13 @@ class UserError(Exception):
     def __init__(self, message: str, location: Location | None = None) -> None:
         self.message = message
         self.location = location
-        super().__init__(str(self))
+        # the text made once: a report of 10,000 errors (`validate --max-errors 0`) asked
+        # for each error's text twice (here and in `UserErrors`), its location's too
+        self._text = f"{location}: {message}" if location else message
+        super().__init__(self._text)
 
     def __str__(self) -> str:
-        return f"{self.location}: {self.message}" if self.location else self.message
+        return self._text
 
 
 class RequestsFailed(Exception):

@@ -26,6 +26,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
+from typing import Any
 
 SIMILARITY = 0.8  # lowest difflib ratio (case-folded) at which a name is suggested
 
@@ -48,12 +49,19 @@ def id_keys(texts: list[str]) -> list[str]:
     import pyarrow.compute as pc
 
     array = pa.array(texts, pa.string())
-    keys = pc.replace_substring_regex(pc.ascii_lower(array), "[^0-9a-z]+", "")
-    keys = pc.replace_substring_regex(keys, "(^|[^0-9])0+([0-9])", r"\1\2")
-    out = keys.to_pylist()
+    out = _ascii_id_keys(array).to_pylist()
     if not pc.all(pc.string_is_ascii(array)).as_py():
         out = [k if t.isascii() else _id_key(t) for k, t in zip(out, texts, strict=True)]
     return out
+
+
+def _ascii_id_keys(array):
+    """`_id_key` of each ASCII text of an Arrow string array (another text's key here is not
+    its `_id_key`: Arrow lower-cases ASCII letters only)."""
+    import pyarrow.compute as pc
+
+    keys = pc.replace_substring_regex(pc.ascii_lower(array), "[^0-9a-z]+", "")
+    return pc.replace_substring_regex(keys, "(^|[^0-9])0+([0-9])", r"\1\2")
 
 
 def close_match(word: str, options: Iterable[str]) -> str | None:
@@ -105,12 +113,46 @@ class SuggestIndex:
     SMALL = 256  # at most this many options: plain `close_match` is already cheap
 
     def __init__(self, options: Iterable[str], max_lookups: int = 1000) -> None:
-        self.options = options if isinstance(options, (set, frozenset, dict)) else set(options)
+        self._options: Any = (
+            options if isinstance(options, (set, frozenset, dict)) else set(options)
+        )
+        self._array: Any = None  # the options as Arrow (`of_array`), or None
+        self._size: int | None = None
         self.max_lookups = max_lookups
         self.lookups = 0
         self._by_key: dict[str, str] | None = None  # canonical key -> an option with it
         self._shared: dict[str, list[str]] | None = None  # keys that several options share
         self._by_shape: dict[tuple[int, str], list[str]] | None = None
+        # keys of the words announced by `expect` -> every option with that key
+        self._expected: dict[str, list[str]] = {}
+
+    @classmethod
+    def of_array(cls, array: Any, max_lookups: int = 1000) -> SuggestIndex:
+        """An index of the strings of an Arrow array (repeats allowed), whose Python set is
+        made only if a lookup needs it: `expect`, then `match` of an announced id, answer
+        from the array. A set of every assertion id was ~11 MB of fresh memory in a
+        validation with broken evidence links, for the few ids they name."""
+        index = cls(())
+        index._options = None
+        index._array = array
+        return index
+
+    @property
+    def options(self) -> Any:
+        """The options, as a set (or the dict or frozenset given)."""
+        if self._options is None:
+            self._options = set(self._array.to_pylist())
+        return self._options
+
+    def _count(self) -> int:
+        """How many distinct options, without making their set where it is not made."""
+        if self._options is not None:
+            return len(self._options)
+        if self._size is None:
+            import pyarrow.compute as pc
+
+            self._size = len(pc.unique(self._array))
+        return self._size
 
     def __contains__(self, value: object) -> bool:
         return value in self.options
@@ -120,6 +162,70 @@ class SuggestIndex:
 
     def __len__(self) -> int:
         return len(self.options)
+
+    def expect(self, words: Iterable[str], array: Any = None) -> None:
+        """Get ready to look up `words` (those among the options are never looked up: left out;
+        a superset of the words `match` will get is fine, and a word left out still matches):
+        the options that share an identifier key with one of them are all `match` needs for
+        those words. A dict of every option's key (`_index_ids`) cost a 10,000-error
+        validation ~0.1 s per 100,000 ids, and only its few keys that a broken reference has
+        were ever read. `array`: the options as an Arrow string array, where the caller has
+        them (the same strings as the options, repeats allowed), so they are not converted.
+
+        An option of ASCII letters, digits and `_` only (the common id) has for key its
+        lower-cased text without `_` and without the leading zeros of its digit runs: with
+        every `0` dropped too it is its key without zeros, so two literal passes find the few
+        options that can have one of the wanted keys, and Python keys those exactly. Any
+        other option is keyed as `id_keys` keys it (Arrow, or Python where not ASCII)."""
+        if self._count() <= self.SMALL or self._by_key is not None:
+            return
+        import pyarrow as pa
+        import pyarrow.compute as pc
+
+        texts = [w for w in map(str, words) if any(ch.isdigit() for ch in w)]
+        if self._options is None:  # the words among the options, by the array
+            if array is None:
+                array = self._array
+            among = pc.is_in(pa.array(texts, pa.string()), value_set=array).to_pylist()
+            texts = [w for w, known in zip(texts, among, strict=True) if not known]
+        else:
+            options = self._options
+            texts = [w for w in texts if w not in options]
+        wanted = {_id_key(w) for w in texts}
+        wanted.difference_update(self._expected)
+        if not wanted:
+            return
+        if array is None:
+            try:
+                array = pa.array(list(self.options), pa.string())
+            except (pa.ArrowTypeError, pa.ArrowInvalid):  # not all str
+                array = pa.array([str(o) for o in self.options], pa.string())
+        found = self._expected
+        for key in wanted:
+            found[key] = []
+
+        def keep(option: str, key: str) -> None:
+            if key in wanted and option not in found[key]:
+                found[key].append(option)
+
+        plain = pc.ascii_is_alnum(pc.replace_substring(array, "_", ""))
+        bare = pc.replace_substring(pc.replace_substring(pc.ascii_lower(array), "_", ""), "0", "")
+        stems = pa.array(sorted({k.replace("0", "") for k in wanted}), pa.string())
+        near = pc.and_(plain, pc.is_in(bare, value_set=stems))
+        for option in array.filter(near).to_pylist():
+            keep(option, _id_key(option))
+        if pc.all(plain).as_py():
+            return
+        others = array.filter(pc.invert(plain))
+        ascii_ = pc.string_is_ascii(others)
+        keys = _ascii_id_keys(others)
+        hit = pc.and_(ascii_, pc.is_in(keys, value_set=pa.array(sorted(wanted), pa.string())))
+        for option, key in zip(
+            others.filter(hit).to_pylist(), keys.filter(hit).to_pylist(), strict=True
+        ):
+            keep(option, key)
+        for option in others.filter(pc.invert(ascii_)).to_pylist():  # keyed in Python
+            keep(option, _id_key(option))
 
     def _index_ids(self) -> None:
         """Key every option once (by Arrow kernels, `id_keys`); a dict made in C holds one
@@ -138,17 +244,19 @@ class SuggestIndex:
         if self.lookups >= self.max_lookups:
             return None
         self.lookups += 1
-        if len(self.options) <= self.SMALL:
+        if self._count() <= self.SMALL:
             return close_match(word, list(self.options))
         if any(ch.isdigit() for ch in word):
-            if self._by_key is None:
-                self._index_ids()
-            assert self._by_key is not None and self._shared is not None
             key = _id_key(word)
-            group = self._shared.get(key)
+            group = self._expected.get(key)
             if group is None:
-                one = self._by_key.get(key)
-                group = [] if one is None else [one]
+                if self._by_key is None:
+                    self._index_ids()
+                assert self._by_key is not None and self._shared is not None
+                group = self._shared.get(key)
+                if group is None:
+                    one = self._by_key.get(key)
+                    group = [] if one is None else [one]
             same = [o for o in group if o != word]
             return same[0] if len(same) == 1 else None
         if self._by_shape is None:

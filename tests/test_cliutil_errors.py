@@ -94,3 +94,14 @@ def test_the_text_is_made_safe_as_each_line_alone_would_be() -> None:
     print_user_error(UserError(plain), Console(file=out, force_terminal=False, width=80))
     expected = [for_terminal(redact_uri(line)) for line in plain.split("\n")]
     assert out.getvalue() == "".join(f"error: {line}\n" for line in expected)
+
+
+def test_a_text_without_a_scheme_separator_has_nothing_to_redact() -> None:
+    """`print_user_error` skips `redact_uri` where the text holds no "://": the pattern
+    cannot match without one, so the text must come back unchanged (and with one, redacted)."""
+    from kgbench.untrusted import redact_uri
+
+    for text in [*HOSTILE[:-1], "neo4j:secret@host", "bolt:/a@b", "x:// @y", "HTTP:/u:p@h"]:
+        assert "://" in text or redact_uri(text) == text, text
+    assert "secret" not in printed("db bolt://neo4j:secret@host\nnext")
+    assert printed("a\nb@c:d\n") == "error: a\nerror: b@c:d\nerror: \n"
