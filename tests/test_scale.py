@@ -124,7 +124,7 @@ ROWS = [
 
 
 def test_rows_are_encoded_as_the_json_encoder_encodes_them() -> None:
-    """The row encoder made once (`kgbench.io._encode_row`) writes what `JSONEncoder.encode`
+    """The row encoder made once (`kgbench.io.encode_row`) writes what `JSONEncoder.encode`
     with the same settings writes, and refuses what it refuses."""
     from kgbench import io
 
@@ -133,7 +133,7 @@ def test_rows_are_encoded_as_the_json_encoder_encodes_them() -> None:
     )
     assert "".join(io._rows_chunks([])) == "[]"
     with pytest.raises(TypeError, match="not JSON serializable"):
-        io._encode_row({"a": object()})
+        io.encode_row({"a": object()})
 
 
 @pytest.mark.parametrize(
@@ -287,3 +287,101 @@ def test_large_outputs_are_the_per_cell_writers_bytes(
         m.setattr(kgx, "tsv_chunks", lambda columns, rows: [_tsv_reference(columns, list(rows))])
         slow = tree(compile_domain(mini_copy, out_root=tmp_path / "slow", force=True).out_dir)
     assert fast == slow
+
+
+HOSTILE = [
+    'say "hi", there',
+    "back\\slash",
+    "two\nlines",
+    "carriage\rreturn",
+    "tab\there",
+    "",
+    "é ümlaut 漢字 🧬",
+    "control\x01char",
+    "pipe|d",
+    ",comma",
+    "sep\u2028arator",
+]
+
+
+def _hostile(domain):
+    """The domain with hostile cells in every free-text, optional, multivalued and number
+    field the outputs carry: quotes, commas, backslashes, line breaks, tabs, control
+    characters, unicode, empty strings and None, empty and non-empty tuples, -0.0 and floats."""
+    from dataclasses import replace
+
+    def text(i: int) -> str:
+        return HOSTILE[i % len(HOSTILE)]
+
+    entities = tuple(
+        e._replace(
+            name=f"{e.name} {text(i)}",
+            description=(None, text(i), "")[i % 3],
+            synonyms=((), (text(i),), (text(i), text(i + 1)))[i % 3],
+        )
+        for i, e in enumerate(domain.entities)
+    )
+    assertions = tuple(
+        a._replace(
+            context=(None, text(i), "")[i % 3],
+            confidence=(-0.0, 1e-05, 0.1 + 0.2, 1.0, 0.0)[i % 5],
+            source_databases=((), (text(i),), ("DrugBank", text(i + 2)))[i % 3],
+            no_evidence_reason=(None, text(i))[i % 2],
+        )
+        for i, a in enumerate(domain.assertions)
+    )
+    sources = tuple(
+        s._replace(title=f"{s.title} {text(i)}", citation=text(i + 3))
+        for i, s in enumerate(domain.evidence_sources)
+    )
+    supports = tuple(
+        s._replace(recommendation_class=(None, "I", text(i))[i % 3])
+        for i, s in enumerate(domain.supports)
+    )
+    return replace(
+        domain,
+        entities=entities,
+        assertions=assertions,
+        evidence_sources=sources,
+        supports=supports,
+    )
+
+
+def test_hostile_cells_are_the_per_row_writers_bytes(
+    mini_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every artifact of a compile in the streamed form, made by the column-wise writers and by
+    the dict-per-row and per-cell writers they replaced, over hostile cells: the same bytes
+    (the contract of every faster writer: a compile's outputs never change)."""
+    from compiler.api import iter_artifacts
+    from compiler.backends import kgx, neo4j
+    from compiler.frontend import load_domain
+
+    monkeypatch.setattr(base, "COMPACT_ROWS", 0)
+    monkeypatch.setattr(graph, "COMPACT_ROWS", 0)
+    domain = _hostile(load_domain(mini_copy))
+    assert any(f.member_ids for f in domain.facts) and any(f.provenance for f in domain.facts)
+
+    def made() -> dict[str, bytes]:
+        return {a.path: a.content for a in iter_artifacts(domain)}
+
+    fast = made()
+    large = base.Backend.large_document
+    rows = neo4j.rows_artifact
+    with monkeypatch.context() as m:
+        m.setattr(base, "_plain_csv", lambda batch: None)
+        m.setattr(kgx, "tsv_chunks", lambda columns, rows: [_tsv_reference(columns, list(rows))])
+        m.setattr(
+            base.Backend,
+            "large_document",
+            staticmethod(
+                lambda model, data, lists, ctx, texts=None: large(model, data, lists, ctx)
+            ),
+        )
+        m.setattr(neo4j, "rows_artifact", lambda path, n, make, texts=None: rows(path, n, make))
+        slow = made()
+    assert fast.keys() == slow.keys()
+    for path in fast:
+        assert fast[path] == slow[path], path
+    kg = fast["kg.json"].decode()
+    assert '"say \\"hi\\", there"' in kg and '"confidence":-0.0' in kg

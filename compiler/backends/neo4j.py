@@ -14,7 +14,8 @@ from operator import itemgetter
 from typing import Any
 
 from kgbench.contract import LoadPlan
-from kgbench.io import json_bytes
+from kgbench.io import RowTexts, json_bytes
+from kgbench.jsoncolumns import Col, record_columns, record_layout, rows_texts
 
 from ..ir import Assertion, AssertionFacts, Domain, Entity, EvidenceSource, Support
 from .base import (
@@ -135,9 +136,11 @@ class Neo4jBackend(Backend):
             construct: Any,
             reconcile: ReconcileNodes | None = None,
             then: tuple[Any, ...] = (),
+            texts: Callable[[], RowTexts] | None = None,
         ) -> None:
-            """One load statement; its rows are made when the file is written (`make`)."""
-            out.append(rows_artifact(f"neo4j/{path}", n, make))
+            """One load statement; its rows are made when the file is written (`make`, or
+            `texts`, the same rows encoded column by column, for a large file)."""
+            out.append(rows_artifact(f"neo4j/{path}", n, make, texts))
             stmt: dict[str, Any] = {"name": name, "rows": path, "cypher": gen.generate(construct)}
             if then:
                 stmt["then"] = [gen.generate(c) for c in then]
@@ -180,6 +183,7 @@ class Neo4jBackend(Backend):
                 lambda group=group: entity_rows(group),
                 MergeNodes(label, ("Entity", cls.name), ENTITY_PROPERTIES),
                 ReconcileNodes(label, ("Entity", cls.name)),
+                texts=lambda group=group: _record_rows(_ENTITY_ROW, group),
             )
         statement(
             "evidence_sources",
@@ -191,6 +195,7 @@ class Neo4jBackend(Backend):
             ),
             MergeNodes(label, ("EvidenceSource",), EVIDENCE_PROPERTIES),
             ReconcileNodes(label, ("EvidenceSource",)),
+            texts=lambda: _record_rows(_EVIDENCE_ROW, domain.evidence_sources),
         )
         for pred in domain.predicates:
             group = assertions_of.get(pred.name, [])
@@ -203,6 +208,9 @@ class Neo4jBackend(Backend):
                 MergeNodes(label, ("Assertion",), ASSERTION_PROPERTIES),
                 ReconcileNodes(label, ("Assertion",)),
                 then=(MergeAssertionEdges(label, pred.name, EDGE_PROPERTIES),),
+                texts=lambda group=group, group_facts=group_facts: _assertion_rows(
+                    group, group_facts
+                ),
             )
         statement(
             "supports",
@@ -217,6 +225,7 @@ class Neo4jBackend(Backend):
                 for s in domain.supports
             ),
             MergeSupports(label, SUPPORT_PROPERTIES),
+            texts=lambda: _record_rows(_SUPPORT_ROW, domain.supports),
         )
         statement(
             "members",
@@ -256,6 +265,55 @@ class Neo4jBackend(Backend):
 
 
 BACKEND = Neo4jBackend()
+
+# The rows files' objects as layouts of columns (`kgbench.jsoncolumns`): the rows the dict
+# makers in `emit` build, written column by column for a large file. A property is optional
+# (left out where None or empty) as `_clean` leaves it out.
+_ENTITY_ROW = {"id": Col(0), "props": record_layout(Entity._fields, optional=True)}
+_EVIDENCE_ROW = {
+    "id": Col(0),
+    "props": {**record_layout(EvidenceSource._fields, optional=True), "id": Col(0)},
+}
+_SUPPORT_ROW = {
+    "assertion_id": Col(Support._fields.index("assertion_id")),
+    "evidence_id": Col(Support._fields.index("evidence_id")),
+    "props": {name: Col(Support._fields.index(name), True) for name in SUPPORT_PROPERTIES},
+}
+_N = len(Assertion._fields)  # then the provenance (None when empty) and the member ids
+_ASSERTION_ROW = {
+    "id": Col(0),
+    "subject_id": Col(Assertion._fields.index("subject_id")),
+    "object_id": Col(Assertion._fields.index("object_id")),
+    "props": {
+        **record_layout(Assertion._fields, optional=True),
+        "id": Col(0),
+        "provenance": Col(_N, True),
+        "member_ids": Col(_N + 1, True),
+    },
+    "edge_props": {
+        **{name: Col(Assertion._fields.index(name), True) for name in EDGE_FIELDS},
+        "assertion_id": Col(0),
+        "member_ids": Col(_N + 1, True),
+    },
+}
+
+
+def _record_rows(layout: dict[str, Any], records: Sequence[Any]) -> RowTexts:
+    return rows_texts(layout, len(records), lambda a, b: record_columns(records, a, b))
+
+
+def _assertion_rows(
+    assertions: Sequence[Assertion], facts: Sequence[AssertionFacts | None]
+) -> RowTexts:
+    def columns(start: int, stop: int) -> list[Sequence[Any]]:
+        batch = facts[start:stop]
+        return [
+            *record_columns(assertions, start, stop),
+            [(f.provenance or None) if f else None for f in batch],
+            [f.member_ids if f else () for f in batch],
+        ]
+
+    return rows_texts(_ASSERTION_ROW, len(assertions), columns)
 
 
 def expected_counts(domain: Domain) -> dict[str, int]:
