@@ -285,6 +285,9 @@ def test_large_outputs_are_the_per_cell_writers_bytes(
     with monkeypatch.context() as m:
         m.setattr(base, "_plain_csv", lambda batch: None)
         m.setattr(kgx, "tsv_chunks", lambda columns, rows: [_tsv_reference(columns, list(rows))])
+        m.setattr(
+            kgx, "edge_tsv_chunks", lambda d: kgx.tsv_chunks(kgx.EDGE_COLUMNS, kgx.iter_edges(d))
+        )
         slow = tree(compile_domain(mini_copy, out_root=tmp_path / "slow", force=True).out_dir)
     assert fast == slow
 
@@ -327,6 +330,7 @@ def _hostile(domain):
             confidence=(-0.0, 1e-05, 0.1 + 0.2, 1.0, 0.0)[i % 5],
             source_databases=((), (text(i),), ("DrugBank", text(i + 2)))[i % 3],
             no_evidence_reason=(None, text(i))[i % 2],
+            population_id=(None, "", a.population_id, a.subject_id)[i % 4],
         )
         for i, a in enumerate(domain.assertions)
     )
@@ -334,16 +338,44 @@ def _hostile(domain):
         s._replace(title=f"{s.title} {text(i)}", citation=text(i + 3))
         for i, s in enumerate(domain.evidence_sources)
     )
-    supports = tuple(
+    supports = [
         s._replace(recommendation_class=(None, "I", text(i))[i % 3])
         for i, s in enumerate(domain.supports)
+    ]
+    # several sources for some assertions, listed out of order (the KGX edges sort them)
+    head = domain.evidence_sources[0].evidence_id
+    supports += [s._replace(evidence_id=head) for s in domain.supports if s.evidence_id > head]
+    # an inverse and a negated predicate, and readings whose qualifiers take columns the
+    # assertion or its evidence also set (the later wins, as in `kgx.iter_edges`)
+    first, second = domain.predicates[0].name, domain.predicates[1].name
+    predicates = tuple(
+        replace(p, biolink_inverse=p.name == first, biolink_negated=p.name == second)
+        for p in domain.predicates
+    )
+    extra = (
+        ("response_context_qualifier", 'a|b "q"'),
+        ("population_context_qualifier", "X:1"),
+        ("publications", "X:2"),
+        ("knowledge_level", "prediction"),
+    )
+    readings = tuple(
+        (
+            name,
+            tuple(
+                replace(r, qualifiers=r.qualifiers + extra[: 1 + (j + k) % 4])
+                for j, r in enumerate(rs)
+            ),
+        )
+        for k, (name, rs) in enumerate(domain.biolink_readings)
     )
     return replace(
         domain,
         entities=entities,
         assertions=assertions,
         evidence_sources=sources,
-        supports=supports,
+        supports=tuple(supports),
+        predicates=predicates,
+        biolink_readings=readings,
     )
 
 
@@ -372,6 +404,9 @@ def test_hostile_cells_are_the_per_row_writers_bytes(
         m.setattr(base, "_plain_csv", lambda batch: None)
         m.setattr(kgx, "tsv_chunks", lambda columns, rows: [_tsv_reference(columns, list(rows))])
         m.setattr(
+            kgx, "edge_tsv_chunks", lambda d: kgx.tsv_chunks(kgx.EDGE_COLUMNS, kgx.iter_edges(d))
+        )
+        m.setattr(
             base.Backend,
             "large_document",
             staticmethod(
@@ -385,3 +420,7 @@ def test_hostile_cells_are_the_per_row_writers_bytes(
         assert fast[path] == slow[path], path
     kg = fast["kg.json"].decode()
     assert '"say \\"hi\\", there"' in kg and '"confidence":-0.0' in kg
+    edges = fast[f"kgx/{domain.name}_edges.tsv"].decode()
+    assert "\tTrue\t" in edges and '"a/b ""q"""' in edges and "|" in edges
+    for batch in (1, 2, 5, 1000):
+        assert b"".join(kgx.edge_tsv_chunks(domain, batch)) == slow[f"kgx/{domain.name}_edges.tsv"]
