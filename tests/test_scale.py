@@ -252,6 +252,10 @@ def test_csv_columns_write_the_csv_writer_bytes(
     assert b"".join(base.csv_chunks(["x"], single)) == _csv_reference(["x"], single)
     ragged = [["a", "b"], ["c"], ["d", "e", "f"]]
     assert b"".join(base.csv_chunks(["x", "y"], ragged)) == _csv_reference(["x", "y"], ragged)
+    # the same rows given as columns, a batch at a time (the import files' makers)
+    batches = [list(zip(*rows[i : i + 3], strict=True)) for i in range(0, len(rows), 3)]
+    assert b"".join(base.csv_column_chunks(header, batches)) == _csv_reference(header, rows)
+    assert b"".join(base.csv_column_chunks(header, [])) == _csv_reference(header, [])
 
 
 def test_facts_in_order_are_the_frontend_facts_or_looked_up(mini_copy: Path) -> None:
@@ -283,7 +287,7 @@ def test_large_outputs_are_the_per_cell_writers_bytes(
     fast = tree(compile_domain(mini_copy, out_root=tmp_path / "fast", force=True).out_dir)
     assert any(p.startswith("kgx/") and p.endswith("_edges.tsv") for p in fast)
     with monkeypatch.context() as m:
-        m.setattr(base, "_plain_csv", lambda batch: None)
+        m.setattr(base, "_plain_csv_columns", lambda columns: None)
         m.setattr(kgx, "tsv_chunks", lambda columns, rows: [_tsv_reference(columns, list(rows))])
         m.setattr(
             kgx, "edge_tsv_chunks", lambda d: kgx.tsv_chunks(kgx.EDGE_COLUMNS, kgx.iter_edges(d))
@@ -401,7 +405,7 @@ def test_hostile_cells_are_the_per_row_writers_bytes(
     large = base.Backend.large_document
     rows = neo4j.rows_artifact
     with monkeypatch.context() as m:
-        m.setattr(base, "_plain_csv", lambda batch: None)
+        m.setattr(base, "_plain_csv_columns", lambda columns: None)
         m.setattr(kgx, "tsv_chunks", lambda columns, rows: [_tsv_reference(columns, list(rows))])
         m.setattr(
             kgx, "edge_tsv_chunks", lambda d: kgx.tsv_chunks(kgx.EDGE_COLUMNS, kgx.iter_edges(d))
@@ -424,3 +428,25 @@ def test_hostile_cells_are_the_per_row_writers_bytes(
     assert "\tTrue\t" in edges and '"a/b ""q"""' in edges and "|" in edges
     for batch in (1, 2, 5, 1000):
         assert b"".join(kgx.edge_tsv_chunks(domain, batch)) == slow[f"kgx/{domain.name}_edges.tsv"]
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        ["a", "b|c", ""],
+        [0.5, -0.0, float("nan")],
+        [1, 2],
+        [True, False],
+        [None, None],
+        ["a", None, ""],
+        [(), ("a",), ("a", "b|c"), ("a",)],
+        [(), None, "x", 1.5, True, ("y",)],
+    ],
+    ids=repr,
+)
+def test_import_cells_by_column_are_the_per_cell_ones(column: list) -> None:
+    """The import files' cells made a column at a time are `_cell`'s, whatever the column holds."""
+    from compiler.backends.neo4j import _cell, _cells
+
+    assert list(_cells(column)) == list(map(_cell, column))
+    assert [type(c) for c in _cells(column)] == [type(_cell(v)) for v in column]

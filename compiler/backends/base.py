@@ -260,7 +260,12 @@ def _plain_csv(batch: list[list[Any]]) -> str | None:
     width = len(batch[0])
     if width < 2 or any(len(row) != width for row in batch):
         return None
-    columns = list(zip(*batch, strict=True))
+    return _plain_csv_columns(list(zip(*batch, strict=True)))
+
+
+def _plain_csv_columns(columns: Sequence[Sequence[Any]]) -> str | None:
+    """`_plain_csv` of the rows these columns (at least two, of equal length) hold."""
+    columns = list(columns)
     texts = []
     for i, column in enumerate(columns):
         kinds = set(map(type, column))
@@ -277,13 +282,40 @@ def _plain_csv(batch: list[list[Any]]) -> str | None:
     return "\n".join(map(",".join, zip(*columns, strict=True))) + "\n"
 
 
+def csv_column_chunks(
+    header: list[str], batches: Iterable[Sequence[Sequence[Any]]]
+) -> Iterator[bytes]:
+    """`csv_chunks(header, rows)` for the rows given a batch at a time as columns (one
+    sequence of cells per field, at least two fields): a plain batch is joined as it is,
+    without making rows first; any other is the writer's."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    writer.writerow(header)
+    head = buf.getvalue()
+    for columns in batches:
+        plain = _plain_csv_columns(columns)
+        if plain is None:
+            buf.seek(0)
+            buf.truncate()
+            writer.writerows(zip(*columns, strict=True))
+            plain = buf.getvalue()
+        yield (head + plain).encode("utf-8")
+        head = ""
+    if head:
+        yield head.encode("utf-8")
+
+
 def csv_artifact(
-    path: str, header: list[str], n: int, make: Callable[[], Iterable[list[Any]]]
+    path: str,
+    header: list[str],
+    n: int,
+    make: Callable[[], Iterable[Sequence[Sequence[Any]]]],
 ) -> Artifact:
-    """A CSV file, held when small and streamed beyond `COMPACT_ROWS` rows (same bytes)."""
+    """A CSV file whose rows `make` gives a batch at a time as columns (`csv_column_chunks`),
+    held when small and streamed beyond `COMPACT_ROWS` rows (same bytes)."""
     if n > COMPACT_ROWS:
-        return Artifact.streamed(path, lambda: csv_chunks(header, make()))
-    return Artifact(path, csv_bytes(header, make()))
+        return Artifact.streamed(path, lambda: csv_column_chunks(header, make()))
+    return Artifact(path, b"".join(csv_column_chunks(header, make())))
 
 
 @cache
