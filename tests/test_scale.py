@@ -143,6 +143,7 @@ def test_rows_are_encoded_as_the_json_encoder_encodes_them() -> None:
         ("entities", "synonyms", ("one", "carriage\rreturn"), True),
         ("assertions", "context", "line\r\nbreak", True),
         ("evidence_sources", "title", 'one line, "quoted" | piped', False),
+        ("evidence_sources", "title", "a title\non two lines", True),  # a field of str alone
     ],
 )
 def test_line_breaks_are_found_in_any_field_and_tuple(
@@ -292,6 +293,9 @@ def test_large_outputs_are_the_per_cell_writers_bytes(
         m.setattr(
             kgx, "edge_tsv_chunks", lambda d: kgx.tsv_chunks(kgx.EDGE_COLUMNS, kgx.iter_edges(d))
         )
+        m.setattr(
+            kgx, "node_tsv_chunks", lambda d: kgx.tsv_chunks(kgx.NODE_COLUMNS, kgx.iter_nodes(d))
+        )
         slow = tree(compile_domain(mini_copy, out_root=tmp_path / "slow", force=True).out_dir)
     assert fast == slow
 
@@ -325,8 +329,17 @@ def _hostile(domain):
             name=f"{e.name} {text(i)}",
             description=(None, text(i), "")[i % 3],
             synonyms=((), (text(i),), (text(i), text(i + 1)))[i % 3],
+            xrefs=((), ("X:1",), ("X:1", f"Y:{text(i)}", "Z:3"), ("W:0", "X:1"))[i % 4],
         )
         for i, e in enumerate(domain.entities)
+    )
+    # xrefs that are not exact (their own columns) and an entity's own Biolink category
+    kinds = ("broad", "narrow", "close")
+    inexact = tuple(
+        (e.id, x, kinds[(i + j) % 3], "")
+        for i, e in enumerate(entities[:9])
+        for j, x in enumerate(e.xrefs)
+        if j != 1
     )
     assertions = tuple(
         a._replace(
@@ -380,6 +393,8 @@ def _hostile(domain):
         supports=tuple(supports),
         predicates=predicates,
         biolink_readings=readings,
+        inexact_xrefs=inexact,
+        entity_biolink=((entities[1].id, "biolink:Gene"),),
     )
 
 
@@ -411,6 +426,9 @@ def test_hostile_cells_are_the_per_row_writers_bytes(
             kgx, "edge_tsv_chunks", lambda d: kgx.tsv_chunks(kgx.EDGE_COLUMNS, kgx.iter_edges(d))
         )
         m.setattr(
+            kgx, "node_tsv_chunks", lambda d: kgx.tsv_chunks(kgx.NODE_COLUMNS, kgx.iter_nodes(d))
+        )
+        m.setattr(
             base.Backend,
             "large_document",
             staticmethod(
@@ -426,8 +444,11 @@ def test_hostile_cells_are_the_per_row_writers_bytes(
     assert '"say \\"hi\\", there"' in kg and '"confidence":-0.0' in kg
     edges = fast[f"kgx/{domain.name}_edges.tsv"].decode()
     assert "\tTrue\t" in edges and '"a/b ""q"""' in edges and "|" in edges
+    nodes = fast[f"kgx/{domain.name}_nodes.tsv"].decode()
+    assert "biolink:Gene" in nodes and "\tW:0|X:1\t" in nodes
     for batch in (1, 2, 5, 1000):
         assert b"".join(kgx.edge_tsv_chunks(domain, batch)) == slow[f"kgx/{domain.name}_edges.tsv"]
+        assert b"".join(kgx.node_tsv_chunks(domain, batch)) == slow[f"kgx/{domain.name}_nodes.tsv"]
 
 
 @pytest.mark.parametrize(

@@ -638,16 +638,25 @@ def _has_line_breaks(domain: Domain) -> bool:
     """Whether any value the import files carry holds a line break (CR or LF). The files are
     streamed, never held whole, so this is read from the records rather than the bytes: a
     field at a time, its strings (and the strings of its tuples) joined and searched in C,
-    instead of a generator step per value (7 of a 1M-assertion compile's 64 s)."""
+    instead of a generator step per value (7 of a 1M-assertion compile's 64 s); a field of
+    str alone is joined as it is, one without any str or tuple is skipped."""
     records = (domain.entities, domain.assertions, domain.evidence_sources, domain.supports)
     for table in records:
         if not table:
             continue
         for i in range(len(table[0])):
             values = list(map(itemgetter(i), table))
-            texts = [v for v in values if v.__class__ is str]
-            texts += [t for v in values if v.__class__ is tuple for t in v if t.__class__ is str]
-            joined = "".join(texts)
+            kinds = set(map(type, values))
+            if kinds == {str}:  # most fields: joined as they are
+                joined = "".join(values)
+            elif str in kinds or tuple in kinds:
+                texts = [v for v in values if v.__class__ is str]
+                texts += [
+                    t for v in values if v.__class__ is tuple for t in v if t.__class__ is str
+                ]
+                joined = "".join(texts)
+            else:  # numbers, booleans, None: no text
+                continue
             if "\n" in joined or "\r" in joined:
                 return True
     return False
