@@ -22,10 +22,13 @@ from kgbench.locations import PACKAGE_DIR
 COMPILER_DIR = Path(__file__).resolve().parent
 # The contract's models decide what the compiler writes as much as its own code does.
 CONTRACT_DIR = COMPILER_DIR.parent / "kgbench" / "contract"
-# Kernel modules whose code shapes the compiled bytes: the canonical serialisers, and the
-# untrusted-text encoders (the compiled KGX export's TSV cells go through `tsv_field`); by
-# path, so that the no-op check imports nothing more.
-KERNEL_FILES = ((PACKAGE_DIR / "io.py").resolve(), (PACKAGE_DIR / "untrusted.py").resolve())
+# Kernel modules whose code shapes the compiled bytes: the canonical serialisers (and their
+# column-wise form, which writes the large rows files), and the untrusted-text encoders (the
+# compiled KGX export's TSV cells go through `tsv_field`); by path, so that the no-op check
+# imports nothing more.
+KERNEL_FILES = tuple(
+    (PACKAGE_DIR / name).resolve() for name in ("io.py", "jsoncolumns.py", "untrusted.py")
+)
 # The distributions whose versions a manifest records, in the order it records them.
 DISTRIBUTIONS = ("kgbench", "linkml", "linkml-runtime", "biolink-model", "jinja2")
 UNKNOWN = "unknown"  # not installed (running from a bare checkout)

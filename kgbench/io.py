@@ -99,21 +99,38 @@ def _row_encoder() -> Callable[[Any], str]:
     return lambda row: "".join(encode(row, 0))
 
 
-_encode_row = _row_encoder()
+encode_row = _row_encoder()
 
 
-def _rows_chunks(rows: Iterable[Any]) -> Iterator[str]:
+class RowTexts:
+    """Rows already encoded (e.g. column by column, `kgbench.jsoncolumns`): texts of one or
+    more compact rows each, joined by `,` newline, given where rows are (`compact_rows_chunks`,
+    `compact_json_chunks`) and written as they are."""
+
+    __slots__ = ("texts",)
+
+    def __init__(self, texts: Iterable[str]) -> None:
+        self.texts = texts
+
+
+def _rows_chunks(rows: Iterable[Any] | RowTexts) -> Iterator[str]:
     """A JSON array with one compact row per line: `[` newline, rows joined by `,` newline,
     newline `]` (`[]` when empty), so it is both one JSON value and readable line by line."""
-    it = iter(rows)
     sep = "[\n"
-    while batch := list(itertools.islice(it, ROWS_PER_CHUNK)):
-        yield sep + ",\n".join(map(_encode_row, batch))
-        sep = ",\n"
+    if isinstance(rows, RowTexts):
+        for text in rows.texts:
+            if text:
+                yield sep + text
+                sep = ",\n"
+    else:
+        it = iter(rows)
+        while batch := list(itertools.islice(it, ROWS_PER_CHUNK)):
+            yield sep + ",\n".join(map(encode_row, batch))
+            sep = ",\n"
     yield "[]" if sep == "[\n" else "\n]"
 
 
-def compact_rows_chunks(rows: Iterable[Any]) -> Iterator[bytes]:
+def compact_rows_chunks(rows: Iterable[Any] | RowTexts) -> Iterator[bytes]:
     """A large rows file (a JSON array of objects) as UTF-8 chunks, one row per line."""
     for text in _rows_chunks(rows):
         yield utf8_bytes(text)
@@ -121,7 +138,7 @@ def compact_rows_chunks(rows: Iterable[Any]) -> Iterator[bytes]:
 
 
 def compact_json_chunks(
-    skeleton: Mapping[str, Any], lists: Mapping[str, Callable[[], Iterable[Any]]]
+    skeleton: Mapping[str, Any], lists: Mapping[str, Callable[[], Iterable[Any] | RowTexts]]
 ) -> Iterator[bytes]:
     """A large JSON object as UTF-8 chunks: compact, keys sorted, and each key of `lists`
     holding the rows its maker yields, one row per line. Never held whole."""

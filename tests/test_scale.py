@@ -124,7 +124,7 @@ ROWS = [
 
 
 def test_rows_are_encoded_as_the_json_encoder_encodes_them() -> None:
-    """The row encoder made once (`kgbench.io._encode_row`) writes what `JSONEncoder.encode`
+    """The row encoder made once (`kgbench.io.encode_row`) writes what `JSONEncoder.encode`
     with the same settings writes, and refuses what it refuses."""
     from kgbench import io
 
@@ -133,7 +133,7 @@ def test_rows_are_encoded_as_the_json_encoder_encodes_them() -> None:
     )
     assert "".join(io._rows_chunks([])) == "[]"
     with pytest.raises(TypeError, match="not JSON serializable"):
-        io._encode_row({"a": object()})
+        io.encode_row({"a": object()})
 
 
 @pytest.mark.parametrize(
@@ -143,6 +143,7 @@ def test_rows_are_encoded_as_the_json_encoder_encodes_them() -> None:
         ("entities", "synonyms", ("one", "carriage\rreturn"), True),
         ("assertions", "context", "line\r\nbreak", True),
         ("evidence_sources", "title", 'one line, "quoted" | piped', False),
+        ("evidence_sources", "title", "a title\non two lines", True),  # a field of str alone
     ],
 )
 def test_line_breaks_are_found_in_any_field_and_tuple(
@@ -252,6 +253,10 @@ def test_csv_columns_write_the_csv_writer_bytes(
     assert b"".join(base.csv_chunks(["x"], single)) == _csv_reference(["x"], single)
     ragged = [["a", "b"], ["c"], ["d", "e", "f"]]
     assert b"".join(base.csv_chunks(["x", "y"], ragged)) == _csv_reference(["x", "y"], ragged)
+    # the same rows given as columns, a batch at a time (the import files' makers)
+    batches = [list(zip(*rows[i : i + 3], strict=True)) for i in range(0, len(rows), 3)]
+    assert b"".join(base.csv_column_chunks(header, batches)) == _csv_reference(header, rows)
+    assert b"".join(base.csv_column_chunks(header, [])) == _csv_reference(header, [])
 
 
 def test_facts_in_order_are_the_frontend_facts_or_looked_up(mini_copy: Path) -> None:
@@ -283,7 +288,186 @@ def test_large_outputs_are_the_per_cell_writers_bytes(
     fast = tree(compile_domain(mini_copy, out_root=tmp_path / "fast", force=True).out_dir)
     assert any(p.startswith("kgx/") and p.endswith("_edges.tsv") for p in fast)
     with monkeypatch.context() as m:
-        m.setattr(base, "_plain_csv", lambda batch: None)
+        m.setattr(base, "_plain_csv_columns", lambda columns: None)
         m.setattr(kgx, "tsv_chunks", lambda columns, rows: [_tsv_reference(columns, list(rows))])
+        m.setattr(
+            kgx, "edge_tsv_chunks", lambda d: kgx.tsv_chunks(kgx.EDGE_COLUMNS, kgx.iter_edges(d))
+        )
+        m.setattr(
+            kgx, "node_tsv_chunks", lambda d: kgx.tsv_chunks(kgx.NODE_COLUMNS, kgx.iter_nodes(d))
+        )
         slow = tree(compile_domain(mini_copy, out_root=tmp_path / "slow", force=True).out_dir)
     assert fast == slow
+
+
+HOSTILE = [
+    'say "hi", there',
+    "back\\slash",
+    "two\nlines",
+    "carriage\rreturn",
+    "tab\there",
+    "",
+    "é ümlaut 漢字 🧬",
+    "control\x01char",
+    "pipe|d",
+    ",comma",
+    "sep\u2028arator",
+]
+
+
+def _hostile(domain):
+    """The domain with hostile cells in every free-text, optional, multivalued and number
+    field the outputs carry: quotes, commas, backslashes, line breaks, tabs, control
+    characters, unicode, empty strings and None, empty and non-empty tuples, -0.0 and floats."""
+    from dataclasses import replace
+
+    def text(i: int) -> str:
+        return HOSTILE[i % len(HOSTILE)]
+
+    entities = tuple(
+        e._replace(
+            name=f"{e.name} {text(i)}",
+            description=(None, text(i), "")[i % 3],
+            synonyms=((), (text(i),), (text(i), text(i + 1)))[i % 3],
+            xrefs=((), ("X:1",), ("X:1", f"Y:{text(i)}", "Z:3"), ("W:0", "X:1"))[i % 4],
+        )
+        for i, e in enumerate(domain.entities)
+    )
+    # xrefs that are not exact (their own columns) and an entity's own Biolink category
+    kinds = ("broad", "narrow", "close")
+    inexact = tuple(
+        (e.id, x, kinds[(i + j) % 3], "")
+        for i, e in enumerate(entities[:9])
+        for j, x in enumerate(e.xrefs)
+        if j != 1
+    )
+    assertions = tuple(
+        a._replace(
+            context=(None, text(i), "")[i % 3],
+            confidence=(-0.0, 1e-05, 0.1 + 0.2, 1.0, 0.0)[i % 5],
+            source_databases=((), (text(i),), ("DrugBank", text(i + 2)))[i % 3],
+            no_evidence_reason=(None, text(i))[i % 2],
+            population_id=(None, "", a.population_id, a.subject_id)[i % 4],
+        )
+        for i, a in enumerate(domain.assertions)
+    )
+    sources = tuple(
+        s._replace(title=f"{s.title} {text(i)}", citation=text(i + 3))
+        for i, s in enumerate(domain.evidence_sources)
+    )
+    supports = [
+        s._replace(recommendation_class=(None, "I", text(i))[i % 3])
+        for i, s in enumerate(domain.supports)
+    ]
+    # several sources for some assertions, listed out of order (the KGX edges sort them)
+    head = domain.evidence_sources[0].evidence_id
+    supports += [s._replace(evidence_id=head) for s in domain.supports if s.evidence_id > head]
+    # an inverse and a negated predicate, and readings whose qualifiers take columns the
+    # assertion or its evidence also set (the later wins, as in `kgx.iter_edges`)
+    first, second = domain.predicates[0].name, domain.predicates[1].name
+    predicates = tuple(
+        replace(p, biolink_inverse=p.name == first, biolink_negated=p.name == second)
+        for p in domain.predicates
+    )
+    extra = (
+        ("response_context_qualifier", 'a|b "q"'),
+        ("population_context_qualifier", "X:1"),
+        ("publications", "X:2"),
+        ("knowledge_level", "prediction"),
+    )
+    readings = tuple(
+        (
+            name,
+            tuple(
+                replace(r, qualifiers=r.qualifiers + extra[: 1 + (j + k) % 4])
+                for j, r in enumerate(rs)
+            ),
+        )
+        for k, (name, rs) in enumerate(domain.biolink_readings)
+    )
+    return replace(
+        domain,
+        entities=entities,
+        assertions=assertions,
+        evidence_sources=sources,
+        supports=tuple(supports),
+        predicates=predicates,
+        biolink_readings=readings,
+        inexact_xrefs=inexact,
+        entity_biolink=((entities[1].id, "biolink:Gene"),),
+    )
+
+
+def test_hostile_cells_are_the_per_row_writers_bytes(
+    mini_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every artifact of a compile in the streamed form, made by the column-wise writers and by
+    the dict-per-row and per-cell writers they replaced, over hostile cells: the same bytes
+    (the contract of every faster writer: a compile's outputs never change)."""
+    from compiler.api import iter_artifacts
+    from compiler.backends import kgx, neo4j
+    from compiler.frontend import load_domain
+
+    monkeypatch.setattr(base, "COMPACT_ROWS", 0)
+    monkeypatch.setattr(graph, "COMPACT_ROWS", 0)
+    domain = _hostile(load_domain(mini_copy))
+    assert any(f.member_ids for f in domain.facts) and any(f.provenance for f in domain.facts)
+
+    def made() -> dict[str, bytes]:
+        return {a.path: a.content for a in iter_artifacts(domain)}
+
+    fast = made()
+    large = base.Backend.large_document
+    rows = neo4j.rows_artifact
+    with monkeypatch.context() as m:
+        m.setattr(base, "_plain_csv_columns", lambda columns: None)
+        m.setattr(kgx, "tsv_chunks", lambda columns, rows: [_tsv_reference(columns, list(rows))])
+        m.setattr(
+            kgx, "edge_tsv_chunks", lambda d: kgx.tsv_chunks(kgx.EDGE_COLUMNS, kgx.iter_edges(d))
+        )
+        m.setattr(
+            kgx, "node_tsv_chunks", lambda d: kgx.tsv_chunks(kgx.NODE_COLUMNS, kgx.iter_nodes(d))
+        )
+        m.setattr(
+            base.Backend,
+            "large_document",
+            staticmethod(
+                lambda model, data, lists, ctx, texts=None: large(model, data, lists, ctx)
+            ),
+        )
+        m.setattr(neo4j, "rows_artifact", lambda path, n, make, texts=None: rows(path, n, make))
+        slow = made()
+    assert fast.keys() == slow.keys()
+    for path in fast:
+        assert fast[path] == slow[path], path
+    kg = fast["kg.json"].decode()
+    assert '"say \\"hi\\", there"' in kg and '"confidence":-0.0' in kg
+    edges = fast[f"kgx/{domain.name}_edges.tsv"].decode()
+    assert "\tTrue\t" in edges and '"a/b ""q"""' in edges and "|" in edges
+    nodes = fast[f"kgx/{domain.name}_nodes.tsv"].decode()
+    assert "biolink:Gene" in nodes and "\tW:0|X:1\t" in nodes
+    for batch in (1, 2, 5, 1000):
+        assert b"".join(kgx.edge_tsv_chunks(domain, batch)) == slow[f"kgx/{domain.name}_edges.tsv"]
+        assert b"".join(kgx.node_tsv_chunks(domain, batch)) == slow[f"kgx/{domain.name}_nodes.tsv"]
+
+
+@pytest.mark.parametrize(
+    "column",
+    [
+        ["a", "b|c", ""],
+        [0.5, -0.0, float("nan")],
+        [1, 2],
+        [True, False],
+        [None, None],
+        ["a", None, ""],
+        [(), ("a",), ("a", "b|c"), ("a",)],
+        [(), None, "x", 1.5, True, ("y",)],
+    ],
+    ids=repr,
+)
+def test_import_cells_by_column_are_the_per_cell_ones(column: list) -> None:
+    """The import files' cells made a column at a time are `_cell`'s, whatever the column holds."""
+    from compiler.backends.neo4j import _cell, _cells
+
+    assert list(_cells(column)) == list(map(_cell, column))
+    assert [type(c) for c in _cells(column)] == [type(_cell(v)) for v in column]

@@ -17,7 +17,13 @@ from typing import TYPE_CHECKING, Any, ClassVar
 import jinja2
 
 from kgbench.contract import Document
-from kgbench.io import compact_json_chunks, compact_rows_chunks, json_bytes, sha256_bytes
+from kgbench.io import (
+    RowTexts,
+    compact_json_chunks,
+    compact_rows_chunks,
+    json_bytes,
+    sha256_bytes,
+)
 
 from ..paths import TEMPLATES_DIR
 
@@ -148,17 +154,21 @@ class Backend:
         lists: dict[str, Callable[[], Iterable[dict[str, Any]]]],
         ctx: EmitContext,
         sample: int = 1000,
+        texts: dict[str, Callable[[], RowTexts]] | None = None,
     ) -> Artifact:
         """A contract document whose `lists` (key -> a maker of its rows) are too long to
         hold: written compact and streamed, one row per line. The model checks the document
         with the first `sample` rows of each list (every row is made by the same code, and a
-        whole check of millions of rows would cost as much as the compile)."""
+        whole check of millions of rows would cost as much as the compile). `texts`: makers
+        of the same rows already encoded (`kgbench.jsoncolumns`), written instead of `lists`'
+        (tests/test_scale.py holds the two to the same bytes)."""
         data = {model.VERSION_FIELD: model.FORMAT, **data}
         model.model_validate(
             {**data, **{k: list(itertools.islice(make(), sample)) for k, make in lists.items()}}
         )
         ctx.formats[model.PATH] = model.FORMAT
-        return Artifact.streamed(model.PATH, lambda: compact_json_chunks(data, lists))
+        written = {**lists, **(texts or {})}
+        return Artifact.streamed(model.PATH, lambda: compact_json_chunks(data, written))
 
 
 def facts_in_order(domain: Domain) -> Sequence[AssertionFacts | None]:
@@ -176,11 +186,17 @@ def facts_in_order(domain: Domain) -> Sequence[AssertionFacts | None]:
     return [by_id.get(a.assertion_id) for a in assertions]
 
 
-def rows_artifact(path: str, n: int, make: Callable[[], Iterable[dict[str, Any]]]) -> Artifact:
+def rows_artifact(
+    path: str,
+    n: int,
+    make: Callable[[], Iterable[dict[str, Any]]],
+    texts: Callable[[], RowTexts] | None = None,
+) -> Artifact:
     """A JSON array of row objects: indented and held when small (the committed form),
-    compact with one row per line and streamed beyond `COMPACT_ROWS` rows."""
+    compact with one row per line and streamed beyond `COMPACT_ROWS` rows, from `texts`
+    (the same rows already encoded, `kgbench.jsoncolumns`) where given."""
     if n > COMPACT_ROWS:
-        return Artifact.streamed(path, lambda: compact_rows_chunks(make()))
+        return Artifact.streamed(path, lambda: compact_rows_chunks((texts or make)()))
     return Artifact(path, json_bytes(list(make())))
 
 
@@ -244,7 +260,12 @@ def _plain_csv(batch: list[list[Any]]) -> str | None:
     width = len(batch[0])
     if width < 2 or any(len(row) != width for row in batch):
         return None
-    columns = list(zip(*batch, strict=True))
+    return _plain_csv_columns(list(zip(*batch, strict=True)))
+
+
+def _plain_csv_columns(columns: Sequence[Sequence[Any]]) -> str | None:
+    """`_plain_csv` of the rows these columns (at least two, of equal length) hold."""
+    columns = list(columns)
     texts = []
     for i, column in enumerate(columns):
         kinds = set(map(type, column))
@@ -261,13 +282,40 @@ def _plain_csv(batch: list[list[Any]]) -> str | None:
     return "\n".join(map(",".join, zip(*columns, strict=True))) + "\n"
 
 
+def csv_column_chunks(
+    header: list[str], batches: Iterable[Sequence[Sequence[Any]]]
+) -> Iterator[bytes]:
+    """`csv_chunks(header, rows)` for the rows given a batch at a time as columns (one
+    sequence of cells per field, at least two fields): a plain batch is joined as it is,
+    without making rows first; any other is the writer's."""
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
+    writer.writerow(header)
+    head = buf.getvalue()
+    for columns in batches:
+        plain = _plain_csv_columns(columns)
+        if plain is None:
+            buf.seek(0)
+            buf.truncate()
+            writer.writerows(zip(*columns, strict=True))
+            plain = buf.getvalue()
+        yield (head + plain).encode("utf-8")
+        head = ""
+    if head:
+        yield head.encode("utf-8")
+
+
 def csv_artifact(
-    path: str, header: list[str], n: int, make: Callable[[], Iterable[list[Any]]]
+    path: str,
+    header: list[str],
+    n: int,
+    make: Callable[[], Iterable[Sequence[Sequence[Any]]]],
 ) -> Artifact:
-    """A CSV file, held when small and streamed beyond `COMPACT_ROWS` rows (same bytes)."""
+    """A CSV file whose rows `make` gives a batch at a time as columns (`csv_column_chunks`),
+    held when small and streamed beyond `COMPACT_ROWS` rows (same bytes)."""
     if n > COMPACT_ROWS:
-        return Artifact.streamed(path, lambda: csv_chunks(header, make()))
-    return Artifact(path, csv_bytes(header, make()))
+        return Artifact.streamed(path, lambda: csv_column_chunks(header, make()))
+    return Artifact(path, b"".join(csv_column_chunks(header, make())))
 
 
 @cache

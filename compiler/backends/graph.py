@@ -11,8 +11,10 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict
 
 from kgbench.contract import KnowledgeGraph
+from kgbench.io import RowTexts
+from kgbench.jsoncolumns import record_columns, record_layout, rows_texts
 
-from ..ir import Domain
+from ..ir import Assertion, Domain, Entity, EvidenceSource, Support
 from .base import COMPACT_ROWS, Artifact, Backend, EmitContext, facts_in_order
 
 # Fields kg.json adds to each assertion row beyond the assertions table's own columns.
@@ -27,6 +29,31 @@ def _assertions(domain: Domain) -> Iterator[dict]:
         row["provenance"] = fact.provenance if fact else ""
         row["member_ids"] = list(fact.member_ids) if fact else []
         yield row
+
+
+_ASSERTION_LAYOUT = record_layout((*Assertion._fields, *DERIVED_ASSERTION_FIELDS))
+
+
+def _assertion_texts(domain: Domain) -> RowTexts:
+    """`_assertions` written column by column (`kgbench.jsoncolumns`): the same text."""
+    facts = facts_in_order(domain)
+
+    def columns(start: int, stop: int) -> list:
+        batch = facts[start:stop]
+        return [
+            *record_columns(domain.assertions, start, stop),
+            [f.provenance if f else "" for f in batch],
+            [f.member_ids if f else () for f in batch],  # a tuple is written as a list
+        ]
+
+    return rows_texts(_ASSERTION_LAYOUT, len(domain.assertions), columns)
+
+
+def _record_texts(records, fields: tuple[str, ...]) -> RowTexts:
+    """Each record as `_asdict` gives it, written column by column."""
+    return rows_texts(
+        record_layout(fields), len(records), lambda a, b: record_columns(records, a, b)
+    )
 
 
 class GraphBackend(Backend):
@@ -64,7 +91,15 @@ class GraphBackend(Backend):
         }
         rows = len(domain.entities) + len(domain.assertions) + len(domain.supports)
         if rows > COMPACT_ROWS:
-            return [self.large_document(KnowledgeGraph, data, lists, ctx)]
+            texts: dict[str, Callable[[], RowTexts]] = {
+                "entities": lambda: _record_texts(domain.entities, Entity._fields),
+                "assertions": lambda: _assertion_texts(domain),
+                "evidence_sources": lambda: _record_texts(
+                    domain.evidence_sources, EvidenceSource._fields
+                ),
+                "supports": lambda: _record_texts(domain.supports, Support._fields),
+            }
+            return [self.large_document(KnowledgeGraph, data, lists, ctx, texts=texts)]
         data.update({key: list(make()) for key, make in lists.items()})
         return [self.document(KnowledgeGraph, data, ctx)]
 

@@ -36,14 +36,15 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
+from operator import itemgetter
 from typing import Any
 
 from kgbench.io import json_bytes, jsonl_bytes
 from kgbench.untrusted import tsv_field
 
 from ..biolink_entities import category, reader
-from ..ir import Domain
+from ..ir import Assertion, Domain
 from . import base
 from .base import CSV_BATCH, Artifact, Backend, EmitContext
 
@@ -108,8 +109,6 @@ def edges(domain: Domain) -> list[dict[str, Any]]:
 def iter_nodes(domain: Domain) -> Iterator[dict[str, Any]]:
     """The node records, entities then evidence sources, in the spec's order."""
     classes = domain.class_by_name
-    categories = dict(domain.source_type_categories)
-    meanings = dict(domain.source_type_meanings)
     matches = domain.xref_matches
     for e in domain.entities:
         rec: dict[str, Any] = {
@@ -130,6 +129,13 @@ def iter_nodes(domain: Domain) -> Iterator[dict[str, Any]]:
             if terms:
                 rec[f"kgbench_{kind}_match"] = terms
         yield rec
+    yield from source_nodes(domain)
+
+
+def source_nodes(domain: Domain) -> Iterator[dict[str, Any]]:
+    """The evidence sources' node records (after the entities' in `iter_nodes`)."""
+    categories = dict(domain.source_type_categories)
+    meanings = dict(domain.source_type_meanings)
     for ev in domain.evidence_sources:
         rec = {
             "id": domain.curie(ev.evidence_id),
@@ -145,16 +151,18 @@ def iter_nodes(domain: Domain) -> Iterator[dict[str, Any]]:
         yield rec
 
 
-def iter_edges(domain: Domain) -> Iterator[dict[str, Any]]:
-    """The edge records: each assertion (its id the edge id), then the MEMBER_OF links."""
-    preds = domain.predicate_by_name
-    # `domain.curie` spelled inline (prefix + ":" + id): millions of calls at scale
-    pre = f"{domain.curie_prefix}:"
-    # Each assertion's evidence ids, as the IR's own str objects (CURIEs are made per row):
-    # one id alone, a list only for several. New CURIE strings and a list per assertion,
-    # held while the file is written, cost most of a GB at 4M assertions.
-    evidence: dict[str, str | list[str]] = {}
-    for s in domain.supports:
+def evidence_ids(domain: Domain) -> dict[str, str | list[str]]:
+    """Each assertion's evidence ids, as the IR's own str objects (CURIEs are made per row):
+    one id alone, a list only for several, in the supports' order. New CURIE strings and a
+    list per assertion, held while the file is written, cost most of a GB at 4M assertions."""
+    supports = domain.supports
+    evidence: dict[str, str | list[str]] = dict(
+        zip(map(itemgetter(0), supports), map(itemgetter(1), supports), strict=True)
+    )
+    if len(evidence) == len(supports):  # one source each (in C)
+        return evidence
+    evidence = {}
+    for s in supports:
         held = evidence.get(s.assertion_id)
         if held is None:
             evidence[s.assertion_id] = s.evidence_id
@@ -162,6 +170,15 @@ def iter_edges(domain: Domain) -> Iterator[dict[str, Any]]:
             evidence[s.assertion_id] = [held, s.evidence_id]
         else:
             held.append(s.evidence_id)
+    return evidence
+
+
+def iter_edges(domain: Domain) -> Iterator[dict[str, Any]]:
+    """The edge records: each assertion (its id the edge id), then the MEMBER_OF links."""
+    preds = domain.predicate_by_name
+    # `domain.curie` spelled inline (prefix + ":" + id): millions of calls at scale
+    pre = f"{domain.curie_prefix}:"
+    evidence = evidence_ids(domain)
     read = reader(domain)
     knowledge_source = domain.knowledge_source
     for a in domain.assertions:
@@ -199,6 +216,11 @@ def iter_edges(domain: Domain) -> Iterator[dict[str, Any]]:
             rec["publications"] = sources
             rec["has_evidence"] = sources
         yield rec
+    yield from member_edges(domain)
+
+
+def member_edges(domain: Domain) -> Iterator[dict[str, Any]]:
+    """The MEMBER_OF edge records (after the assertions' in `iter_edges`)."""
     for cls in domain.intervention_classes:
         for member in cls.member_ids:
             edge_id = domain.curie(f"MEMBER_OF.{cls.class_id}.{member}")
@@ -212,6 +234,152 @@ def iter_edges(domain: Domain) -> Iterator[dict[str, Any]]:
                 "agent_type": "manual_agent",
                 "kgbench_predicate": "MEMBER_OF",
             }
+
+
+_MISSING = object()
+_FIELD = {name: i for i, name in enumerate(Assertion._fields)}
+# The edge columns that are an assertion's own field, under another name or its own.
+_EDGE_FIELDS = {
+    "knowledge_level": "knowledge_level",
+    "agent_type": "agent_type",
+    "has_confidence_score": "confidence",
+    "kgbench_predicate": "predicate",
+    "relation_class": "relation_class",
+    "direction": "direction",
+    "causal_status": "causal_status",
+    "evidence_level": "evidence_level",
+    "validated": "validated",
+    "temporality": "temporality",
+}
+
+
+def node_tsv_chunks(domain: Domain, batch: int = CSV_BATCH) -> Iterator[bytes]:
+    """`tsv_chunks(NODE_COLUMNS, iter_nodes(domain))`, the same bytes, with the entities'
+    nodes made column by column (each column's values for a batch as `iter_nodes` sets them,
+    None where it sets nothing), without a dict per node; the evidence sources (few) are
+    `source_nodes`' records."""
+    entities = domain.entities
+    pre = f"{domain.curie_prefix}:"
+    biolink = {c.name: c.biolink for c in domain.entity_classes}
+    declared = dict(domain.entity_biolink)  # `category`: an entity's own, else its class's
+    matches = domain.xref_matches
+    header = "\t".join(NODE_COLUMNS) + "\n"
+    for start in range(0, len(entities), batch):
+        rows = entities[start : start + batch]
+        ids, classes, names, synonyms, descriptions, xrefs = zip(*rows, strict=True)
+        values: dict[str, Sequence[Any]] = {c: [None] * len(rows) for c in NODE_COLUMNS}
+        values["id"] = list(map(pre.__add__, ids))
+        values["category"] = [  # a list of one: its item's cell
+            declared.get(i, biolink[c]) for i, c in zip(ids, classes, strict=True)
+        ]
+        values["name"] = names
+        values["kgbench_class"] = classes
+        values["description"] = descriptions  # an empty one is left out: the same empty cell
+        values["synonym"] = [list(s) if s else None for s in synonyms]
+        if matches:  # some xrefs are not exact: each in its own column
+            pairs = list(zip(ids, xrefs, strict=True))
+            values["xref"] = [[x for x in xs if (i, x) not in matches] or None for i, xs in pairs]
+            for kind in INEXACT:
+                values[f"kgbench_{kind}_match"] = [
+                    [x for x in xs if matches.get((i, x)) == kind] or None for i, xs in pairs
+                ]
+        else:
+            values["xref"] = [list(x) if x else None for x in xrefs]
+        cells = [_column_cells(c, values[c]) for c in NODE_COLUMNS]
+        lines = "\n".join(map("\t".join, zip(*cells, strict=True))) + "\n"
+        yield ((header if start == 0 else "") + lines).encode("utf-8")
+    for i, chunk in enumerate(tsv_chunks(NODE_COLUMNS, source_nodes(domain), batch)):
+        if i == 0 and entities:  # the header is written
+            chunk = chunk[len(header) :]
+        if chunk:
+            yield chunk
+
+
+def edge_tsv_chunks(domain: Domain, batch: int = CSV_BATCH) -> Iterator[bytes]:
+    """`tsv_chunks(EDGE_COLUMNS, iter_edges(domain))`, the same bytes, with the assertions'
+    edges made column by column: each column's values for a batch of assertions as
+    `iter_edges` sets them (in its order: the assertion's fields, `negated`, the reading's
+    qualifiers, the population, the evidence), without a dict per edge. The MEMBER_OF edges
+    (few) are `member_edges`' records."""
+    assertions = domain.assertions
+    values = _edge_values(domain)
+    header = "\t".join(EDGE_COLUMNS) + "\n"
+    for start in range(0, len(assertions), batch):
+        columns = values(assertions[start : start + batch])
+        made: dict[int, list[str]] = {}  # a list of values two columns share, formatted once
+        cells = [
+            made.get(id(columns[c]))
+            or made.setdefault(id(columns[c]), _column_cells(c, columns[c]))
+            for c in EDGE_COLUMNS
+        ]
+        lines = "\n".join(map("\t".join, zip(*cells, strict=True))) + "\n"
+        yield ((header if start == 0 else "") + lines).encode("utf-8")
+    for i, chunk in enumerate(tsv_chunks(EDGE_COLUMNS, member_edges(domain), batch)):
+        if i == 0 and assertions:  # the header is written
+            chunk = chunk[len(header) :]
+        if chunk:
+            yield chunk
+
+
+def _edge_values(domain: Domain):
+    """batch of assertions -> {edge column: its values}, as `iter_edges` sets them (None where
+    it sets nothing), made with the lookups `iter_edges` builds, once."""
+    pre = f"{domain.curie_prefix}:"
+    inverse = {p.name: p.biolink_inverse for p in domain.predicates}
+    negated = {p.name: True if p.biolink_negated else None for p in domain.predicates}
+    evidence = evidence_ids(domain)
+    read = reader(domain)
+    knowledge_source = domain.knowledge_source
+    wanted = set(EDGE_COLUMNS)
+
+    def values(batch: Sequence[Assertion]) -> dict[str, Sequence[Any]]:
+        n = len(batch)
+        fields = list(zip(*batch, strict=True))
+        ids = fields[_FIELD["assertion_id"]]
+        preds = fields[_FIELD["predicate"]]
+        subjects = list(map(pre.__add__, fields[_FIELD["subject_id"]]))
+        objects = list(map(pre.__add__, fields[_FIELD["object_id"]]))
+        flipped = list(map(inverse.__getitem__, preds))
+        readings = list(map(read, batch))
+        out: dict[str, Sequence[Any]] = {c: [None] * n for c in EDGE_COLUMNS}
+        unset = dict(out)
+        out["id"] = list(map(pre.__add__, ids))
+        out["subject"] = [o if f else s for s, o, f in zip(subjects, objects, flipped, strict=True)]
+        out["object"] = [s if f else o for s, o, f in zip(subjects, objects, flipped, strict=True)]
+        out["predicate"] = [r.predicate for r in readings]
+        out["primary_knowledge_source"] = [knowledge_source] * n
+        for column, field in _EDGE_FIELDS.items():
+            out[column] = fields[_FIELD[field]]
+        out["negated"] = list(map(negated.__getitem__, preds))
+        distinct = {id(r): r for r in readings}
+        slots = {s for r in distinct.values() for s, _ in r.qualifiers if s in wanted}
+        keys = list(map(id, readings))
+        for slot in sorted(slots):  # a reading without the slot leaves the column as it was
+            given = {k: dict(r.qualifiers).get(slot, _MISSING) for k, r in distinct.items()}
+            out[slot] = [
+                v if (q := given[k]) is _MISSING else q
+                for v, k in zip(out[slot], keys, strict=True)
+            ]
+        column = "population_context_qualifier"
+        out[column] = [
+            pre + p if p else v
+            for p, v in zip(fields[_FIELD["population_id"]], out[column], strict=True)
+        ]
+        # one source is its CURIE (the cell of a list of one is its item's), several a list
+        sources = [
+            pre + x if x.__class__ is str else None if x is None else [pre + i for i in sorted(x)]
+            for x in map(evidence.get, ids)
+        ]
+        for column in ("publications", "has_evidence"):  # one list for both: cells made once
+            given = out[column]
+            out[column] = (
+                sources
+                if given is unset[column]
+                else [v if s is None else s for s, v in zip(sources, given, strict=True)]
+            )
+        return out
+
+    return values
 
 
 def _cell(column: str, value: Any) -> str:
@@ -287,6 +455,8 @@ def tsv_chunks(
         yield head.encode("utf-8")
 
 
+_BOOLS = ("false", "true")
+_NEGATED = ("", "True")
 # What `_text` or `tsv_field` rewrites in a text; a column without any of them is written as is.
 _REWRITTEN = re.compile('[\t\r\n\u2028\u2029\x85|"]')
 
@@ -295,8 +465,8 @@ def _column_cells(column: str, values: list[Any]) -> list[str]:
     """`tsv_field(_cell(column, v))` of each value, the same text, by a fast path for the
     plain types (str, int, float, bool, None, lists of str) when no text of the column holds
     a character that would be rewritten; anything else takes the per-cell path."""
-    if column == "negated":  # its own casing (`_cell`); a handful of distinct values
-        return [tsv_field(_cell(column, v)) for v in values]
+    if column == "negated":  # its own casing (`_cell`): "True" or empty, nothing to quote
+        return list(map(_NEGATED.__getitem__, map(bool, values)))
     kinds = set(map(type, values))
     if kinds == {str}:  # most columns: ids, names, enumerations
         if _REWRITTEN.search("\x00".join(values)) is None:
@@ -309,6 +479,15 @@ def _column_cells(column: str, values: list[Any]) -> list[str]:
                 texts.extend(v)
     if set(map(type, texts)) - {str} or _REWRITTEN.search("\x00".join(texts)):
         return [tsv_field(_cell(column, v)) for v in values]
+    # `_plain_cell` of each value, by the column's type where it has one
+    if kinds == {float}:
+        return list(map(float.__repr__, values))  # str(float): digits, 'inf', 'nan'
+    if kinds == {bool}:
+        return list(map(_BOOLS.__getitem__, values))
+    if kinds == {list}:
+        return list(map(LIST_DELIMITER.join, values))
+    if kinds == {str, type(None)}:
+        return ["" if v is None else v for v in values]
     return [_plain_cell(column, v) for v in values]
 
 
@@ -350,7 +529,8 @@ def compiled(domain: Domain, folder: str = FOLDER) -> list[Artifact]:
         (f"{stem}_edges.tsv", EDGE_COLUMNS, n_edges, iter_edges),
     ):
         if n > base.COMPACT_ROWS:  # read when called: a test lowers it
-            out.append(Artifact.streamed(path, lambda c=columns, m=make: tsv_chunks(c, m(domain))))
+            columnwise = edge_tsv_chunks if make is iter_edges else node_tsv_chunks
+            out.append(Artifact.streamed(path, lambda c=columnwise: c(domain)))
         else:
             out.append(Artifact(path, tsv_bytes(columns, make(domain))))
     out.append(Artifact(f"{folder}/prefixes.json", json_bytes(prefix_context(domain))))

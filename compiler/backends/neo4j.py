@@ -7,14 +7,14 @@ transactional rows and the import CSVs, so the two loading paths give identical 
 
 from __future__ import annotations
 
-import itertools
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from operator import itemgetter
 from typing import Any
 
 from kgbench.contract import LoadPlan
-from kgbench.io import json_bytes
+from kgbench.io import RowTexts, json_bytes
+from kgbench.jsoncolumns import Col, record_columns, record_layout, rows_texts
 
 from ..ir import Assertion, AssertionFacts, Domain, Entity, EvidenceSource, Support
 from .base import (
@@ -135,9 +135,11 @@ class Neo4jBackend(Backend):
             construct: Any,
             reconcile: ReconcileNodes | None = None,
             then: tuple[Any, ...] = (),
+            texts: Callable[[], RowTexts] | None = None,
         ) -> None:
-            """One load statement; its rows are made when the file is written (`make`)."""
-            out.append(rows_artifact(f"neo4j/{path}", n, make))
+            """One load statement; its rows are made when the file is written (`make`, or
+            `texts`, the same rows encoded column by column, for a large file)."""
+            out.append(rows_artifact(f"neo4j/{path}", n, make, texts))
             stmt: dict[str, Any] = {"name": name, "rows": path, "cypher": gen.generate(construct)}
             if then:
                 stmt["then"] = [gen.generate(c) for c in then]
@@ -180,6 +182,7 @@ class Neo4jBackend(Backend):
                 lambda group=group: entity_rows(group),
                 MergeNodes(label, ("Entity", cls.name), ENTITY_PROPERTIES),
                 ReconcileNodes(label, ("Entity", cls.name)),
+                texts=lambda group=group: _record_rows(_ENTITY_ROW, group),
             )
         statement(
             "evidence_sources",
@@ -191,6 +194,7 @@ class Neo4jBackend(Backend):
             ),
             MergeNodes(label, ("EvidenceSource",), EVIDENCE_PROPERTIES),
             ReconcileNodes(label, ("EvidenceSource",)),
+            texts=lambda: _record_rows(_EVIDENCE_ROW, domain.evidence_sources),
         )
         for pred in domain.predicates:
             group = assertions_of.get(pred.name, [])
@@ -203,6 +207,9 @@ class Neo4jBackend(Backend):
                 MergeNodes(label, ("Assertion",), ASSERTION_PROPERTIES),
                 ReconcileNodes(label, ("Assertion",)),
                 then=(MergeAssertionEdges(label, pred.name, EDGE_PROPERTIES),),
+                texts=lambda group=group, group_facts=group_facts: _assertion_rows(
+                    group, group_facts
+                ),
             )
         statement(
             "supports",
@@ -217,6 +224,7 @@ class Neo4jBackend(Backend):
                 for s in domain.supports
             ),
             MergeSupports(label, SUPPORT_PROPERTIES),
+            texts=lambda: _record_rows(_SUPPORT_ROW, domain.supports),
         )
         statement(
             "members",
@@ -256,6 +264,55 @@ class Neo4jBackend(Backend):
 
 
 BACKEND = Neo4jBackend()
+
+# The rows files' objects as layouts of columns (`kgbench.jsoncolumns`): the rows the dict
+# makers in `emit` build, written column by column for a large file. A property is optional
+# (left out where None or empty) as `_clean` leaves it out.
+_ENTITY_ROW = {"id": Col(0), "props": record_layout(Entity._fields, optional=True)}
+_EVIDENCE_ROW = {
+    "id": Col(0),
+    "props": {**record_layout(EvidenceSource._fields, optional=True), "id": Col(0)},
+}
+_SUPPORT_ROW = {
+    "assertion_id": Col(Support._fields.index("assertion_id")),
+    "evidence_id": Col(Support._fields.index("evidence_id")),
+    "props": {name: Col(Support._fields.index(name), True) for name in SUPPORT_PROPERTIES},
+}
+_N = len(Assertion._fields)  # then the provenance (None when empty) and the member ids
+_ASSERTION_ROW = {
+    "id": Col(0),
+    "subject_id": Col(Assertion._fields.index("subject_id")),
+    "object_id": Col(Assertion._fields.index("object_id")),
+    "props": {
+        **record_layout(Assertion._fields, optional=True),
+        "id": Col(0),
+        "provenance": Col(_N, True),
+        "member_ids": Col(_N + 1, True),
+    },
+    "edge_props": {
+        **{name: Col(Assertion._fields.index(name), True) for name in EDGE_FIELDS},
+        "assertion_id": Col(0),
+        "member_ids": Col(_N + 1, True),
+    },
+}
+
+
+def _record_rows(layout: dict[str, Any], records: Sequence[Any]) -> RowTexts:
+    return rows_texts(layout, len(records), lambda a, b: record_columns(records, a, b))
+
+
+def _assertion_rows(
+    assertions: Sequence[Assertion], facts: Sequence[AssertionFacts | None]
+) -> RowTexts:
+    def columns(start: int, stop: int) -> list[Sequence[Any]]:
+        batch = facts[start:stop]
+        return [
+            *record_columns(assertions, start, stop),
+            [(f.provenance or None) if f else None for f in batch],
+            [f.member_ids if f else () for f in batch],
+        ]
+
+    return rows_texts(_ASSERTION_ROW, len(assertions), columns)
 
 
 def expected_counts(domain: Domain) -> dict[str, int]:
@@ -381,11 +438,22 @@ def _cell(value: Any) -> Any:
     return value
 
 
+_BOOLS = ("false", "true")
+
+
 def _cells(values: Sequence[Any]) -> Sequence[Any]:
-    """`_cell` of each value of a column: the values themselves when all are str (most
-    columns), without a call per cell."""
-    if set(map(type, values)) == {str}:
+    """`_cell` of each value of a column, by the column's type without a call per cell
+    where it has one (every column of the import files at scale)."""
+    kinds = set(map(type, values))
+    if kinds == {str} or kinds == {float} or kinds == {int}:  # written as they are
         return values
+    if kinds == {bool}:
+        return list(map(_BOOLS.__getitem__, values))
+    if kinds <= {str, type(None)}:
+        return ["" if v is None else v for v in values]
+    if kinds == {tuple}:  # multivalued: few distinct values, each joined once
+        joined = {v: ARRAY_DELIMITER.join(v) for v in set(values)}
+        return list(map(joined.__getitem__, values))
     return list(map(_cell, values))
 
 
@@ -404,19 +472,17 @@ def _import_files(domain: Domain) -> list[Artifact]:
         "xrefs:string[]",
     ]
 
+    # Each maker runs when its file is written and gives the rows a batch at a time as
+    # columns (`csv_column_chunks`), each column's cells made together (`_cells`).
+    entity_labels = {c.name: d.join((label, "Entity", c.name)) for c in domain.entity_classes}
+
     def ent_rows():
-        return (  # each maker runs when its file is written
-            [
-                e.id,
-                d.join((label, "Entity", e.category)),
-                e.category,
-                e.name,
-                _cell(e.synonyms),
-                _cell(e.description),
-                _cell(e.xrefs),
-            ]
-            for e in domain.entities
-        )
+        """Per entity [id, labels, category, name, _cell(synonyms), _cell(description),
+        _cell(xrefs)]."""
+        for batch in _batches(domain.entities):
+            ids, categories, names, synonyms, descriptions, xrefs = zip(*batch, strict=True)
+            labels = [entity_labels.get(c) or d.join((label, "Entity", c)) for c in categories]
+            yield [ids, labels, categories, names, *map(_cells, (synonyms, descriptions, xrefs))]
 
     asr_fields = [
         ("assertion_id", ""), ("subject_id", ""), ("predicate", ""), ("object_id", ""),
@@ -433,18 +499,18 @@ def _import_files(domain: Domain) -> list[Artifact]:
     asr_label = d.join((label, "Assertion"))
 
     def asr_rows():
-        """Made a batch at a time, column by column (`_cells`): the same rows as
-        [id, label, *map(_cell, a), provenance, member_ids] per assertion."""
+        """Per assertion [id, label, *map(_cell, a), provenance, member_ids]."""
         for start in range(0, len(domain.assertions), CSV_BATCH):
             batch = domain.assertions[start : start + CSV_BATCH]
             batch_facts = facts[start : start + CSV_BATCH]
-            yield from zip(
-                map(itemgetter(0), batch),
-                itertools.repeat(asr_label),
-                *map(_cells, zip(*batch, strict=True)),  # asr_fields: Assertion's, in order
+            fields = list(zip(*batch, strict=True))  # asr_fields: Assertion's, in order
+            yield [
+                fields[0],
+                [asr_label] * len(batch),
+                *map(_cells, fields),
                 _cells([f.provenance or None if f is not None else None for f in batch_facts]),
                 _cells([f.member_ids if f is not None else () for f in batch_facts]),
-            )
+            ]
 
     ev_fields = [
         ("evidence_id", ""), ("source_type", ""), ("title", ""), ("citation", ""), ("year", ":long"),
@@ -454,38 +520,44 @@ def _import_files(domain: Domain) -> list[Artifact]:
     ev_header = [f"id:ID({space})", ":LABEL"] + [f"{n}{t}" for n, t in ev_fields]
 
     def ev_rows():
-        return (
-            [e.evidence_id, d.join((label, "EvidenceSource"))]
-            + [_cell(getattr(e, n)) for n, _ in ev_fields]
-            for e in domain.evidence_sources
-        )
+        """Per source [id, label, *(_cell of each of ev_fields)]."""
+        for batch in _batches(domain.evidence_sources):
+            fields = dict(zip(EvidenceSource._fields, zip(*batch, strict=True), strict=True))
+            yield [
+                fields["evidence_id"],
+                [d.join((label, "EvidenceSource"))] * len(batch),
+                *(_cells(fields[n]) for n, _ in ev_fields),
+            ]
 
     link_header = [f":START_ID({space})", f":END_ID({space})", ":TYPE"]
 
+    def link(end: str, kind: str):
+        """Per assertion [assertion_id, its `end`, kind]."""
+        get = itemgetter(Assertion._fields.index("assertion_id"), Assertion._fields.index(end))
+        for batch in _batches(domain.assertions):
+            ids, ends = zip(*map(get, batch), strict=True)
+            yield [ids, ends, [kind] * len(batch)]
+
     def has_subject():
-        return ([a.assertion_id, a.subject_id, "HAS_SUBJECT"] for a in domain.assertions)
+        return link("subject_id", "HAS_SUBJECT")
 
     def has_object():
-        return ([a.assertion_id, a.object_id, "HAS_OBJECT"] for a in domain.assertions)
+        return link("object_id", "HAS_OBJECT")
 
     support_header = [*link_header, "recommendation_class", "level_of_evidence"]
 
     def supports():
-        return (
-            [
-                s.evidence_id,
-                s.assertion_id,
-                "SUPPORTS",
-                _cell(s.recommendation_class),
-                _cell(s.level_of_evidence),
-            ]
-            for s in domain.supports
-        )
+        """Per support [evidence_id, assertion_id, SUPPORTS, _cell(recommendation_class),
+        _cell(level_of_evidence)]."""
+        for batch in _batches(domain.supports):
+            assertion_ids, evidence_ids, classes, levels = zip(*batch, strict=True)
+            n = len(batch)
+            yield [evidence_ids, assertion_ids, ["SUPPORTS"] * n, _cells(classes), _cells(levels)]
 
     def members():
-        return (
-            [m, c.class_id, "MEMBER_OF"] for c in domain.intervention_classes for m in c.member_ids
-        )
+        pairs = [(m, c.class_id) for c in domain.intervention_classes for m in c.member_ids]
+        for batch in _batches(pairs):
+            yield [*zip(*batch, strict=True), ["MEMBER_OF"] * len(batch)]
 
     edge_header = [
         *link_header,
@@ -510,21 +582,17 @@ def _import_files(domain: Domain) -> list[Artifact]:
     confidence = itemgetter(Assertion._fields.index("confidence"))
 
     def edges():
-        """Made a batch at a time, column by column, as `asr_rows`: per assertion
-        [subject, object, predicate, assertion_id, _cell(validated), causal_status,
-        evidence_level, direction, confidence, _cell(member_ids)]."""
+        """Per assertion [subject, object, predicate, assertion_id, _cell(validated),
+        causal_status, evidence_level, direction, confidence, _cell(member_ids)]."""
         for start in range(0, len(domain.assertions), CSV_BATCH):
             batch = domain.assertions[start : start + CSV_BATCH]
             batch_facts = facts[start : start + CSV_BATCH]
-            ends = zip(*map(edge_columns, batch), strict=True)
-            props = [_cells(c) for c in zip(*map(edge_props, batch), strict=True)]
-            yield from zip(
-                *ends,
-                *props,
-                map(confidence, batch),
+            yield [
+                *zip(*map(edge_columns, batch), strict=True),
+                *(_cells(c) for c in zip(*map(edge_props, batch), strict=True)),
+                list(map(confidence, batch)),
                 _cells([f.member_ids if f is not None else () for f in batch_facts]),
-                strict=True,
-            )
+            ]
 
     n_asr, n_members = (
         len(domain.assertions),
@@ -560,20 +628,35 @@ def _import_files(domain: Domain) -> list[Artifact]:
     return out
 
 
+def _batches(records: Sequence[Any]) -> Iterator[Sequence[Any]]:
+    """`records` in slices of `CSV_BATCH` (none when empty)."""
+    for start in range(0, len(records), CSV_BATCH):
+        yield records[start : start + CSV_BATCH]
+
+
 def _has_line_breaks(domain: Domain) -> bool:
     """Whether any value the import files carry holds a line break (CR or LF). The files are
     streamed, never held whole, so this is read from the records rather than the bytes: a
     field at a time, its strings (and the strings of its tuples) joined and searched in C,
-    instead of a generator step per value (7 of a 1M-assertion compile's 64 s)."""
+    instead of a generator step per value (7 of a 1M-assertion compile's 64 s); a field of
+    str alone is joined as it is, one without any str or tuple is skipped."""
     records = (domain.entities, domain.assertions, domain.evidence_sources, domain.supports)
     for table in records:
         if not table:
             continue
         for i in range(len(table[0])):
             values = list(map(itemgetter(i), table))
-            texts = [v for v in values if v.__class__ is str]
-            texts += [t for v in values if v.__class__ is tuple for t in v if t.__class__ is str]
-            joined = "".join(texts)
+            kinds = set(map(type, values))
+            if kinds == {str}:  # most fields: joined as they are
+                joined = "".join(values)
+            elif str in kinds or tuple in kinds:
+                texts = [v for v in values if v.__class__ is str]
+                texts += [
+                    t for v in values if v.__class__ is tuple for t in v if t.__class__ is str
+                ]
+                joined = "".join(texts)
+            else:  # numbers, booleans, None: no text
+                continue
             if "\n" in joined or "\r" in joined:
                 return True
     return False
