@@ -276,26 +276,29 @@ def test_facts_in_order_are_the_frontend_facts_or_looked_up(mini_copy: Path) -> 
     assert base.facts_in_order(replace(domain, facts=())) == [None] * len(domain.assertions)
 
 
+def _per_cell_writers(m: pytest.MonkeyPatch) -> None:
+    """The per-cell CSV and TSV writers the column-wise ones replaced, in their place: the
+    reference the column-wise bytes are held to."""
+    from compiler.backends import kgx
+
+    m.setattr(base, "_plain_csv_columns", lambda columns: None)
+    m.setattr(kgx, "tsv_chunks", lambda columns, rows: [_tsv_reference(columns, list(rows))])
+    m.setattr(kgx, "edge_tsv_chunks", lambda d: kgx.tsv_chunks(kgx.EDGE_COLUMNS, kgx.iter_edges(d)))
+    m.setattr(kgx, "node_tsv_chunks", lambda d: kgx.tsv_chunks(kgx.NODE_COLUMNS, kgx.iter_nodes(d)))
+
+
 def test_large_outputs_are_the_per_cell_writers_bytes(
     mini_copy: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A whole compile in the streamed form, with the column-wise writers and with the
     per-cell ones they replaced: every file the same bytes."""
-    from compiler.backends import kgx
 
     monkeypatch.setattr(base, "COMPACT_ROWS", 0)
     monkeypatch.setattr(graph, "COMPACT_ROWS", 0)
     fast = tree(compile_domain(mini_copy, out_root=tmp_path / "fast", force=True).out_dir)
     assert any(p.startswith("kgx/") and p.endswith("_edges.tsv") for p in fast)
     with monkeypatch.context() as m:
-        m.setattr(base, "_plain_csv_columns", lambda columns: None)
-        m.setattr(kgx, "tsv_chunks", lambda columns, rows: [_tsv_reference(columns, list(rows))])
-        m.setattr(
-            kgx, "edge_tsv_chunks", lambda d: kgx.tsv_chunks(kgx.EDGE_COLUMNS, kgx.iter_edges(d))
-        )
-        m.setattr(
-            kgx, "node_tsv_chunks", lambda d: kgx.tsv_chunks(kgx.NODE_COLUMNS, kgx.iter_nodes(d))
-        )
+        _per_cell_writers(m)
         slow = tree(compile_domain(mini_copy, out_root=tmp_path / "slow", force=True).out_dir)
     assert fast == slow
 
@@ -420,14 +423,7 @@ def test_hostile_cells_are_the_per_row_writers_bytes(
     large = base.Backend.large_document
     rows = neo4j.rows_artifact
     with monkeypatch.context() as m:
-        m.setattr(base, "_plain_csv_columns", lambda columns: None)
-        m.setattr(kgx, "tsv_chunks", lambda columns, rows: [_tsv_reference(columns, list(rows))])
-        m.setattr(
-            kgx, "edge_tsv_chunks", lambda d: kgx.tsv_chunks(kgx.EDGE_COLUMNS, kgx.iter_edges(d))
-        )
-        m.setattr(
-            kgx, "node_tsv_chunks", lambda d: kgx.tsv_chunks(kgx.NODE_COLUMNS, kgx.iter_nodes(d))
-        )
+        _per_cell_writers(m)
         m.setattr(
             base.Backend,
             "large_document",

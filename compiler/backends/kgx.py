@@ -258,12 +258,16 @@ def node_tsv_chunks(domain: Domain, batch: int = CSV_BATCH) -> Iterator[bytes]:
     nodes made column by column (each column's values for a batch as `iter_nodes` sets them,
     None where it sets nothing), without a dict per node; the evidence sources (few) are
     `source_nodes`' records."""
+    return _tsv_stream(NODE_COLUMNS, _node_cells(domain, batch), source_nodes(domain), batch)
+
+
+def _node_cells(domain: Domain, batch: int) -> Iterator[list[list[str]]]:
+    """Per batch of entities, each node column's cells, as `iter_nodes` sets them."""
     entities = domain.entities
     pre = f"{domain.curie_prefix}:"
     biolink = {c.name: c.biolink for c in domain.entity_classes}
     declared = dict(domain.entity_biolink)  # `category`: an entity's own, else its class's
     matches = domain.xref_matches
-    header = "\t".join(NODE_COLUMNS) + "\n"
     for start in range(0, len(entities), batch):
         rows = entities[start : start + batch]
         ids, classes, names, synonyms, descriptions, xrefs = zip(*rows, strict=True)
@@ -285,14 +289,7 @@ def node_tsv_chunks(domain: Domain, batch: int = CSV_BATCH) -> Iterator[bytes]:
                 ]
         else:
             values["xref"] = [list(x) if x else None for x in xrefs]
-        cells = [_column_cells(c, values[c]) for c in NODE_COLUMNS]
-        lines = "\n".join(map("\t".join, zip(*cells, strict=True))) + "\n"
-        yield ((header if start == 0 else "") + lines).encode("utf-8")
-    for i, chunk in enumerate(tsv_chunks(NODE_COLUMNS, source_nodes(domain), batch)):
-        if i == 0 and entities:  # the header is written
-            chunk = chunk[len(header) :]
-        if chunk:
-            yield chunk
+        yield [_column_cells(c, values[c]) for c in NODE_COLUMNS]
 
 
 def edge_tsv_chunks(domain: Domain, batch: int = CSV_BATCH) -> Iterator[bytes]:
@@ -301,21 +298,41 @@ def edge_tsv_chunks(domain: Domain, batch: int = CSV_BATCH) -> Iterator[bytes]:
     `iter_edges` sets them (in its order: the assertion's fields, `negated`, the reading's
     qualifiers, the population, the evidence), without a dict per edge. The MEMBER_OF edges
     (few) are `member_edges`' records."""
+    return _tsv_stream(EDGE_COLUMNS, _edge_cells(domain, batch), member_edges(domain), batch)
+
+
+def _edge_cells(domain: Domain, batch: int) -> Iterator[list[list[str]]]:
+    """Per batch of assertions, each edge column's cells, as `iter_edges` sets them; a list
+    of values two columns share (the evidence) is formatted once."""
     assertions = domain.assertions
     values = _edge_values(domain)
-    header = "\t".join(EDGE_COLUMNS) + "\n"
     for start in range(0, len(assertions), batch):
         columns = values(assertions[start : start + batch])
-        made: dict[int, list[str]] = {}  # a list of values two columns share, formatted once
-        cells = [
+        made: dict[int, list[str]] = {}
+        yield [
             made.get(id(columns[c]))
             or made.setdefault(id(columns[c]), _column_cells(c, columns[c]))
             for c in EDGE_COLUMNS
         ]
+
+
+def _tsv_stream(
+    columns: tuple[str, ...],
+    batches: Iterator[list[list[str]]],
+    records: Iterable[dict[str, Any]],
+    batch: int,
+) -> Iterator[bytes]:
+    """The TSV bytes of the column-wise `batches` (per batch, each column's cells), then of
+    the few `records` through `tsv_chunks`, with one header: what `tsv_chunks` gives for the
+    batches' rows followed by the records."""
+    header = "\t".join(columns) + "\n"
+    written = False
+    for cells in batches:
         lines = "\n".join(map("\t".join, zip(*cells, strict=True))) + "\n"
-        yield ((header if start == 0 else "") + lines).encode("utf-8")
-    for i, chunk in enumerate(tsv_chunks(EDGE_COLUMNS, member_edges(domain), batch)):
-        if i == 0 and assertions:  # the header is written
+        yield ((header if not written else "") + lines).encode("utf-8")
+        written = True
+    for i, chunk in enumerate(tsv_chunks(columns, records, batch)):
+        if i == 0 and written:  # the header is written
             chunk = chunk[len(header) :]
         if chunk:
             yield chunk
