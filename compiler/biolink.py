@@ -29,7 +29,7 @@ from kgbench.errors import Location, UserError
 from .biolink_readings import CONDITIONS, DEFAULT, Reading, readings_of, sign_conflicts
 from .ir import EntityClass, Predicate
 from .schema import SchemaModel, suggest
-from .yamlfile import YamlDoc, read_yaml
+from .yamlfile import YamlDoc, read_yaml_once
 
 DISTRIBUTION = "biolink-model"
 MODEL_FILE = "biolink_model/schema/biolink_model.yaml"
@@ -251,7 +251,7 @@ class _Locator:
             if not file:
                 return Location(display_path(Path(self.model.name)), None, label)
             if file not in self.docs:
-                self.docs[file] = read_yaml(Path(file))
+                self.docs[file] = read_yaml_once(Path(file))  # the schema: parsed already
             return self.docs[file].location([kind, name, *path], label)
 
         return resolve

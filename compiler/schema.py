@@ -18,7 +18,7 @@ from kgbench.suggest import suggest
 
 from .ir import EntityClass, Predicate
 from .paths import PROJECT_ROOT, SPEC_DIR, display_path, shipped_imports
-from .yamlfile import read_yaml
+from .yamlfile import read_yaml, read_yaml_once
 
 IDENTIFIER = re.compile(r"^[A-Z][A-Za-z0-9]*$")
 PREDICATE_NAME = re.compile(r"^[A-Z][A-Z0-9_]*$")
@@ -111,7 +111,9 @@ def load_schema(path: Path, predicate_enum: str, where: Location) -> SchemaModel
 
     if not path.exists():
         raise SpecError("schema file not found", where)
-    read_yaml(path)  # a directory, an alias bomb or a duplicate key is refused before hashing
+    # a directory, an alias bomb or a duplicate key is refused before hashing (parsed once:
+    # Biolink's findings read the same document for their lines, `biolink._Locator`)
+    read_yaml_once(path)
     spec_files = sorted(SPEC_DIR.glob("*.yaml"))
 
     def build():

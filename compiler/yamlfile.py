@@ -202,8 +202,39 @@ def decode_utf8(data: bytes, shown: str) -> str:
 
 def read_yaml(path: Path) -> YamlDoc:
     """Parse one YAML file; malformed or hostile YAML becomes a SpecError naming the line."""
+    return _parse(path, read_input_bytes(path, MAX_BYTES))
+
+
+# The documents `read_yaml_once` parsed, by path as given: (the bytes parsed, the document).
+_PARSED: dict[str, tuple[bytes, YamlDoc]] = {}
+PARSED_KEPT = 8  # a few schema files a process reads; a test session reads many, so bounded
+
+
+def read_yaml_once(path: Path) -> YamlDoc:
+    """`read_yaml(path)`, parsed once per process while the file holds the same bytes, for
+    callers that only read the document, never change it: the domain schema's pre-check
+    (`schema.load_schema`) and the lines of its elements for Biolink's findings
+    (`biolink._Locator`) read the same file one after the other, ~20 ms each of a
+    100,000-assertion validation. The bytes are read (and refused) as `read_yaml` reads
+    them and compared with those parsed before, so an edited file is parsed anew; a file
+    that cannot be parsed raises as `read_yaml` raises, and is not kept."""
+    data = read_input_bytes(path, MAX_BYTES)
+    key = str(path)
+    kept = _PARSED.get(key)
+    if kept is not None and kept[0] == data:
+        return kept[1]
+    doc = _parse(path, data)
+    _PARSED.pop(key, None)
+    if len(_PARSED) >= PARSED_KEPT:
+        del _PARSED[next(iter(_PARSED))]  # the oldest
+    _PARSED[key] = (data, doc)
+    return doc
+
+
+def _parse(path: Path, data: bytes) -> YamlDoc:
+    """The document of `data`, the bytes of the file at `path` (named in messages)."""
     shown = display_path(path)
-    text = decode_utf8(read_input_bytes(path, MAX_BYTES), shown).removeprefix("\ufeff")
+    text = decode_utf8(data, shown).removeprefix("\ufeff")
     loader = None
     try:
         loader = _BoundedLoader(text)  # its reader already rejects non-printable characters
