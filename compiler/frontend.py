@@ -10,6 +10,7 @@ reason about, then the expected counts.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, replace
 from operator import itemgetter
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import Any
 
 from kgbench.errors import Location, SpecError
 from kgbench.gcpause import gc_paused
-from kgbench.heap import give_back
+from kgbench.heap import give_back, worth_giving_back
 from kgbench.io import sha256_file
 from kgbench.suggest import SuggestIndex, unknown
 
@@ -66,12 +67,15 @@ def load_domain(domain: str | Path, derive: bool = True) -> ir.Domain:
     the input files (the manifest's).
     """
     with gc_paused():  # the load allocates per row and frees nothing: kgbench.gcpause
-        result = _load_domain(domain, derive)
-    give_back()  # the tables, gone with the load (kgbench.heap)
+        result, large = _load_domain(domain, derive)
+    if large:
+        give_back()  # the tables, gone with the load (kgbench.heap)
     return result
 
 
-def _load_domain(domain: str | Path, derive: bool) -> ir.Domain:
+def _load_domain(domain: str | Path, derive: bool) -> tuple[ir.Domain, bool]:
+    """The IR, and whether the load is large enough to hand its freed pages back between
+    phases (`kgbench.heap.worth_giving_back`: a small one keeps them for its next phase)."""
     domain_dir = resolve_domain_dir(domain)
     doc = _domain_config(domain_dir)
     cfg = doc.data
@@ -100,14 +104,16 @@ def _load_domain(domain: str | Path, derive: bool) -> ir.Domain:
 
     errors = ErrorList()
     table_files = as_mapping(doc, "tables")
-    tables = _read_tables(domain_dir, doc, model, table_files, errors)
+    large = worth_giving_back(_table_bytes(domain_dir, doc, table_files))
+    tables = _read_tables(domain_dir, doc, model, table_files, errors, large)
 
     # `validate` runs exactly what `compile` runs, in the same order, so the two never
     # disagree on a domain; it only skips writing.
     probe_path = (domain_dir / cfg["probe"]).resolve() if cfg.get("probe") else None
     domain = _build(
-        cfg, doc, model, tables, conditions, metrics, spec_version, errors, id_schemes, derive
-    )
+        cfg, doc, model, tables, conditions, metrics, spec_version, errors, id_schemes, derive,
+        large,
+    )  # fmt: skip
     errors.raise_if_any()
     domain = apply_standards(domain, model, tables, prefix_map, curie_prefix, errors)
     errors.raise_if_any()
@@ -125,10 +131,12 @@ def _load_domain(domain: str | Path, derive: bool) -> ir.Domain:
         ),
     )
     integrity_warnings = _check_integrity(domain, doc, tables)
-    give_back()
+    if large:
+        give_back()
     evidence_warnings: list[str] = []
     facts = EvidenceChecker(domain, tables, doc, errors, evidence_warnings).run(derive)
-    give_back()
+    if large:
+        give_back()
     errors.raise_if_any()
     domain = replace(
         domain,
@@ -146,11 +154,11 @@ def _load_domain(domain: str | Path, derive: bool) -> ir.Domain:
         domain = replace(domain, probe=probe)
 
     if not derive:  # the input hashes are the manifest's: no check reads them
-        return domain
+        return domain, large
     inputs = _input_files(
         domain_dir, doc, model, conditions_doc, metrics_doc, table_files, scenarios_doc, probe_path
     )
-    return _replace_inputs(domain, inputs)
+    return _replace_inputs(domain, inputs), large
 
 
 def _domain_config(domain_dir: Path) -> YamlDoc:
@@ -194,15 +202,31 @@ def _declarations(domain_dir: Path, doc: YamlDoc) -> tuple[YamlDoc, YamlDoc, Yam
     return conditions_doc, metrics_doc, scenarios_doc
 
 
+def _table_bytes(domain_dir: Path, doc: YamlDoc, table_files: dict[str, Any]) -> int:
+    """How many bytes the declared tables hold together (0 for one that cannot be read, or
+    is outside the domain: `_read_tables` reports why, in its order)."""
+    total = 0
+    for name in TABLE_ORDER:
+        rel = table_files.get(name)
+        if rel is None:
+            continue
+        with contextlib.suppress(SpecError, OSError):
+            path = confined(domain_dir, rel, doc.location(["tables", name], name))
+            total += path.stat().st_size
+    return total
+
+
 def _read_tables(
     domain_dir: Path,
     doc: YamlDoc,
     model: SchemaModel,
     table_files: dict[str, Any],
     errors: ErrorList,
+    large: bool = True,
 ) -> dict[str, Table]:
     """Each declared table on its own (types, patterns, unique ids), errors gathered; raises
-    at once only when a table nothing can be checked without has no rows."""
+    at once only when a table nothing can be checked without has no rows. `large`: hand the
+    freed pages back after each table (`kgbench.heap.worth_giving_back`)."""
     tables: dict[str, Table] = {}
     for name in TABLE_ORDER:
         rel = table_files.get(name)
@@ -213,7 +237,8 @@ def _read_tables(
             raise SpecError(f"the schema defines no table '{name}'", doc.location(["tables", name]))
         path = confined(domain_dir, rel, doc.location(["tables", name], name))
         tables[name] = read_table(spec, path, errors)
-        give_back()  # the parse's buffers and raw columns (kgbench.heap)
+        if large:
+            give_back()  # the parse's buffers and raw columns (kgbench.heap)
         if name in NONEMPTY_TABLES and not len(tables[name]) and not errors.errors:
             errors.add(
                 f"the table has a header but no rows; expected at least one {spec.class_name} record",
@@ -326,6 +351,7 @@ def _build(
     errors: ErrorList,
     id_schemes: idschemes.IdSchemes,
     derive: bool = True,
+    large: bool = True,
 ) -> ir.Domain:
     """The IR of the rows that pass the cross-table rules. Without `derive` (`validate`) the
     assertions and evidence links stay `lazyrecords.Records`, made only if a check reads
@@ -337,7 +363,8 @@ def _build(
     graph = check_graph_tables(
         model, tables, errors, class_prefix, model.core if derive else None, lazy=lazy
     )
-    give_back()  # the tables' Python columns (kgbench.heap)
+    if large:
+        give_back()  # the tables' Python columns (kgbench.heap)
     entities, evidence, assertions, supports, category_of = graph
 
     classes_out = _intervention_classes(

@@ -6,9 +6,10 @@ back by itself: Arrow's pool (mimalloc) keeps freed segments for reuse, and glib
 freed pages inside its heap. Python's small objects live among them, so the process's resident
 set only grows, and the next phase's allocations land on top of the last one's garbage: at
 1,000,000 assertions a load ended with ~0.4 GB more resident than it held. `give_back()`,
-called where a phase has just let go of something large, returns those pages (a few ms). It
-frees nothing that is still referenced and changes no result; where either call is missing
-(another libc, a pyarrow without the method) it does what it can.
+called where a phase of a large load (`worth_giving_back`) has just let go of something
+large, returns those pages (a few ms). It frees nothing that is still referenced and changes
+no result; where either call is missing (another libc, a pyarrow without the method) it does
+what it can.
 """
 
 from __future__ import annotations
@@ -17,6 +18,20 @@ import ctypes
 import ctypes.util
 import sys
 from functools import cache
+
+# A load reads this many bytes of tables or more before its freed pages are handed back (about
+# 200,000 synthetic assertions). A smaller load frees a few tens of MB at most, and handing
+# them back costs more than it saves: the next phase faults the same pages in again, and a
+# first touch of a page is dear on a virtual machine. At 100,000 assertions `kgbench
+# validate` took ~7,000 page faults more with them given back (~8% of its time) to end 16
+# MB lower at its peak; at 250,000 giving back took a compile's peak from 625 to 431 MB.
+WORTH_GIVING_BACK = 32 * 1024 * 1024
+
+
+def worth_giving_back(table_bytes: int) -> bool:
+    """Whether a load that reads `table_bytes` of tables should call `give_back` between
+    its phases (`WORTH_GIVING_BACK` says why not below it)."""
+    return table_bytes >= WORTH_GIVING_BACK
 
 
 @cache

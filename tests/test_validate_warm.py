@@ -125,3 +125,35 @@ def test_a_separator_inside_an_id_keeps_the_joined_answer() -> None:
     a, e = ["A|B", "A"], ["C", "B|C"]
     assert _joined_answer(a, e) is True
     assert _answer(a, e, assertions, sources) is True
+
+
+def test_a_small_load_keeps_its_freed_pages_and_a_large_one_gives_them_back(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same domain either way; only a load of `WORTH_GIVING_BACK` bytes of tables or more
+    hands its pages back between phases (`kgbench.heap.worth_giving_back`)."""
+    from bench.synth import make_domain
+    from compiler import frontend
+    from kgbench.heap import WORTH_GIVING_BACK, worth_giving_back
+
+    domain, _ = make_domain(tmp_path / "d", 2_000)
+    files = sorted((domain / "data").glob("*.csv"))
+    doc = frontend._domain_config(domain)
+    tables = frontend.as_mapping(doc, "tables")
+    assert frontend._table_bytes(domain, doc, tables) == sum(f.stat().st_size for f in files)
+    assert not worth_giving_back(WORTH_GIVING_BACK - 1) and worth_giving_back(WORTH_GIVING_BACK)
+
+    calls: list[int] = []
+    monkeypatch.setattr(frontend, "give_back", lambda: calls.append(1))
+    small = frontend.load_domain(domain, derive=False)
+    assert calls == []
+    monkeypatch.setattr(frontend, "worth_giving_back", lambda n: True)
+    large = frontend.load_domain(domain, derive=False)
+    assert len(calls) == len(files) + 4  # each table, the cross-table pass, two checks, the end
+    assert (small.name, small.warnings, len(small.entities), len(small.assertions)) == (
+        large.name,
+        large.warnings,
+        len(large.entities),
+        len(large.assertions),
+    )
+    assert small.entities == large.entities and list(small.assertions) == list(large.assertions)
