@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 from collections.abc import Callable, Iterable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,10 @@ CACHE_DIR = cache_dir("kgbench")
 FORMAT = "2"  # 2: table columns carry max_length and single_line
 
 
+@cache
 def _linkml_version() -> str:
+    """The installed LinkML's version, part of every key: looked up once per process (each
+    lookup scans the installed distributions, and a warm validation makes a dozen)."""
     from importlib import metadata
 
     try:
@@ -55,13 +59,21 @@ def cached(
         return build()[0]
     key_files = sorted({Path(p).resolve() for p in key_files})
     digest = hashlib.sha256(f"{FORMAT}|{kind}|{extra}|{_linkml_version()}".encode())
+    hashed: dict[str, str] = {}  # this call's hashes: a key file is often a dependency too
     for path in key_files:
+        hashed[str(path)] = file_hash = sha256_file(path)
         digest.update(str(path).encode())
-        digest.update(sha256_file(path).encode())
+        digest.update(file_hash.encode())
     entry = CACHE_DIR / f"{kind}-{digest.hexdigest()[:32]}.json"
+
+    def current(p: str) -> str | None:
+        if p not in hashed:
+            hashed[p] = sha256_file(Path(p)) if Path(p).exists() else None
+        return hashed[p]
+
     try:
         stored = load_json_object(entry, "cache entry", max_depth=None)
-        if all(Path(p).exists() and sha256_file(Path(p)) == h for p, h in stored["deps"].items()):
+        if all((now := current(p)) is not None and now == h for p, h in stored["deps"].items()):
             return stored["value"]
     except (OSError, ValueError, KeyError, TypeError, AttributeError, UserError):
         pass  # a missing or damaged entry is rebuilt

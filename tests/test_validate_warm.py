@@ -157,3 +157,32 @@ def test_a_small_load_keeps_its_freed_pages_and_a_large_one_gives_them_back(
         len(large.assertions),
     )
     assert small.entities == large.entities and list(small.assertions) == list(large.assertions)
+
+
+def test_a_cache_entry_is_used_only_while_every_dependency_is_unchanged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each file is hashed once per lookup (a key file that is also a dependency): still a
+    rebuild when a dependency that is not a key file changes or goes."""
+    from compiler import cache
+
+    monkeypatch.setattr(cache, "CACHE_DIR", tmp_path / "cache")
+    monkeypatch.delenv("KGBENCH_NO_CACHE", raising=False)
+    key, dep = tmp_path / "key.yaml", tmp_path / "dep.yaml"
+    key.write_text("a: 1\n", encoding="utf-8")
+    dep.write_text("b: 1\n", encoding="utf-8")
+    builds: list[int] = []
+
+    def build() -> tuple[int, list[Path]]:
+        builds.append(1)
+        return len(builds), [key, dep] if dep.exists() else [key]
+
+    assert cache.cached("test", [key], "", build) == 1
+    assert cache.cached("test", [key], "", build) == 1  # from the entry
+    dep.write_text("b: 2\n", encoding="utf-8")
+    assert cache.cached("test", [key], "", build) == 2
+    assert cache.cached("test", [key], "", build) == 2
+    dep.unlink()
+    assert cache.cached("test", [key], "", build) == 3
+    key.write_text("a: 2\n", encoding="utf-8")  # another key: another entry
+    assert cache.cached("test", [key], "", build) == 4
