@@ -143,7 +143,7 @@ def check_graph_tables(
         links.drop_columns()
         give_back()  # before the largest allocation of the load, the assertion records
 
-    unlinked = _without_evidence_rule(asr, counted, links)
+    unlinked = _without_evidence_rule(asr, counted, links, suspect.get("link_assertion_rows"))
     for i, reason in zip(unlinked, asr.cells("no_evidence_reason", unlinked), strict=True):
         if not reason:
             errors.add(
@@ -304,10 +304,14 @@ def _links(
     return supports, counted
 
 
-def _without_evidence_rule(asr: Table, counted: np.ndarray | None, links: Table) -> list[int]:
+def _without_evidence_rule(
+    asr: Table, counted: np.ndarray | None, links: Table, link_rows: Any = None
+) -> list[int]:
     """Rows breaking "a link or a reason, not both", in file order: with Arrow columns, one
     vectorised pass (`counted`: which link rows count as their assertion's link; None:
-    every one)."""
+    every one). `link_rows`: each link's assertion row (`_suspects`' lookup, null where no
+    assertion has its id), which answers "has a link" without hashing every link's id again
+    where the assertion ids are distinct (`_distinct_ids`)."""
     if asr.arrow is None or links.arrow is None:
         cols = asr.columns
         link_ids = links.columns["assertion_id"]
@@ -324,12 +328,26 @@ def _without_evidence_rule(asr: Table, counted: np.ndarray | None, links: Table)
             if (aid in linked) == bool(reason)
         ]
     ids = asr.arrow["assertion_id"]
+    if link_rows is not None and _distinct_ids(asr, "assertion_id"):
+        rows = pc.fill_null(link_rows, -1).to_numpy(zero_copy_only=False)
+        counts = _known(link_rows) if counted is None else _known(link_rows) & counted
+        has_link = np.zeros(len(ids), dtype=bool)
+        has_link[rows[counts]] = True
+        with_reason = _mask(pc.not_equal(asr.arrow["no_evidence_reason"], ""))
+        return _flagged(has_link == with_reason)
     value_set = links.arrow["assertion_id"]
     if counted is not None and not counted.all():
         value_set = value_set.filter(pa.array(counted))
     has_link = pc.is_in(ids, value_set=value_set)
     has_reason = pc.not_equal(asr.arrow["no_evidence_reason"], "")
     return _flagged(_mask(pc.equal(has_link, has_reason)))
+
+
+def _distinct_ids(table: Table, name: str) -> bool:
+    """Whether a column's kept values are distinct by the column rules: an identifier that
+    is not a list keeps only the first row of each value (`rules._repeated` flags the rest,
+    and `tables._validated` leaves flagged rows out)."""
+    return any(c.name == name and c.identifier and not c.multivalued for c in table.spec.columns)
 
 
 def _entity_row(
@@ -468,7 +486,8 @@ def _first_occurrence(
 
 def _suspects(model: SchemaModel, tables: dict[str, Table], class_prefix: bool) -> dict[str, Any]:
     """Per table, a boolean numpy mask of the rows the row checkers must look at (every row
-    when a table has no Arrow columns), and whether any evidence link is repeated."""
+    when a table has no Arrow columns), and whether any evidence link is repeated; with Arrow
+    columns, also each link's assertion row ("link_assertion_rows", null where none)."""
     if any(tables[n].arrow is None for n in GRAPH_TABLES):
         return {
             **{n: np.ones(len(tables[n]), dtype=bool) for n in GRAPH_TABLES},
@@ -545,6 +564,7 @@ def _suspects(model: SchemaModel, tables: dict[str, Table], class_prefix: bool) 
         broken_sources = pa.array(sorted(tables["evidence_sources"].broken_ids), pa.string())
         to_broken &= _mask(pc.is_in(link_e, value_set=broken_sources))
     return {
+        "link_assertion_rows": a_row,
         "entities": _mask(bad_ent),
         "assertions": bad,
         "assertion_evidence": bad_link & ~to_broken,

@@ -186,3 +186,39 @@ def test_a_cache_entry_is_used_only_while_every_dependency_is_unchanged(
     assert cache.cached("test", [key], "", build) == 3
     key.write_text("a: 2\n", encoding="utf-8")  # another key: another entry
     assert cache.cached("test", [key], "", build) == 4
+
+
+@pytest.mark.parametrize("errors", [0, 3, 40])
+def test_a_link_or_a_reason_from_the_links_rows_is_the_answer_of_their_ids(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, errors: int
+) -> None:
+    """ "A link or a reason, not both" read from `_suspects`' rows of the links' assertions
+    reports what the lookup of every link's id reported: every planted kind (missing
+    evidence, links to unknown assertions and sources, repeated links, broken sources)."""
+    from bench.synth import ERROR_KINDS, make_domain
+    from compiler import crosstable
+    from compiler.frontend import load_domain
+    from kgbench.errors import UserErrors
+
+    domain, planted = make_domain(tmp_path / "d", 2_000, inject_errors=errors)
+    assert errors < len(ERROR_KINDS) or {p.kind for p in planted} == set(ERROR_KINDS)
+    seen: list[list[int]] = []
+    rule = crosstable._without_evidence_rule
+
+    def both(asr, counted, links, link_rows=None):
+        by_ids = rule(asr, counted, links)
+        assert link_rows is not None
+        by_rows = rule(asr, counted, links, link_rows)
+        assert by_rows == by_ids
+        seen.append(by_rows)
+        return by_rows
+
+    monkeypatch.setattr(crosstable, "_without_evidence_rule", both)
+    if errors:
+        with pytest.raises(UserErrors):
+            load_domain(domain, derive=False)
+    else:
+        load_domain(domain, derive=False)
+    assert len(seen) == 1
+    expected = sum(p.kind == "no_evidence" for p in planted)
+    assert len(seen[0]) == expected
