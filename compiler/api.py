@@ -14,7 +14,6 @@ from pathlib import Path
 from kgbench.gcpause import gc_paused
 from kgbench.io import sha256_file
 
-from .freshness import current_outputs
 from .paths import GENERATED_DIR, TEMPLATES_DIR, resolve_domain_dir
 
 # Subfolders of generated/<domain>/ written by other commands, preserved across compiles.
@@ -131,7 +130,10 @@ def up_to_date(domain: str | Path, out_root: Path | None = None) -> CompileResul
     """The result of a no-op compile when generated/<domain>/ is current, else None.
 
     Decided from hashes alone, before anything heavier than hashlib is imported (no LinkML,
-    pyarrow, numpy, pydantic or backend): `compiler.freshness` says what "current" means."""
+    pyarrow, numpy, pydantic or backend): `compiler.freshness` says what "current" means
+    (imported here: `validate` never asks, and its import is the compiler's versions too)."""
+    from .freshness import current_outputs
+
     current = current_outputs(domain, out_root)
     if current is None:
         return None
