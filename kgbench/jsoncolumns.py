@@ -19,17 +19,17 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Union
 
 from kgbench.io import ROWS_PER_CHUNK, RowTexts, encode_row
+from kgbench.textscan import contains_any
 
 # What the encoder (ensure_ascii=False) escapes in a string: a string without any of them is
 # its own JSON text between quotes.
-_ESCAPED = re.compile(r'[\x00-\x1f"\\]')
+_ESCAPED = '"\\' + "".join(map(chr, range(0x20)))
 _BOOLS = ("false", "true")
 _NONE = type(None)
 
@@ -52,7 +52,7 @@ def json_cells(values: Sequence[Any]) -> tuple[Sequence[str], str]:
     the fast path of each plain type and the encoder itself for anything else."""
     kinds = set(map(type, values))
     if kinds == {str}:
-        if _ESCAPED.search("".join(values)) is None:
+        if not contains_any("".join(values), _ESCAPED):
             return values, '"'
         return list(map(encode_basestring, values)), ""
     if kinds == {float} and math.isfinite(sum(values)):  # nan and inf: the encoder's words

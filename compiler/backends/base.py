@@ -7,7 +7,6 @@ import fnmatch
 import hashlib
 import io
 import itertools
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -24,6 +23,7 @@ from kgbench.io import (
     json_bytes,
     sha256_bytes,
 )
+from kgbench.textscan import contains_any
 
 from ..paths import TEMPLATES_DIR
 
@@ -248,7 +248,7 @@ def csv_chunks(header: list[str], rows: Iterable[list[Any]]) -> Iterator[bytes]:
 
 # What makes `csv.writer` (QUOTE_MINIMAL, lineterminator "\n") quote a field ('\r' does not
 # in CPython 3.11, but a batch holding one takes the writer, which decides).
-_QUOTED = re.compile('[,"\r\n]')
+_QUOTED = ',"\r\n'
 
 
 def _plain_csv(batch: list[list[Any]]) -> str | None:
@@ -277,7 +277,7 @@ def _plain_csv_columns(columns: Sequence[Sequence[Any]]) -> str | None:
             columns[i] = tuple(map(int.__repr__, column))
         else:
             return None
-    if _QUOTED.search("\t".join(texts)):
+    if contains_any("\t".join(texts), _QUOTED):
         return None
     return "\n".join(map(",".join, zip(*columns, strict=True))) + "\n"
 
