@@ -25,7 +25,7 @@ from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Union
 
 from kgbench.io import ROWS_PER_CHUNK, RowTexts, encode_row
-from kgbench.textscan import contains_any
+from kgbench.textscan import contains_any, joined_strs
 
 # What the encoder (ensure_ascii=False) escapes in a string: a string without any of them is
 # its own JSON text between quotes.
@@ -50,11 +50,12 @@ def json_cells(values: Sequence[Any]) -> tuple[Sequence[str], str]:
     """(texts, quote): each value's JSON text is `quote + text + quote`. A string column with
     nothing to escape is returned as it is with `quote` '"'; other columns are encoded, with
     the fast path of each plain type and the encoder itself for anything else."""
-    kinds = set(map(type, values))
-    if kinds == {str}:
-        if not contains_any("".join(values), _ESCAPED):
+    text = joined_strs(values) if values else None
+    if text is not None:  # every value a str: most columns
+        if not contains_any(text, _ESCAPED):
             return values, '"'
         return list(map(encode_basestring, values)), ""
+    kinds = set(map(type, values))
     if kinds == {float} and math.isfinite(sum(values)):  # nan and inf: the encoder's words
         return list(map(float.__repr__, values)), ""
     if kinds == {bool}:

@@ -10,7 +10,21 @@ texts (about 1 ms against 12-100 us per 330,000 characters), with the same answe
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Any
+
 
 def contains_any(text: str, chars: str) -> bool:
     """Whether `text` holds any character of `chars` (`re.search(f"[{chars}]", text)`)."""
     return any(char in text for char in chars)
+
+
+def joined_strs(values: Sequence[Any], sep: str = "") -> str | None:
+    """`sep.join(values)` when every value is a str, else None: a column's type test and
+    its text in one pass in C. `set(map(type, values)) == {str}` costs ~36 ns a value, the
+    join ~7 (a non-str fails it at once). A str subclass counts as a str here, as it does for
+    the JSON encoder and the csv writer, which write its text."""
+    try:
+        return sep.join(values)
+    except TypeError:
+        return None

@@ -22,3 +22,13 @@ def test_contains_any_finds_a_character_at_either_end() -> None:
     assert contains_any('"' + "a" * 100_000, '"\\')
     assert contains_any("a" * 100_000 + "\\", '"\\')
     assert not contains_any("a" * 100_000, '"\\')
+
+
+def test_joined_strs_is_the_join_of_str_columns_only() -> None:
+    from kgbench.textscan import joined_strs
+
+    assert joined_strs(["a", "b"], "\t") == "a\tb"
+    assert joined_strs([]) == ""
+    assert joined_strs(["a", None]) is None
+    assert joined_strs([1.5, "a"]) is None
+    assert joined_strs([("a",), "b"]) is None
