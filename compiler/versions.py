@@ -23,11 +23,12 @@ COMPILER_DIR = Path(__file__).resolve().parent
 # The contract's models decide what the compiler writes as much as its own code does.
 CONTRACT_DIR = COMPILER_DIR.parent / "kgbench" / "contract"
 # Kernel modules whose code shapes the compiled bytes: the canonical serialisers (and their
-# column-wise form, which writes the large rows files), and the untrusted-text encoders (the
-# compiled KGX export's TSV cells go through `tsv_field`); by path, so that the no-op check
-# imports nothing more.
+# column-wise form, which writes the large rows files, with the character scan that picks a
+# column's fast path), and the untrusted-text encoders (the compiled KGX export's TSV cells go
+# through `tsv_field`); by path, so that the no-op check imports nothing more.
 KERNEL_FILES = tuple(
-    (PACKAGE_DIR / name).resolve() for name in ("io.py", "jsoncolumns.py", "untrusted.py")
+    (PACKAGE_DIR / name).resolve()
+    for name in ("io.py", "jsoncolumns.py", "textscan.py", "untrusted.py")
 )
 # The distributions whose versions a manifest records, in the order it records them.
 DISTRIBUTIONS = ("kgbench", "linkml", "linkml-runtime", "biolink-model", "jinja2")

@@ -403,6 +403,40 @@ def _alive(pid: int) -> bool:
     return True
 
 
+# A file written in chunks (a large output) is flushed to disk and its written pages dropped
+# from the page cache every this many bytes (`_write_streamed`).
+DROP_BEHIND_BYTES = 32 << 20
+
+
+def _write_streamed(path: Path, chunks: Iterable[bytes]) -> None:
+    """Write `chunks` to a new file at `path`, flushing it to disk and dropping the pages
+    written so far from the page cache every `DROP_BEHIND_BYTES` (as `dd oflag=nocache`).
+
+    Why: filling a page-cache page the kernel has not used lately is what a large write costs,
+    not the copy: on the 2-core development VM 1 GB written in 2 MB chunks took 8.6-10 s of
+    system time, and 0.5 s flushed and dropped every 32 MB, the freed pages being reused at
+    once; a 4,000,000-assertion compile writes 7.48 GB. It also keeps a multi-gigabyte compile
+    from evicting everything else's cache, and leaves the file on disk, as the module promises.
+    The bytes are the same; without `posix_fadvise` (not Linux) the file is written plainly."""
+    fadvise = getattr(os, "posix_fadvise", None)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    try:
+        dropped = pending = 0
+        for chunk in chunks:
+            view = memoryview(chunk)
+            while view:
+                written = os.write(fd, view)
+                view = view[written:]
+                pending += written
+            if fadvise is not None and pending >= DROP_BEHIND_BYTES:
+                os.fdatasync(fd)
+                fadvise(fd, dropped, pending, os.POSIX_FADV_DONTNEED)
+                dropped += pending
+                pending = 0
+    finally:
+        os.close(fd)
+
+
 def replace_folder(
     target: Path,
     files: Mapping[str, bytes] | Iterable[tuple[str, bytes | Iterable[bytes]]],
@@ -433,9 +467,7 @@ def replace_folder(
             if isinstance(data, bytes):
                 path.write_bytes(data)
             else:
-                with path.open("wb") as handle:
-                    for chunk in data:
-                        handle.write(chunk)
+                _write_streamed(path, data)
         for name in keep:
             src = target / name
             if src.exists():

@@ -19,17 +19,17 @@ from __future__ import annotations
 
 import itertools
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from json.encoder import encode_basestring  # type: ignore[attr-defined]
 from typing import Any, Union
 
 from kgbench.io import ROWS_PER_CHUNK, RowTexts, encode_row
+from kgbench.textscan import contains_any, joined_strs
 
 # What the encoder (ensure_ascii=False) escapes in a string: a string without any of them is
 # its own JSON text between quotes.
-_ESCAPED = re.compile(r'[\x00-\x1f"\\]')
+_ESCAPED = '"\\' + "".join(map(chr, range(0x20)))
 _BOOLS = ("false", "true")
 _NONE = type(None)
 
@@ -50,11 +50,12 @@ def json_cells(values: Sequence[Any]) -> tuple[Sequence[str], str]:
     """(texts, quote): each value's JSON text is `quote + text + quote`. A string column with
     nothing to escape is returned as it is with `quote` '"'; other columns are encoded, with
     the fast path of each plain type and the encoder itself for anything else."""
-    kinds = set(map(type, values))
-    if kinds == {str}:
-        if _ESCAPED.search("".join(values)) is None:
+    text = joined_strs(values) if values else None
+    if text is not None:  # every value a str: most columns
+        if not contains_any(text, _ESCAPED):
             return values, '"'
         return list(map(encode_basestring, values)), ""
+    kinds = set(map(type, values))
     if kinds == {float} and math.isfinite(sum(values)):  # nan and inf: the encoder's words
         return list(map(float.__repr__, values)), ""
     if kinds == {bool}:
@@ -154,10 +155,12 @@ def object_rows(layout: Layout, columns: Sequence[Sequence[Any]]) -> str:
         return ",\n".join(itertools.repeat(only, n) if isinstance(only, str) else only)
     last = merged.pop() if isinstance(merged[-1], str) else ""
     first = merged.pop(0) if isinstance(merged[0], str) else ""
-    # each row after the first opens with the previous row's end and the separator
-    opening = itertools.chain((first,), itertools.repeat(f"{last},\n{first}", n - 1))
-    iters = [opening] + [itertools.repeat(p, n) if isinstance(p, str) else p for p in merged]
-    return "".join(itertools.chain.from_iterable(zip(*iters, strict=True))) + last
+    # Each row's middle is one join of its parts; the rows are joined by the previous row's
+    # end, the separator and the next row's opening. A str per row and one join of them is
+    # ~20% cheaper than one join of every part of every row (a list of them all, built first).
+    iters = [itertools.repeat(p, n) if isinstance(p, str) else p for p in merged]
+    rows = map("".join, zip(*iters, strict=True))
+    return "".join((first, f"{last},\n{first}".join(rows), last))
 
 
 def record_layout(fields: Sequence[str], optional: bool = False, start: int = 0) -> dict[str, Col]:

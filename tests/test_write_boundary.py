@@ -10,6 +10,7 @@ lets the test mount a small tmpfs (root in a container), a really full disk is u
 from __future__ import annotations
 
 import errno
+import itertools
 import os
 import shutil
 import subprocess
@@ -275,3 +276,46 @@ def test_a_folder_swapped_out_by_a_killed_replace_is_put_back_not_removed(tmp_pa
     assert not old.exists()
     assert (target / "new.txt").read_bytes() == b"new"
     assert (target / "gold" / "gold.jsonl").read_text(encoding="utf-8") == "kept\n"
+
+
+def test_a_streamed_file_is_written_whole_through_the_drop_behind(tmp_path, monkeypatch):
+    """A file given as chunks is flushed and dropped from the page cache as it goes
+    (`kgbench.io._write_streamed`): the same bytes, whatever the chunk and drop sizes."""
+    import kgbench.io as kio
+
+    monkeypatch.setattr(kio, "DROP_BEHIND_BYTES", 1000)
+    drops: list[tuple[int, int]] = []
+    real_fadvise = os.posix_fadvise
+
+    def counted(fd: int, offset: int, length: int, advice: int) -> None:
+        drops.append((offset, length))
+        real_fadvise(fd, offset, length, advice)
+
+    monkeypatch.setattr(os, "posix_fadvise", counted)
+    chunks = [bytes([i % 251]) * (i * 37) for i in range(120)]
+    target = tmp_path / "out"
+    replace_folder(target, [("big/rows.json", iter(chunks)), ("small.json", b"{}")])
+    assert (target / "big" / "rows.json").read_bytes() == b"".join(chunks)
+    assert (target / "small.json").read_bytes() == b"{}"
+    assert drops and drops[0][0] == 0  # contiguous ranges from the start
+    assert all(a + n == b for (a, n), (b, _) in itertools.pairwise(drops))
+    assert oct((target / "small.json").stat().st_mode & 0o777) == oct(
+        (target / "big" / "rows.json").stat().st_mode & 0o777
+    )
+
+
+def test_a_streamed_file_under_enospc_keeps_the_old_folder(tmp_path, monkeypatch):
+    target = tmp_path / "cardio"
+    target.mkdir()
+    (target / "kg.json").write_bytes(b"old")
+
+    def no_space(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    import kgbench.io as kio
+
+    monkeypatch.setattr(kio, "DROP_BEHIND_BYTES", 10)
+    monkeypatch.setattr(os, "fdatasync", no_space)
+    with pytest.raises(WriteError, match="No space left on device"):
+        replace_folder(target, [("kg.json", iter([b"x" * 100, b"y" * 100]))])
+    assert (target / "kg.json").read_bytes() == b"old" and _strays(tmp_path) == []

@@ -7,7 +7,6 @@ import fnmatch
 import hashlib
 import io
 import itertools
-import re
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -24,6 +23,7 @@ from kgbench.io import (
     json_bytes,
     sha256_bytes,
 )
+from kgbench.textscan import contains_any, joined_strs
 
 from ..paths import TEMPLATES_DIR
 
@@ -248,7 +248,7 @@ def csv_chunks(header: list[str], rows: Iterable[list[Any]]) -> Iterator[bytes]:
 
 # What makes `csv.writer` (QUOTE_MINIMAL, lineterminator "\n") quote a field ('\r' does not
 # in CPython 3.11, but a batch holding one takes the writer, which decides).
-_QUOTED = re.compile('[,"\r\n]')
+_QUOTED = ',"\r\n'
 
 
 def _plain_csv(batch: list[list[Any]]) -> str | None:
@@ -266,19 +266,21 @@ def _plain_csv(batch: list[list[Any]]) -> str | None:
 def _plain_csv_columns(columns: Sequence[Sequence[Any]]) -> str | None:
     """`_plain_csv` of the rows these columns (at least two, of equal length) hold."""
     columns = list(columns)
-    texts = []
+    if not columns or not len(columns[0]):  # no rows: the writer's (nothing)
+        return None
     for i, column in enumerate(columns):
+        text = joined_strs(column)
+        if text is not None:  # every cell a str: written as it is unless it needs quoting
+            if contains_any(text, _QUOTED):
+                return None
+            continue
         kinds = set(map(type, column))
-        if kinds == {str}:
-            texts.append("\t".join(column))
-        elif kinds == {float}:
+        if kinds == {float}:
             columns[i] = tuple(map(float.__repr__, column))
         elif kinds == {int}:
             columns[i] = tuple(map(int.__repr__, column))
         else:
             return None
-    if _QUOTED.search("\t".join(texts)):
-        return None
     return "\n".join(map(",".join, zip(*columns, strict=True))) + "\n"
 
 

@@ -35,12 +35,12 @@ environment.
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from operator import itemgetter
 from typing import Any
 
 from kgbench.io import json_bytes, jsonl_bytes
+from kgbench.textscan import contains_any
 from kgbench.untrusted import tsv_field
 
 from ..biolink_entities import category, reader
@@ -475,7 +475,7 @@ def tsv_chunks(
 _BOOLS = ("false", "true")
 _NEGATED = ("", "True")
 # What `_text` or `tsv_field` rewrites in a text; a column without any of them is written as is.
-_REWRITTEN = re.compile('[\t\r\n\u2028\u2029\x85|"]')
+_REWRITTEN = '\t\r\n\u2028\u2029\x85|"'
 
 
 def _column_cells(column: str, values: list[Any]) -> list[str]:
@@ -486,7 +486,7 @@ def _column_cells(column: str, values: list[Any]) -> list[str]:
         return list(map(_NEGATED.__getitem__, map(bool, values)))
     kinds = set(map(type, values))
     if kinds == {str}:  # most columns: ids, names, enumerations
-        if _REWRITTEN.search("\x00".join(values)) is None:
+        if not contains_any("\x00".join(values), _REWRITTEN):
             return values
         return [tsv_field(_cell(column, v)) for v in values]
     texts = [v for v in values if v.__class__ is str]
@@ -494,7 +494,7 @@ def _column_cells(column: str, values: list[Any]) -> list[str]:
         for v in values:
             if v.__class__ is list:
                 texts.extend(v)
-    if set(map(type, texts)) - {str} or _REWRITTEN.search("\x00".join(texts)):
+    if set(map(type, texts)) - {str} or contains_any("\x00".join(texts), _REWRITTEN):
         return [tsv_field(_cell(column, v)) for v in values]
     # `_plain_cell` of each value, by the column's type where it has one
     if kinds == {float}:

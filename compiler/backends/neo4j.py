@@ -15,6 +15,7 @@ from typing import Any
 from kgbench.contract import LoadPlan
 from kgbench.io import RowTexts, json_bytes
 from kgbench.jsoncolumns import Col, record_columns, record_layout, rows_texts
+from kgbench.textscan import joined_strs
 
 from ..ir import Assertion, AssertionFacts, Domain, Entity, EvidenceSource, Support
 from .base import (
@@ -444,8 +445,10 @@ _BOOLS = ("false", "true")
 def _cells(values: Sequence[Any]) -> Sequence[Any]:
     """`_cell` of each value of a column, by the column's type without a call per cell
     where it has one (every column of the import files at scale)."""
+    if joined_strs(values) is not None:  # every cell a str (most columns): as they are
+        return values
     kinds = set(map(type, values))
-    if kinds == {str} or kinds == {float} or kinds == {int}:  # written as they are
+    if kinds == {float} or kinds == {int}:  # written as they are
         return values
     if kinds == {bool}:
         return list(map(_BOOLS.__getitem__, values))
