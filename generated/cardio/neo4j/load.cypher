@@ -8,16 +8,19 @@
 // the label already holds nodes, a statement's "reconcile" runs on each batch first: it
 // returns the ids among the batch's whose node changed kind or class, and the load deletes
 // those nodes (DETACH DELETE) before the statement re-creates them. No statement plans an
-// Eager operator.
+// Eager operator. A class label or relationship type written $($name) is the statement
+// parameter `name`, given under the statement (`:param` in cypher-shell): the statements of
+// every class and predicate share their text, so the server plans each text once.
 
 // statement entity_AdverseEffect, rows in rows/entities_AdverseEffect.json
+:param class_label => 'AdverseEffect';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_cardio {id: row.id})
-// WHERE NOT n:Entity&AdverseEffect
+// WHERE NOT (n:Entity AND $class_label IN labels(n))
 // RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_cardio:Entity:AdverseEffect {id: row.id})
+MERGE (n:KG_cardio:Entity:$($class_label) {id: row.id})
 SET n += {
     category: row.props.category,
     name: row.props.name,
@@ -27,13 +30,14 @@ SET n += {
 };
 
 // statement entity_BiologicalProcess, rows in rows/entities_BiologicalProcess.json
+:param class_label => 'BiologicalProcess';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_cardio {id: row.id})
-// WHERE NOT n:Entity&BiologicalProcess
+// WHERE NOT (n:Entity AND $class_label IN labels(n))
 // RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_cardio:Entity:BiologicalProcess {id: row.id})
+MERGE (n:KG_cardio:Entity:$($class_label) {id: row.id})
 SET n += {
     category: row.props.category,
     name: row.props.name,
@@ -43,13 +47,14 @@ SET n += {
 };
 
 // statement entity_ClinicalOutcome, rows in rows/entities_ClinicalOutcome.json
+:param class_label => 'ClinicalOutcome';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_cardio {id: row.id})
-// WHERE NOT n:Entity&ClinicalOutcome
+// WHERE NOT (n:Entity AND $class_label IN labels(n))
 // RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_cardio:Entity:ClinicalOutcome {id: row.id})
+MERGE (n:KG_cardio:Entity:$($class_label) {id: row.id})
 SET n += {
     category: row.props.category,
     name: row.props.name,
@@ -59,13 +64,14 @@ SET n += {
 };
 
 // statement entity_Contraindication, rows in rows/entities_Contraindication.json
+:param class_label => 'Contraindication';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_cardio {id: row.id})
-// WHERE NOT n:Entity&Contraindication
+// WHERE NOT (n:Entity AND $class_label IN labels(n))
 // RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_cardio:Entity:Contraindication {id: row.id})
+MERGE (n:KG_cardio:Entity:$($class_label) {id: row.id})
 SET n += {
     category: row.props.category,
     name: row.props.name,
@@ -75,13 +81,14 @@ SET n += {
 };
 
 // statement entity_Disease, rows in rows/entities_Disease.json
+:param class_label => 'Disease';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_cardio {id: row.id})
-// WHERE NOT n:Entity&Disease
+// WHERE NOT (n:Entity AND $class_label IN labels(n))
 // RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_cardio:Entity:Disease {id: row.id})
+MERGE (n:KG_cardio:Entity:$($class_label) {id: row.id})
 SET n += {
     category: row.props.category,
     name: row.props.name,
@@ -91,13 +98,14 @@ SET n += {
 };
 
 // statement entity_Drug, rows in rows/entities_Drug.json
+:param class_label => 'Drug';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_cardio {id: row.id})
-// WHERE NOT n:Entity&Drug
+// WHERE NOT (n:Entity AND $class_label IN labels(n))
 // RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_cardio:Entity:Drug {id: row.id})
+MERGE (n:KG_cardio:Entity:$($class_label) {id: row.id})
 SET n += {
     category: row.props.category,
     name: row.props.name,
@@ -107,13 +115,14 @@ SET n += {
 };
 
 // statement entity_Intervention, rows in rows/entities_Intervention.json
+:param class_label => 'Intervention';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_cardio {id: row.id})
-// WHERE NOT n:Entity&Intervention
+// WHERE NOT (n:Entity AND $class_label IN labels(n))
 // RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_cardio:Entity:Intervention {id: row.id})
+MERGE (n:KG_cardio:Entity:$($class_label) {id: row.id})
 SET n += {
     category: row.props.category,
     name: row.props.name,
@@ -123,13 +132,14 @@ SET n += {
 };
 
 // statement entity_InterventionClass, rows in rows/entities_InterventionClass.json
+:param class_label => 'InterventionClass';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_cardio {id: row.id})
-// WHERE NOT n:Entity&InterventionClass
+// WHERE NOT (n:Entity AND $class_label IN labels(n))
 // RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_cardio:Entity:InterventionClass {id: row.id})
+MERGE (n:KG_cardio:Entity:$($class_label) {id: row.id})
 SET n += {
     category: row.props.category,
     name: row.props.name,
@@ -139,13 +149,14 @@ SET n += {
 };
 
 // statement entity_Population, rows in rows/entities_Population.json
+:param class_label => 'Population';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_cardio {id: row.id})
-// WHERE NOT n:Entity&Population
+// WHERE NOT (n:Entity AND $class_label IN labels(n))
 // RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_cardio:Entity:Population {id: row.id})
+MERGE (n:KG_cardio:Entity:$($class_label) {id: row.id})
 SET n += {
     category: row.props.category,
     name: row.props.name,
@@ -155,13 +166,14 @@ SET n += {
 };
 
 // statement entity_ProteinTarget, rows in rows/entities_ProteinTarget.json
+:param class_label => 'ProteinTarget';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_cardio {id: row.id})
-// WHERE NOT n:Entity&ProteinTarget
+// WHERE NOT (n:Entity AND $class_label IN labels(n))
 // RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_cardio:Entity:ProteinTarget {id: row.id})
+MERGE (n:KG_cardio:Entity:$($class_label) {id: row.id})
 SET n += {
     category: row.props.category,
     name: row.props.name,
@@ -171,13 +183,14 @@ SET n += {
 };
 
 // statement entity_RiskFactor, rows in rows/entities_RiskFactor.json
+:param class_label => 'RiskFactor';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_cardio {id: row.id})
-// WHERE NOT n:Entity&RiskFactor
+// WHERE NOT (n:Entity AND $class_label IN labels(n))
 // RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_cardio:Entity:RiskFactor {id: row.id})
+MERGE (n:KG_cardio:Entity:$($class_label) {id: row.id})
 SET n += {
     category: row.props.category,
     name: row.props.name,
@@ -207,6 +220,7 @@ SET n += {
 };
 
 // statement assertion_ASSOCIATED_WITH, rows in rows/assertions_ASSOCIATED_WITH.json
+:param edge_type => 'ASSOCIATED_WITH';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_cardio {id: row.id})
@@ -242,8 +256,13 @@ MATCH (a:KG_cardio:Assertion {id: row.id})
 MATCH (s:KG_cardio:Entity {id: row.subject_id})
 MATCH (o:KG_cardio:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
-MERGE (a)-[:HAS_OBJECT]->(o)
-MERGE (s)-[r:ASSOCIATED_WITH {assertion_id: row.id}]->(o)
+MERGE (a)-[:HAS_OBJECT]->(o);
+
+// then, on the same batch:
+UNWIND $rows AS row
+MATCH (s:KG_cardio:Entity {id: row.subject_id})
+MATCH (o:KG_cardio:Entity {id: row.object_id})
+MERGE (s)-[r:$($edge_type) {assertion_id: row.id}]->(o)
 SET r += {
     validated: row.edge_props.validated,
     causal_status: row.edge_props.causal_status,
@@ -254,6 +273,7 @@ SET r += {
 };
 
 // statement assertion_CAUSES_DECREASE_IN, rows in rows/assertions_CAUSES_DECREASE_IN.json
+:param edge_type => 'CAUSES_DECREASE_IN';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_cardio {id: row.id})
@@ -289,8 +309,13 @@ MATCH (a:KG_cardio:Assertion {id: row.id})
 MATCH (s:KG_cardio:Entity {id: row.subject_id})
 MATCH (o:KG_cardio:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
-MERGE (a)-[:HAS_OBJECT]->(o)
-MERGE (s)-[r:CAUSES_DECREASE_IN {assertion_id: row.id}]->(o)
+MERGE (a)-[:HAS_OBJECT]->(o);
+
+// then, on the same batch:
+UNWIND $rows AS row
+MATCH (s:KG_cardio:Entity {id: row.subject_id})
+MATCH (o:KG_cardio:Entity {id: row.object_id})
+MERGE (s)-[r:$($edge_type) {assertion_id: row.id}]->(o)
 SET r += {
     validated: row.edge_props.validated,
     causal_status: row.edge_props.causal_status,
@@ -301,6 +326,7 @@ SET r += {
 };
 
 // statement assertion_CAUSES_INCREASE_IN, rows in rows/assertions_CAUSES_INCREASE_IN.json
+:param edge_type => 'CAUSES_INCREASE_IN';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_cardio {id: row.id})
@@ -336,8 +362,13 @@ MATCH (a:KG_cardio:Assertion {id: row.id})
 MATCH (s:KG_cardio:Entity {id: row.subject_id})
 MATCH (o:KG_cardio:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
-MERGE (a)-[:HAS_OBJECT]->(o)
-MERGE (s)-[r:CAUSES_INCREASE_IN {assertion_id: row.id}]->(o)
+MERGE (a)-[:HAS_OBJECT]->(o);
+
+// then, on the same batch:
+UNWIND $rows AS row
+MATCH (s:KG_cardio:Entity {id: row.subject_id})
+MATCH (o:KG_cardio:Entity {id: row.object_id})
+MERGE (s)-[r:$($edge_type) {assertion_id: row.id}]->(o)
 SET r += {
     validated: row.edge_props.validated,
     causal_status: row.edge_props.causal_status,
@@ -348,6 +379,7 @@ SET r += {
 };
 
 // statement assertion_CONTRAINDICATED_FOR, rows in rows/assertions_CONTRAINDICATED_FOR.json
+:param edge_type => 'CONTRAINDICATED_FOR';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_cardio {id: row.id})
@@ -383,8 +415,13 @@ MATCH (a:KG_cardio:Assertion {id: row.id})
 MATCH (s:KG_cardio:Entity {id: row.subject_id})
 MATCH (o:KG_cardio:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
-MERGE (a)-[:HAS_OBJECT]->(o)
-MERGE (s)-[r:CONTRAINDICATED_FOR {assertion_id: row.id}]->(o)
+MERGE (a)-[:HAS_OBJECT]->(o);
+
+// then, on the same batch:
+UNWIND $rows AS row
+MATCH (s:KG_cardio:Entity {id: row.subject_id})
+MATCH (o:KG_cardio:Entity {id: row.object_id})
+MERGE (s)-[r:$($edge_type) {assertion_id: row.id}]->(o)
 SET r += {
     validated: row.edge_props.validated,
     causal_status: row.edge_props.causal_status,
@@ -395,6 +432,7 @@ SET r += {
 };
 
 // statement assertion_HAS_NO_EFFECT_ON, rows in rows/assertions_HAS_NO_EFFECT_ON.json
+:param edge_type => 'HAS_NO_EFFECT_ON';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_cardio {id: row.id})
@@ -430,8 +468,13 @@ MATCH (a:KG_cardio:Assertion {id: row.id})
 MATCH (s:KG_cardio:Entity {id: row.subject_id})
 MATCH (o:KG_cardio:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
-MERGE (a)-[:HAS_OBJECT]->(o)
-MERGE (s)-[r:HAS_NO_EFFECT_ON {assertion_id: row.id}]->(o)
+MERGE (a)-[:HAS_OBJECT]->(o);
+
+// then, on the same batch:
+UNWIND $rows AS row
+MATCH (s:KG_cardio:Entity {id: row.subject_id})
+MATCH (o:KG_cardio:Entity {id: row.object_id})
+MERGE (s)-[r:$($edge_type) {assertion_id: row.id}]->(o)
 SET r += {
     validated: row.edge_props.validated,
     causal_status: row.edge_props.causal_status,
@@ -442,6 +485,7 @@ SET r += {
 };
 
 // statement assertion_INDICATED_FOR, rows in rows/assertions_INDICATED_FOR.json
+:param edge_type => 'INDICATED_FOR';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_cardio {id: row.id})
@@ -477,8 +521,13 @@ MATCH (a:KG_cardio:Assertion {id: row.id})
 MATCH (s:KG_cardio:Entity {id: row.subject_id})
 MATCH (o:KG_cardio:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
-MERGE (a)-[:HAS_OBJECT]->(o)
-MERGE (s)-[r:INDICATED_FOR {assertion_id: row.id}]->(o)
+MERGE (a)-[:HAS_OBJECT]->(o);
+
+// then, on the same batch:
+UNWIND $rows AS row
+MATCH (s:KG_cardio:Entity {id: row.subject_id})
+MATCH (o:KG_cardio:Entity {id: row.object_id})
+MERGE (s)-[r:$($edge_type) {assertion_id: row.id}]->(o)
 SET r += {
     validated: row.edge_props.validated,
     causal_status: row.edge_props.causal_status,
@@ -489,6 +538,7 @@ SET r += {
 };
 
 // statement assertion_MAY_CAUSE_ADVERSE_EFFECT, rows in rows/assertions_MAY_CAUSE_ADVERSE_EFFECT.json
+:param edge_type => 'MAY_CAUSE_ADVERSE_EFFECT';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_cardio {id: row.id})
@@ -524,8 +574,13 @@ MATCH (a:KG_cardio:Assertion {id: row.id})
 MATCH (s:KG_cardio:Entity {id: row.subject_id})
 MATCH (o:KG_cardio:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
-MERGE (a)-[:HAS_OBJECT]->(o)
-MERGE (s)-[r:MAY_CAUSE_ADVERSE_EFFECT {assertion_id: row.id}]->(o)
+MERGE (a)-[:HAS_OBJECT]->(o);
+
+// then, on the same batch:
+UNWIND $rows AS row
+MATCH (s:KG_cardio:Entity {id: row.subject_id})
+MATCH (o:KG_cardio:Entity {id: row.object_id})
+MERGE (s)-[r:$($edge_type) {assertion_id: row.id}]->(o)
 SET r += {
     validated: row.edge_props.validated,
     causal_status: row.edge_props.causal_status,
@@ -536,6 +591,7 @@ SET r += {
 };
 
 // statement assertion_MODIFIES_EFFECT_OF, rows in rows/assertions_MODIFIES_EFFECT_OF.json
+:param edge_type => 'MODIFIES_EFFECT_OF';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_cardio {id: row.id})
@@ -571,8 +627,13 @@ MATCH (a:KG_cardio:Assertion {id: row.id})
 MATCH (s:KG_cardio:Entity {id: row.subject_id})
 MATCH (o:KG_cardio:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
-MERGE (a)-[:HAS_OBJECT]->(o)
-MERGE (s)-[r:MODIFIES_EFFECT_OF {assertion_id: row.id}]->(o)
+MERGE (a)-[:HAS_OBJECT]->(o);
+
+// then, on the same batch:
+UNWIND $rows AS row
+MATCH (s:KG_cardio:Entity {id: row.subject_id})
+MATCH (o:KG_cardio:Entity {id: row.object_id})
+MERGE (s)-[r:$($edge_type) {assertion_id: row.id}]->(o)
 SET r += {
     validated: row.edge_props.validated,
     causal_status: row.edge_props.causal_status,
@@ -583,6 +644,7 @@ SET r += {
 };
 
 // statement assertion_MODIFIES_HARM_OF, rows in rows/assertions_MODIFIES_HARM_OF.json
+:param edge_type => 'MODIFIES_HARM_OF';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_cardio {id: row.id})
@@ -618,8 +680,13 @@ MATCH (a:KG_cardio:Assertion {id: row.id})
 MATCH (s:KG_cardio:Entity {id: row.subject_id})
 MATCH (o:KG_cardio:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
-MERGE (a)-[:HAS_OBJECT]->(o)
-MERGE (s)-[r:MODIFIES_HARM_OF {assertion_id: row.id}]->(o)
+MERGE (a)-[:HAS_OBJECT]->(o);
+
+// then, on the same batch:
+UNWIND $rows AS row
+MATCH (s:KG_cardio:Entity {id: row.subject_id})
+MATCH (o:KG_cardio:Entity {id: row.object_id})
+MERGE (s)-[r:$($edge_type) {assertion_id: row.id}]->(o)
 SET r += {
     validated: row.edge_props.validated,
     causal_status: row.edge_props.causal_status,
@@ -630,6 +697,7 @@ SET r += {
 };
 
 // statement assertion_PARTICIPATES_IN, rows in rows/assertions_PARTICIPATES_IN.json
+:param edge_type => 'PARTICIPATES_IN';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_cardio {id: row.id})
@@ -665,8 +733,13 @@ MATCH (a:KG_cardio:Assertion {id: row.id})
 MATCH (s:KG_cardio:Entity {id: row.subject_id})
 MATCH (o:KG_cardio:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
-MERGE (a)-[:HAS_OBJECT]->(o)
-MERGE (s)-[r:PARTICIPATES_IN {assertion_id: row.id}]->(o)
+MERGE (a)-[:HAS_OBJECT]->(o);
+
+// then, on the same batch:
+UNWIND $rows AS row
+MATCH (s:KG_cardio:Entity {id: row.subject_id})
+MATCH (o:KG_cardio:Entity {id: row.object_id})
+MERGE (s)-[r:$($edge_type) {assertion_id: row.id}]->(o)
 SET r += {
     validated: row.edge_props.validated,
     causal_status: row.edge_props.causal_status,
@@ -677,6 +750,7 @@ SET r += {
 };
 
 // statement assertion_TARGETS, rows in rows/assertions_TARGETS.json
+:param edge_type => 'TARGETS';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_cardio {id: row.id})
@@ -712,8 +786,13 @@ MATCH (a:KG_cardio:Assertion {id: row.id})
 MATCH (s:KG_cardio:Entity {id: row.subject_id})
 MATCH (o:KG_cardio:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
-MERGE (a)-[:HAS_OBJECT]->(o)
-MERGE (s)-[r:TARGETS {assertion_id: row.id}]->(o)
+MERGE (a)-[:HAS_OBJECT]->(o);
+
+// then, on the same batch:
+UNWIND $rows AS row
+MATCH (s:KG_cardio:Entity {id: row.subject_id})
+MATCH (o:KG_cardio:Entity {id: row.object_id})
+MERGE (s)-[r:$($edge_type) {assertion_id: row.id}]->(o)
 SET r += {
     validated: row.edge_props.validated,
     causal_status: row.edge_props.causal_status,
