@@ -86,3 +86,43 @@ def test_a_released_server_stops_while_the_block_goes_on(
         assert status(state).running and status(state).pid == info.pid
     finally:
         stop(state)
+
+
+def test_the_server_starts_while_the_work_ahead_runs_and_stops_if_it_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 33, item 2: the pilot compiles while its server starts (`ahead`), so the JVM
+    starts at once; the JVM is launched before that work ends, and if the work fails the
+    server started for the block is stopped, and the work's own error is the one raised."""
+    import time
+
+    monkeypatch.setenv("KGBENCH_NEO4J_HEAP", "256m")
+    state = tmp_path / "neo4j"
+    out = io.StringIO()
+    console = Console(file=out, width=300)
+    launched: list[bool] = []
+
+    def ahead() -> None:  # the JVM's log appears once it is launched, long before it serves
+        deadline = time.monotonic() + 30
+        while not (state / "server.log").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        launched.append((state / "server.log").exists() and not status(state).running)
+
+    try:
+        with embedded_neo4j(console, state_dir=state, ahead=ahead) as info:
+            assert launched == [True], "launched while the work ahead ran, not after it"
+            assert status(state).running and not info.already_running
+        assert not status(state).running
+
+        def failing() -> None:
+            raise UserError("the compile failed")
+
+        with (
+            pytest.raises(UserError, match="the compile failed"),
+            embedded_neo4j(console, state_dir=state, ahead=failing),
+        ):
+            raise AssertionError("the block must not run when the work ahead failed")
+        assert not status(state).running, "the server started for the block is stopped"
+        assert "Stopped the embedded Neo4j started for the pilot." in out.getvalue()
+    finally:
+        stop(state)
