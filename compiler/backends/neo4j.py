@@ -31,8 +31,7 @@ from .cyphergen import (
     CountNodes,
     CountRelationships,
     CypherGenerator,
-    MergeAssertionRoles,
-    MergeDirectEdges,
+    MergeAssertionEdges,
     MergeMembers,
     MergeNodes,
     MergeSupports,
@@ -55,11 +54,9 @@ ASSERTION_PROPERTIES = (*Assertion._fields, "provenance", "member_ids")
 EVIDENCE_PROPERTIES = EvidenceSource._fields
 EDGE_PROPERTIES = (*EDGE_FIELDS, "member_ids")  # assertion_id is the edge's MERGE key
 SUPPORT_PROPERTIES = ("recommendation_class", "level_of_evidence")
-# The statement parameters that carry an entity statement's class label and an assertion
-# statement's relationship type (`cyphergen.MergeNodes`): every class's, and every
-# predicate's, statements are then the same texts, planned once by the server.
+# The statement parameter that carries an entity statement's class label
+# (`cyphergen.MergeNodes`): every class's statements are then the same texts, planned once.
 CLASS_PARAM = "class_label"
-TYPE_PARAM = "edge_type"
 
 
 def _clean(items: Iterable[tuple[str, Any]]) -> dict[str, Any]:
@@ -146,7 +143,7 @@ class Neo4jBackend(Backend):
         ) -> None:
             """One load statement; its rows are made when the file is written (`make`, or
             `texts`, the same rows encoded column by column, for a large file). `params`:
-            the class label or relationship type its text reads from a parameter."""
+            the class label its text reads from a parameter."""
             out.append(rows_artifact(f"neo4j/{path}", n, make, texts))
             stmt: dict[str, Any] = {"name": name, "rows": path, "cypher": gen.generate(construct)}
             if then:
@@ -217,14 +214,10 @@ class Neo4jBackend(Backend):
                 lambda group=group, group_facts=group_facts: assertion_rows(group, group_facts),
                 MergeNodes(label, ("Assertion",), ASSERTION_PROPERTIES),
                 ReconcileNodes(label, ("Assertion",)),
-                then=(
-                    MergeAssertionRoles(label),
-                    MergeDirectEdges(label, TYPE_PARAM, EDGE_PROPERTIES),
-                ),
+                then=(MergeAssertionEdges(label, pred.name, EDGE_PROPERTIES),),
                 texts=lambda group=group, group_facts=group_facts: _assertion_rows(
                     group, group_facts
                 ),
-                params={TYPE_PARAM: pred.name},
             )
         statement(
             "supports",

@@ -48,8 +48,8 @@ class Manifest(Document):
 
 # --- neo4j/plan.json ----------------------------------------------------------------------
 
-# A label or relationship type a load statement takes as a parameter: Cypher's `$(...)`
-# accepts any string, so the plan admits only what a validated spec identifier can be.
+# A label a load statement takes as a parameter: Cypher's `$(...)` accepts any string, so the
+# plan admits only what a validated spec identifier can be.
 SpecIdentifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9_]*$")]
 
 
@@ -74,9 +74,9 @@ class LoadStatement(Model):
     params: dict[str, SpecIdentifier] = Field(
         default_factory=dict,
         description="(1.2) statement parameters sent with every batch, besides `$rows`: the "
-        "class label or relationship type the statement's texts read as `$(...)`, so the "
-        "statements of every class or predicate share their texts. Each value is a spec "
-        "identifier (a label or type name), never data",
+        "class label the statement's texts read as `$(...)`, so the statements of every "
+        "entity class share their texts. Each value is a spec identifier (a label name), "
+        "never data",
     )
 
 

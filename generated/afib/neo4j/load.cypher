@@ -8,9 +8,9 @@
 // the label already holds nodes, a statement's "reconcile" runs on each batch first: it
 // returns the ids among the batch's whose node changed kind or class, and the load deletes
 // those nodes (DETACH DELETE) before the statement re-creates them. No statement plans an
-// Eager operator. A class label or relationship type written $($name) is the statement
-// parameter `name`, given under the statement (`:param` in cypher-shell): the statements of
-// every class and predicate share their text, so the server plans each text once.
+// Eager operator. A class label written $($name) is the statement parameter `name`, given
+// under the statement (`:param` in cypher-shell): the statements of every entity class share
+// their text, so the server plans it once.
 
 // statement entity_AdverseEffect, rows in rows/entities_AdverseEffect.json
 :param class_label => 'AdverseEffect';
@@ -220,7 +220,6 @@ SET n += {
 };
 
 // statement assertion_ASSOCIATED_WITH, rows in rows/assertions_ASSOCIATED_WITH.json
-:param edge_type => 'ASSOCIATED_WITH';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_afib {id: row.id})
@@ -256,13 +255,8 @@ MATCH (a:KG_afib:Assertion {id: row.id})
 MATCH (s:KG_afib:Entity {id: row.subject_id})
 MATCH (o:KG_afib:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
-MERGE (a)-[:HAS_OBJECT]->(o);
-
-// then, on the same batch:
-UNWIND $rows AS row
-MATCH (s:KG_afib:Entity {id: row.subject_id})
-MATCH (o:KG_afib:Entity {id: row.object_id})
-MERGE (s)-[r:$($edge_type) {assertion_id: row.id}]->(o)
+MERGE (a)-[:HAS_OBJECT]->(o)
+MERGE (s)-[r:ASSOCIATED_WITH {assertion_id: row.id}]->(o)
 SET r += {
     validated: row.edge_props.validated,
     causal_status: row.edge_props.causal_status,
@@ -273,7 +267,6 @@ SET r += {
 };
 
 // statement assertion_CAUSES_DECREASE_IN, rows in rows/assertions_CAUSES_DECREASE_IN.json
-:param edge_type => 'CAUSES_DECREASE_IN';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_afib {id: row.id})
@@ -309,13 +302,8 @@ MATCH (a:KG_afib:Assertion {id: row.id})
 MATCH (s:KG_afib:Entity {id: row.subject_id})
 MATCH (o:KG_afib:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
-MERGE (a)-[:HAS_OBJECT]->(o);
-
-// then, on the same batch:
-UNWIND $rows AS row
-MATCH (s:KG_afib:Entity {id: row.subject_id})
-MATCH (o:KG_afib:Entity {id: row.object_id})
-MERGE (s)-[r:$($edge_type) {assertion_id: row.id}]->(o)
+MERGE (a)-[:HAS_OBJECT]->(o)
+MERGE (s)-[r:CAUSES_DECREASE_IN {assertion_id: row.id}]->(o)
 SET r += {
     validated: row.edge_props.validated,
     causal_status: row.edge_props.causal_status,
@@ -326,7 +314,6 @@ SET r += {
 };
 
 // statement assertion_CAUSES_INCREASE_IN, rows in rows/assertions_CAUSES_INCREASE_IN.json
-:param edge_type => 'CAUSES_INCREASE_IN';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_afib {id: row.id})
@@ -362,13 +349,8 @@ MATCH (a:KG_afib:Assertion {id: row.id})
 MATCH (s:KG_afib:Entity {id: row.subject_id})
 MATCH (o:KG_afib:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
-MERGE (a)-[:HAS_OBJECT]->(o);
-
-// then, on the same batch:
-UNWIND $rows AS row
-MATCH (s:KG_afib:Entity {id: row.subject_id})
-MATCH (o:KG_afib:Entity {id: row.object_id})
-MERGE (s)-[r:$($edge_type) {assertion_id: row.id}]->(o)
+MERGE (a)-[:HAS_OBJECT]->(o)
+MERGE (s)-[r:CAUSES_INCREASE_IN {assertion_id: row.id}]->(o)
 SET r += {
     validated: row.edge_props.validated,
     causal_status: row.edge_props.causal_status,
@@ -379,7 +361,6 @@ SET r += {
 };
 
 // statement assertion_CONTRAINDICATED_FOR, rows in rows/assertions_CONTRAINDICATED_FOR.json
-:param edge_type => 'CONTRAINDICATED_FOR';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_afib {id: row.id})
@@ -415,13 +396,8 @@ MATCH (a:KG_afib:Assertion {id: row.id})
 MATCH (s:KG_afib:Entity {id: row.subject_id})
 MATCH (o:KG_afib:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
-MERGE (a)-[:HAS_OBJECT]->(o);
-
-// then, on the same batch:
-UNWIND $rows AS row
-MATCH (s:KG_afib:Entity {id: row.subject_id})
-MATCH (o:KG_afib:Entity {id: row.object_id})
-MERGE (s)-[r:$($edge_type) {assertion_id: row.id}]->(o)
+MERGE (a)-[:HAS_OBJECT]->(o)
+MERGE (s)-[r:CONTRAINDICATED_FOR {assertion_id: row.id}]->(o)
 SET r += {
     validated: row.edge_props.validated,
     causal_status: row.edge_props.causal_status,
@@ -432,7 +408,6 @@ SET r += {
 };
 
 // statement assertion_HAS_NO_EFFECT_ON, rows in rows/assertions_HAS_NO_EFFECT_ON.json
-:param edge_type => 'HAS_NO_EFFECT_ON';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_afib {id: row.id})
@@ -468,13 +443,8 @@ MATCH (a:KG_afib:Assertion {id: row.id})
 MATCH (s:KG_afib:Entity {id: row.subject_id})
 MATCH (o:KG_afib:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
-MERGE (a)-[:HAS_OBJECT]->(o);
-
-// then, on the same batch:
-UNWIND $rows AS row
-MATCH (s:KG_afib:Entity {id: row.subject_id})
-MATCH (o:KG_afib:Entity {id: row.object_id})
-MERGE (s)-[r:$($edge_type) {assertion_id: row.id}]->(o)
+MERGE (a)-[:HAS_OBJECT]->(o)
+MERGE (s)-[r:HAS_NO_EFFECT_ON {assertion_id: row.id}]->(o)
 SET r += {
     validated: row.edge_props.validated,
     causal_status: row.edge_props.causal_status,
@@ -485,7 +455,6 @@ SET r += {
 };
 
 // statement assertion_INDICATED_FOR, rows in rows/assertions_INDICATED_FOR.json
-:param edge_type => 'INDICATED_FOR';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_afib {id: row.id})
@@ -521,13 +490,8 @@ MATCH (a:KG_afib:Assertion {id: row.id})
 MATCH (s:KG_afib:Entity {id: row.subject_id})
 MATCH (o:KG_afib:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
-MERGE (a)-[:HAS_OBJECT]->(o);
-
-// then, on the same batch:
-UNWIND $rows AS row
-MATCH (s:KG_afib:Entity {id: row.subject_id})
-MATCH (o:KG_afib:Entity {id: row.object_id})
-MERGE (s)-[r:$($edge_type) {assertion_id: row.id}]->(o)
+MERGE (a)-[:HAS_OBJECT]->(o)
+MERGE (s)-[r:INDICATED_FOR {assertion_id: row.id}]->(o)
 SET r += {
     validated: row.edge_props.validated,
     causal_status: row.edge_props.causal_status,
@@ -538,7 +502,6 @@ SET r += {
 };
 
 // statement assertion_INTERACTS_WITH, rows in rows/assertions_INTERACTS_WITH.json
-:param edge_type => 'INTERACTS_WITH';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_afib {id: row.id})
@@ -574,13 +537,8 @@ MATCH (a:KG_afib:Assertion {id: row.id})
 MATCH (s:KG_afib:Entity {id: row.subject_id})
 MATCH (o:KG_afib:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
-MERGE (a)-[:HAS_OBJECT]->(o);
-
-// then, on the same batch:
-UNWIND $rows AS row
-MATCH (s:KG_afib:Entity {id: row.subject_id})
-MATCH (o:KG_afib:Entity {id: row.object_id})
-MERGE (s)-[r:$($edge_type) {assertion_id: row.id}]->(o)
+MERGE (a)-[:HAS_OBJECT]->(o)
+MERGE (s)-[r:INTERACTS_WITH {assertion_id: row.id}]->(o)
 SET r += {
     validated: row.edge_props.validated,
     causal_status: row.edge_props.causal_status,
@@ -591,7 +549,6 @@ SET r += {
 };
 
 // statement assertion_MAY_CAUSE_ADVERSE_EFFECT, rows in rows/assertions_MAY_CAUSE_ADVERSE_EFFECT.json
-:param edge_type => 'MAY_CAUSE_ADVERSE_EFFECT';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_afib {id: row.id})
@@ -627,13 +584,8 @@ MATCH (a:KG_afib:Assertion {id: row.id})
 MATCH (s:KG_afib:Entity {id: row.subject_id})
 MATCH (o:KG_afib:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
-MERGE (a)-[:HAS_OBJECT]->(o);
-
-// then, on the same batch:
-UNWIND $rows AS row
-MATCH (s:KG_afib:Entity {id: row.subject_id})
-MATCH (o:KG_afib:Entity {id: row.object_id})
-MERGE (s)-[r:$($edge_type) {assertion_id: row.id}]->(o)
+MERGE (a)-[:HAS_OBJECT]->(o)
+MERGE (s)-[r:MAY_CAUSE_ADVERSE_EFFECT {assertion_id: row.id}]->(o)
 SET r += {
     validated: row.edge_props.validated,
     causal_status: row.edge_props.causal_status,
@@ -644,7 +596,6 @@ SET r += {
 };
 
 // statement assertion_PARTICIPATES_IN, rows in rows/assertions_PARTICIPATES_IN.json
-:param edge_type => 'PARTICIPATES_IN';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_afib {id: row.id})
@@ -680,13 +631,8 @@ MATCH (a:KG_afib:Assertion {id: row.id})
 MATCH (s:KG_afib:Entity {id: row.subject_id})
 MATCH (o:KG_afib:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
-MERGE (a)-[:HAS_OBJECT]->(o);
-
-// then, on the same batch:
-UNWIND $rows AS row
-MATCH (s:KG_afib:Entity {id: row.subject_id})
-MATCH (o:KG_afib:Entity {id: row.object_id})
-MERGE (s)-[r:$($edge_type) {assertion_id: row.id}]->(o)
+MERGE (a)-[:HAS_OBJECT]->(o)
+MERGE (s)-[r:PARTICIPATES_IN {assertion_id: row.id}]->(o)
 SET r += {
     validated: row.edge_props.validated,
     causal_status: row.edge_props.causal_status,
@@ -697,7 +643,6 @@ SET r += {
 };
 
 // statement assertion_REQUIRES_DOSE_ADJUSTMENT_IN, rows in rows/assertions_REQUIRES_DOSE_ADJUSTMENT_IN.json
-:param edge_type => 'REQUIRES_DOSE_ADJUSTMENT_IN';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_afib {id: row.id})
@@ -733,13 +678,8 @@ MATCH (a:KG_afib:Assertion {id: row.id})
 MATCH (s:KG_afib:Entity {id: row.subject_id})
 MATCH (o:KG_afib:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
-MERGE (a)-[:HAS_OBJECT]->(o);
-
-// then, on the same batch:
-UNWIND $rows AS row
-MATCH (s:KG_afib:Entity {id: row.subject_id})
-MATCH (o:KG_afib:Entity {id: row.object_id})
-MERGE (s)-[r:$($edge_type) {assertion_id: row.id}]->(o)
+MERGE (a)-[:HAS_OBJECT]->(o)
+MERGE (s)-[r:REQUIRES_DOSE_ADJUSTMENT_IN {assertion_id: row.id}]->(o)
 SET r += {
     validated: row.edge_props.validated,
     causal_status: row.edge_props.causal_status,
@@ -750,7 +690,6 @@ SET r += {
 };
 
 // statement assertion_TARGETS, rows in rows/assertions_TARGETS.json
-:param edge_type => 'TARGETS';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_afib {id: row.id})
@@ -786,13 +725,8 @@ MATCH (a:KG_afib:Assertion {id: row.id})
 MATCH (s:KG_afib:Entity {id: row.subject_id})
 MATCH (o:KG_afib:Entity {id: row.object_id})
 MERGE (a)-[:HAS_SUBJECT]->(s)
-MERGE (a)-[:HAS_OBJECT]->(o);
-
-// then, on the same batch:
-UNWIND $rows AS row
-MATCH (s:KG_afib:Entity {id: row.subject_id})
-MATCH (o:KG_afib:Entity {id: row.object_id})
-MERGE (s)-[r:$($edge_type) {assertion_id: row.id}]->(o)
+MERGE (a)-[:HAS_OBJECT]->(o)
+MERGE (s)-[r:TARGETS {assertion_id: row.id}]->(o)
 SET r += {
     validated: row.edge_props.validated,
     causal_status: row.edge_props.causal_status,
