@@ -20,7 +20,7 @@ import os
 import shutil
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -99,39 +99,25 @@ def run_pilot(
     previous = _set_aside(run_dir, default_run_dir(domain))
     run_dir.mkdir(parents=True)
     (run_dir / PILOT_MARK).write_text("a `kgbench pilot` folder; the next pilot replaces it\n")
+    result = step("compile", lambda: compile_domain(domain, out_root=generated))
+    compiled = CompiledDomain.open(result.out_dir)
     options = PilotOptions(
         with_c5=with_c5, order_variants=order_variants, volume_control=volume_control
     )
     from concurrent.futures import ThreadPoolExecutor
 
-    with ThreadPoolExecutor(1, thread_name_prefix="generate") as generating:
+    from harness.scenarios.generator import generate_file
 
-        def prepare() -> tuple[CompiledDomain, Future[Any]]:
-            """Compile, then set scenario generation going: it reads the compiled domain
-            only, never Neo4j, so it runs in a thread while the server starts and loads
-            (mostly waiting on the JVM), and the "generate scenarios" step waits for what is
-            left of it (the example domain: 1.1-1.5 s taken off the total)."""
-            from harness.scenarios.generator import generate_file
-
-            result = step("compile", lambda: compile_domain(domain, out_root=generated))
-            compiled = CompiledDomain.open(result.out_dir)
-            out = run_dir / "scenarios.jsonl"
-            return compiled, generating.submit(generate_file, compiled, out=out)
-
+    # Scenario generation reads the compiled domain only, never Neo4j: it runs in a thread
+    # while the server starts and loads (mostly waiting on the JVM), and the "generate
+    # scenarios" step waits for what is left of it (the example domain: 1.1-1.5 s taken off the total).
+    with ThreadPoolExecutor(1, thread_name_prefix="generate") as ahead:
+        scenarios = ahead.submit(generate_file, compiled, out=run_dir / "scenarios.jsonl")
         if os.environ.get("NEO4J_URI"):
-            compiled, scenarios = prepare()
             md, html = _pipeline(compiled, run_dir, responder, console, step, options, scenarios)
         else:
             release: list[Callable[[], None]] = []
-            prepared: list[tuple[CompiledDomain, Future[Any]]] = []
-            with embedded_neo4j(
-                console,
-                keep=keep_neo4j,
-                step=step,
-                release=release,
-                ahead=lambda: prepared.append(prepare()),
-            ):
-                compiled, scenarios = prepared[0]
+            with embedded_neo4j(console, keep=keep_neo4j, step=step, release=release):
                 md, html = _pipeline(
                     compiled, run_dir, responder, console, step, options, scenarios, release
                 )
@@ -154,7 +140,6 @@ def embedded_neo4j(
     state_dir: Path | None = None,
     step: Callable[[str, Callable[[], Any]], Any] | None = None,
     release: list[Callable[[], None]] | None = None,
-    ahead: Callable[[], None] | None = None,
 ) -> Iterator[ServerInfo]:
     """The embedded Neo4j for the length of a block, and a sentence about what became of it.
 
@@ -162,29 +147,16 @@ def embedded_neo4j(
     is stopped when the block ends, however it ends, unless `keep`. `release`: gets a
     function the block may call once it needs the server no more, which starts that stop
     in a thread, so it overlaps the rest of the block (the pilot's render, answer and score
-    steps read files only); the block's end waits for it either way. `ahead`: work run here
-    while the server starts in a thread (the pilot's compile: the JVM then starts at once,
-    not after it); if it fails, a server started for the block is stopped all the same.
+    steps read files only); the block's end waits for it either way.
     """
     import threading
-    from concurrent.futures import ThreadPoolExecutor
 
-    from harness.neo4j.server import start, stop
+    from harness.neo4j import start, stop
 
-    run_step = step or (lambda _name, func: func())
     # a server stopped at the end of the block starts with the short-lived JIT settings
-    with ThreadPoolExecutor(1, thread_name_prefix="kgbench-neo4j-start") as starter:
-        starting = starter.submit(start, state_dir, short_lived=not keep)
-        try:
-            if ahead is not None:
-                ahead()
-        except BaseException:
-            with suppress(Exception):
-                if not (starting.result().already_running or keep):
-                    stop(state_dir)
-                    console.print("Stopped the embedded Neo4j started for the pilot.")
-            raise
-        info = run_step("start the embedded Neo4j", starting.result)
+    info = (step or (lambda _name, func: func()))(
+        "start the embedded Neo4j", lambda: start(state_dir, short_lived=not keep)
+    )
     if info.already_running:
         console.print(f"Neo4j was already running at {escape(info.uri)}; it stays running.")
     stopping: list[threading.Thread] = []
