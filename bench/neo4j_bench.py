@@ -98,9 +98,9 @@ def naive_load(driver, domain: CompiledDomain, fraction: float = 1.0) -> tuple[i
         statements = [*reads, stmt.cypher, *stmt.then]
         for row in rows:
 
-            def one(tx, row=row, statements=statements):
+            def one(tx, row=row, statements=statements, params=stmt.params):
                 for cypher in statements:
-                    tx.run(cypher, rows=[row]).consume()
+                    tx.run(cypher, params, rows=[row]).consume()
 
             with driver.session() as session:
                 session.execute_write(one)
@@ -108,10 +108,18 @@ def naive_load(driver, domain: CompiledDomain, fraction: float = 1.0) -> tuple[i
     return rows_done, time.perf_counter() - start_t
 
 
-def floor_statement(name: str, label: str, cypher: str) -> str:
+def spelled(cypher: str, params: dict[str, str]) -> str:
+    """A compiled statement with the class label or relationship type it reads from a
+    statement parameter (`$($name)`) spelled out, as a hand-written statement would have it."""
+    return re.sub(r"\$\(\$(\w+)\)", lambda m: params[m.group(1)], cypher)
+
+
+def floor_statement(name: str, label: str, cypher: str, params: dict[str, str]) -> str:
     """The hand-written UNWIND/CREATE a loader that trusts its input would send for one
     compiled statement's rows: CREATE instead of MERGE, whole property maps, no reconcile,
-    no follow-up statements (the assertion's three relationships are created with it)."""
+    no follow-up statements (the assertion's three relationships are created with it), and
+    its class label or relationship type spelled out, not read from a parameter."""
+    cypher = spelled(cypher, params)
     if name.startswith("assertion_"):
         return (
             "UNWIND $rows AS row\n"
@@ -147,7 +155,7 @@ def floor_load(driver, domain: CompiledDomain, batch_size: int = 5000) -> float:
     apply_constraints(driver, domain, None)
     start_t = time.perf_counter()
     for stmt in domain.plan.statements:
-        cypher = floor_statement(stmt.name, domain.label, stmt.cypher)
+        cypher = floor_statement(stmt.name, domain.label, stmt.cypher, stmt.params)
         rows = json.loads(domain.read(f"neo4j/{stmt.rows}"))
         for i in range(0, len(rows), batch_size):
             driver.execute_query(cypher, rows=rows[i : i + batch_size])
@@ -252,9 +260,11 @@ def eager_domain(domain: CompiledDomain, root: Path) -> CompiledDomain:
             (root / "neo4j" / item.name).symlink_to(item)
     plan = json.loads(domain.read("neo4j/plan.json"))
     for stmt in plan["statements"]:
-        stmt["cypher"] = _eager_statement(stmt["name"], plan["label"], stmt["cypher"])
+        cypher = spelled(stmt["cypher"], stmt.get("params", {}))
+        stmt["cypher"] = _eager_statement(stmt["name"], plan["label"], cypher)
         stmt.pop("then", None)
         stmt.pop("reconcile", None)
+        stmt.pop("params", None)
     (root / "neo4j" / "plan.json").write_text(json.dumps(plan))
     return CompiledDomain(domain.name, root)
 

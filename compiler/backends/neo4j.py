@@ -55,6 +55,9 @@ ASSERTION_PROPERTIES = (*Assertion._fields, "provenance", "member_ids")
 EVIDENCE_PROPERTIES = EvidenceSource._fields
 EDGE_PROPERTIES = (*EDGE_FIELDS, "member_ids")  # assertion_id is the edge's MERGE key
 SUPPORT_PROPERTIES = ("recommendation_class", "level_of_evidence")
+# The statement parameter that carries an entity statement's class label
+# (`cyphergen.MergeNodes`): every class's statements are then the same texts, planned once.
+CLASS_PARAM = "class_label"
 
 
 def _clean(items: Iterable[tuple[str, Any]]) -> dict[str, Any]:
@@ -137,15 +140,19 @@ class Neo4jBackend(Backend):
             reconcile: ReconcileNodes | None = None,
             then: tuple[Any, ...] = (),
             texts: Callable[[], RowTexts] | None = None,
+            params: dict[str, str] | None = None,
         ) -> None:
             """One load statement; its rows are made when the file is written (`make`, or
-            `texts`, the same rows encoded column by column, for a large file)."""
+            `texts`, the same rows encoded column by column, for a large file). `params`:
+            the class label its text reads from a parameter."""
             out.append(rows_artifact(f"neo4j/{path}", n, make, texts))
             stmt: dict[str, Any] = {"name": name, "rows": path, "cypher": gen.generate(construct)}
             if then:
                 stmt["then"] = [gen.generate(c) for c in then]
             if reconcile is not None:
                 stmt["reconcile"] = gen.generate(reconcile)
+            if params:
+                stmt["params"] = params
             statements.append(stmt)
 
         # one pass groups the records (a scan per class or predicate was quadratic-ish)
@@ -181,9 +188,10 @@ class Neo4jBackend(Backend):
                 f"rows/entities_{cls.name}.json",
                 len(group),
                 lambda group=group: entity_rows(group),
-                MergeNodes(label, ("Entity", cls.name), ENTITY_PROPERTIES),
-                ReconcileNodes(label, ("Entity", cls.name)),
+                MergeNodes(label, ("Entity",), ENTITY_PROPERTIES, CLASS_PARAM),
+                ReconcileNodes(label, ("Entity",), CLASS_PARAM),
                 texts=lambda group=group: _record_rows(_ENTITY_ROW, group),
+                params={CLASS_PARAM: cls.name},
             )
         statement(
             "evidence_sources",

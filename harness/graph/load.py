@@ -183,8 +183,9 @@ def load(
 
         for stmt in domain.plan.statements:
             report.statements += 1
-            reconcile = _Part(stmt.reconcile) if populated and stmt.reconcile else None
-            parts = [_Part(cypher) for cypher in (stmt.cypher, *stmt.then)]
+            params = dict(stmt.params)
+            reconcile = _Part(stmt.reconcile, params) if populated and stmt.reconcile else None
+            parts = [_Part(cypher, params) for cypher in (stmt.cypher, *stmt.then)]
             for done, batch, last in _batches(domain.neo4j_path(stmt.rows), batch_size):
                 if populated:
                     written.add(batch)
@@ -360,16 +361,24 @@ def _batches(path: Path, batch_size: int) -> Iterator[tuple[int, list[dict[str, 
 
 @dataclass(frozen=True)
 class _Part:
-    """A statement and the keys of `row` it reads: each statement is sent only those (an
-    assertion's node statement does not need its edge's properties, nor its edge statement
-    the node's), which halves what the assertions' batches put on the wire."""
+    """A statement, the keys of `row` it reads and its statement parameters (`params`: the
+    class label or relationship type its text reads as `$(...)`, validated spec identifiers
+    by the plan's contract). Each statement is sent only the keys it reads (an assertion's
+    node statement does not need its edge's properties, nor its edge statement the node's),
+    which halves what the assertions' batches put on the wire."""
 
     cypher: str
     keys: frozenset[str]
+    params: dict[str, str]
 
-    def __init__(self, cypher: str) -> None:
+    def __init__(self, cypher: str, params: dict[str, str] | None = None) -> None:
         object.__setattr__(self, "cypher", cypher)
         object.__setattr__(self, "keys", frozenset(_ROW_KEY.findall(cypher)))
+        used = {k: v for k, v in (params or {}).items() if f"${k}" in cypher}
+        object.__setattr__(self, "params", used)
+
+    def run(self, tx: neo4j.ManagedTransaction, batch: list[dict[str, Any]]) -> neo4j.Result:
+        return tx.run(self.cypher, self.params, rows=self.rows(batch))
 
     def rows(self, batch: list[dict[str, Any]]) -> list[dict[str, Any]]:
         if not batch or self.keys.issuperset(batch[0]):
@@ -392,13 +401,13 @@ def _run_group(
     reload), then (in the last one) `prune`."""
     for _, parts, reconcile, batch, _, _ in group:
         if reconcile:
-            changed = [r["id"] for r in tx.run(reconcile.cypher, rows=reconcile.rows(batch))]
+            changed = [r["id"] for r in reconcile.run(tx, batch)]
             if changed:  # rare: an entity whose class changed, an id that changed kind
                 tx.run(
                     f"MATCH (n:{label}) WHERE n.id IN $ids DETACH DELETE n", ids=changed
                 ).consume()
         for part in parts:
-            tx.run(part.cypher, rows=part.rows(batch)).consume()
+            part.run(tx, batch).consume()
     if removal is not None:
         prune(tx, label, removal)
 

@@ -18,13 +18,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from neo4j import GraphDatabase
-from neo4j.exceptions import AuthError, DriverError, Neo4jError
-
 from kgbench.errors import ServiceError, UserError
 
 from . import cds, jvm
-from .connect import describe_failure, probe
 from .importer import ImportResult, bulk_import
 from .jvm import build
 from .state import (
@@ -234,7 +230,16 @@ def _wait_until_ready(
     started: float,
     timeout: float,
 ) -> str:
-    """Poll until the launcher's ready file exists and Bolt answers `RETURN 1`; the URI."""
+    """Poll until the launcher's ready file exists and Bolt answers `RETURN 1`; the URI.
+
+    The driver is imported here, after the JVM was launched, not with this module: importing
+    it (and the pandas it pulls in) takes 0.4-1 s, which a caller that starts the server in
+    the background (the pilot) would otherwise spend before the JVM even starts."""
+    from neo4j import GraphDatabase
+    from neo4j.exceptions import AuthError, DriverError, Neo4jError
+
+    from .connect import describe_failure, probe
+
     deadline = started + timeout
     last_error = "no ready file yet"
     while True:

@@ -3,9 +3,9 @@ Neo4j load plan, the scenario rules and the graph-generation probe."""
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Annotated, Any, ClassVar
 
-from pydantic import Field
+from pydantic import Field, StringConstraints
 
 from .base import Document, Model
 
@@ -48,6 +48,10 @@ class Manifest(Document):
 
 # --- neo4j/plan.json ----------------------------------------------------------------------
 
+# A label a load statement takes as a parameter: Cypher's `$(...)` accepts any string, so the
+# plan admits only what a validated spec identifier can be.
+SpecIdentifier = Annotated[str, StringConstraints(pattern=r"^[A-Za-z][A-Za-z0-9_]*$")]
+
 
 class LoadStatement(Model):
     """One parameterised MERGE statement; its rows (the `$rows` parameter) are in `rows`."""
@@ -67,6 +71,13 @@ class LoadStatement(Model):
         "or class labels differ from the statement's; the load deletes those nodes first, "
         "since `cypher` MERGEs with those labels in its pattern",
     )
+    params: dict[str, SpecIdentifier] = Field(
+        default_factory=dict,
+        description="(1.2) statement parameters sent with every batch, besides `$rows`: the "
+        "class label the statement's texts read as `$(...)`, so the statements of every "
+        "entity class share their texts. Each value is a spec identifier (a label name), "
+        "never data",
+    )
 
 
 class Check(Model):
@@ -81,7 +92,7 @@ class Check(Model):
 class LoadPlan(Document):
     """neo4j/plan.json: what `kgbench load` runs, in order (the .cypher files render it)."""
 
-    FORMAT: ClassVar[str] = "1.1.0"  # 1.1: statements' then and reconcile
+    FORMAT: ClassVar[str] = "1.2.0"  # 1.1: statements' then and reconcile; 1.2: params
     PATH: ClassVar[str] = "neo4j/plan.json"
 
     format_version: str

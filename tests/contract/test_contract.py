@@ -75,6 +75,47 @@ def test_the_load_plan_is_what_the_cypher_files_render(domain: str) -> None:
     assert all(c + ";" in constraints for c in plan.constraints)
 
 
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_every_entity_class_shares_its_load_statements_text(domain: str) -> None:
+    """A freshly started server plans each distinct statement text once, at 50-150 ms of a
+    cold JVM's time: the statements of every entity class are one text, the class label a
+    statement parameter naming exactly the class of the statement's rows; each predicate's
+    edge statement spells its type (a `$(...)` type in a relationship MERGE was 20x slower)."""
+    root = REPO / "generated" / domain
+    plan = contract.read(contract.LoadPlan, root / "neo4j/plan.json", domain)
+    entities = [s for s in plan.statements if s.name.startswith("entity_")]
+    assertions = [s for s in plan.statements if s.name.startswith("assertion_")]
+    assert len(entities) > 1 and len(assertions) > 1
+    assert len({(s.cypher, s.reconcile) for s in entities}) == 1
+    assert [s.params for s in entities] == [
+        {"class_label": s.name.removeprefix("entity_")} for s in entities
+    ]
+    for s in entities:
+        rows = json.loads((root / "neo4j" / s.rows).read_text())
+        assert all(r["props"]["category"] == s.params["class_label"] for r in rows)
+    assert len({(s.cypher, s.reconcile) for s in assertions}) == 1
+    for s in assertions:
+        predicate = s.name.removeprefix("assertion_")
+        assert not s.params and f"[r:{predicate} {{assertion_id: row.id}}]" in s.then[0]
+
+
+@pytest.mark.parametrize(
+    "value", ["Drug) DETACH DELETE (n", "Drug`", "", "1Drug", "Drug Class", "Dr\u00fcg"]
+)
+def test_a_load_statement_parameter_that_is_no_identifier_is_refused(
+    tmp_path: Path, value: str
+) -> None:
+    """`$(...)` takes any string as a label or type; a plan whose parameter is not what a
+    validated spec identifier can be (a hand edit, a damaged file) is refused on reading,
+    naming the file and the field, before any statement reaches the server."""
+    plan = json.loads((REPO / "generated/cardio/neo4j/plan.json").read_text())
+    plan["statements"][0]["params"]["class_label"] = value
+    path = tmp_path / "plan.json"
+    path.write_text(json.dumps(plan))
+    with pytest.raises(contract.IncompatibleArtifact, match=r"statements\.0\.params\.class_label"):
+        contract.read(contract.LoadPlan, path, "cardio")
+
+
 def test_versions_are_compatible_within_a_major_up_to_the_readers_minor() -> None:
     assert contract.compatible("1.0.0", "1.0.0")
     assert contract.compatible("1.0.3", "1.2.0")

@@ -49,7 +49,7 @@ def test_no_load_statement_plans_an_eager_operator(
     for stmt in mini.plan.statements:
         for cypher in [stmt.cypher, *stmt.then, *([stmt.reconcile] if stmt.reconcile else [])]:
             with neo4j_driver.session() as session:
-                plan = session.run("EXPLAIN " + cypher, rows=[]).consume().plan
+                plan = session.run("EXPLAIN " + cypher, stmt.params, rows=[]).consume().plan
             ops = operators(plan)
             assert not [op for op in ops if op.startswith("Eager@")], f"{stmt.name}: {ops}"
             planned += 1

@@ -8,16 +8,19 @@
 // the label already holds nodes, a statement's "reconcile" runs on each batch first: it
 // returns the ids among the batch's whose node changed kind or class, and the load deletes
 // those nodes (DETACH DELETE) before the statement re-creates them. No statement plans an
-// Eager operator.
+// Eager operator. A class label written $($name) is the statement parameter `name`, given
+// under the statement (`:param` in cypher-shell): the statements of every entity class share
+// their text, so the server plans it once.
 
 // statement entity_AdverseEffect, rows in rows/entities_AdverseEffect.json
+:param class_label => 'AdverseEffect';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_afib {id: row.id})
-// WHERE NOT n:Entity&AdverseEffect
+// WHERE NOT (n:Entity AND $class_label IN labels(n))
 // RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_afib:Entity:AdverseEffect {id: row.id})
+MERGE (n:KG_afib:Entity:$($class_label) {id: row.id})
 SET n += {
     category: row.props.category,
     name: row.props.name,
@@ -27,13 +30,14 @@ SET n += {
 };
 
 // statement entity_BiologicalProcess, rows in rows/entities_BiologicalProcess.json
+:param class_label => 'BiologicalProcess';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_afib {id: row.id})
-// WHERE NOT n:Entity&BiologicalProcess
+// WHERE NOT (n:Entity AND $class_label IN labels(n))
 // RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_afib:Entity:BiologicalProcess {id: row.id})
+MERGE (n:KG_afib:Entity:$($class_label) {id: row.id})
 SET n += {
     category: row.props.category,
     name: row.props.name,
@@ -43,13 +47,14 @@ SET n += {
 };
 
 // statement entity_ClinicalOutcome, rows in rows/entities_ClinicalOutcome.json
+:param class_label => 'ClinicalOutcome';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_afib {id: row.id})
-// WHERE NOT n:Entity&ClinicalOutcome
+// WHERE NOT (n:Entity AND $class_label IN labels(n))
 // RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_afib:Entity:ClinicalOutcome {id: row.id})
+MERGE (n:KG_afib:Entity:$($class_label) {id: row.id})
 SET n += {
     category: row.props.category,
     name: row.props.name,
@@ -59,13 +64,14 @@ SET n += {
 };
 
 // statement entity_Contraindication, rows in rows/entities_Contraindication.json
+:param class_label => 'Contraindication';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_afib {id: row.id})
-// WHERE NOT n:Entity&Contraindication
+// WHERE NOT (n:Entity AND $class_label IN labels(n))
 // RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_afib:Entity:Contraindication {id: row.id})
+MERGE (n:KG_afib:Entity:$($class_label) {id: row.id})
 SET n += {
     category: row.props.category,
     name: row.props.name,
@@ -75,13 +81,14 @@ SET n += {
 };
 
 // statement entity_Disease, rows in rows/entities_Disease.json
+:param class_label => 'Disease';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_afib {id: row.id})
-// WHERE NOT n:Entity&Disease
+// WHERE NOT (n:Entity AND $class_label IN labels(n))
 // RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_afib:Entity:Disease {id: row.id})
+MERGE (n:KG_afib:Entity:$($class_label) {id: row.id})
 SET n += {
     category: row.props.category,
     name: row.props.name,
@@ -91,13 +98,14 @@ SET n += {
 };
 
 // statement entity_Drug, rows in rows/entities_Drug.json
+:param class_label => 'Drug';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_afib {id: row.id})
-// WHERE NOT n:Entity&Drug
+// WHERE NOT (n:Entity AND $class_label IN labels(n))
 // RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_afib:Entity:Drug {id: row.id})
+MERGE (n:KG_afib:Entity:$($class_label) {id: row.id})
 SET n += {
     category: row.props.category,
     name: row.props.name,
@@ -107,13 +115,14 @@ SET n += {
 };
 
 // statement entity_InterventionClass, rows in rows/entities_InterventionClass.json
+:param class_label => 'InterventionClass';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_afib {id: row.id})
-// WHERE NOT n:Entity&InterventionClass
+// WHERE NOT (n:Entity AND $class_label IN labels(n))
 // RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_afib:Entity:InterventionClass {id: row.id})
+MERGE (n:KG_afib:Entity:$($class_label) {id: row.id})
 SET n += {
     category: row.props.category,
     name: row.props.name,
@@ -123,13 +132,14 @@ SET n += {
 };
 
 // statement entity_Population, rows in rows/entities_Population.json
+:param class_label => 'Population';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_afib {id: row.id})
-// WHERE NOT n:Entity&Population
+// WHERE NOT (n:Entity AND $class_label IN labels(n))
 // RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_afib:Entity:Population {id: row.id})
+MERGE (n:KG_afib:Entity:$($class_label) {id: row.id})
 SET n += {
     category: row.props.category,
     name: row.props.name,
@@ -139,13 +149,14 @@ SET n += {
 };
 
 // statement entity_Procedure, rows in rows/entities_Procedure.json
+:param class_label => 'Procedure';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_afib {id: row.id})
-// WHERE NOT n:Entity&Procedure
+// WHERE NOT (n:Entity AND $class_label IN labels(n))
 // RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_afib:Entity:Procedure {id: row.id})
+MERGE (n:KG_afib:Entity:$($class_label) {id: row.id})
 SET n += {
     category: row.props.category,
     name: row.props.name,
@@ -155,13 +166,14 @@ SET n += {
 };
 
 // statement entity_ProteinTarget, rows in rows/entities_ProteinTarget.json
+:param class_label => 'ProteinTarget';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_afib {id: row.id})
-// WHERE NOT n:Entity&ProteinTarget
+// WHERE NOT (n:Entity AND $class_label IN labels(n))
 // RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_afib:Entity:ProteinTarget {id: row.id})
+MERGE (n:KG_afib:Entity:$($class_label) {id: row.id})
 SET n += {
     category: row.props.category,
     name: row.props.name,
@@ -171,13 +183,14 @@ SET n += {
 };
 
 // statement entity_RiskFactor, rows in rows/entities_RiskFactor.json
+:param class_label => 'RiskFactor';
 // reconcile (on a reload, per batch, first; the load deletes the nodes it returns):
 // UNWIND $rows AS row
 // MATCH (n:KG_afib {id: row.id})
-// WHERE NOT n:Entity&RiskFactor
+// WHERE NOT (n:Entity AND $class_label IN labels(n))
 // RETURN n.id AS id
 UNWIND $rows AS row
-MERGE (n:KG_afib:Entity:RiskFactor {id: row.id})
+MERGE (n:KG_afib:Entity:$($class_label) {id: row.id})
 SET n += {
     category: row.props.category,
     name: row.props.name,
