@@ -52,6 +52,15 @@ def load_command(
             "domains, nodes kgbench did not load); refused without it, listing what they are.",
         ),
     ] = False,
+    skip_current: Annotated[
+        bool,
+        typer.Option(
+            "--skip-current/--no-skip-current",
+            help="Write nothing when the graph is stamped as loaded from this very compile "
+            "and passes every validation query (what `kgbench pilot` does); a property "
+            "edited by hand in Neo4j is then not seen. Without it every load writes all.",
+        ),
+    ] = False,
 ) -> None:
     """Load a compiled domain into Neo4j, or sync an already-loaded one (what the spec no
     longer holds is removed), run its validation queries and report what was added, changed
@@ -112,11 +121,17 @@ def load_command(
             settings.database,
             batch_size=batch_size,
             progress=progress,
-            changes=True,
+            changes=not skip_current,
+            skip_current=skip_current,
         )
     _checks_table(
         console,
-        f"{escape(domain)}: loaded {report.rows} rows in {report.seconds:.2f} s",
+        f"{escape(domain)}: "
+        + (
+            "the graph already holds this compile (stamped and checked): nothing written"
+            if report.current
+            else f"loaded {report.rows} rows in {report.seconds:.2f} s"
+        ),
         report.checks,
     )
     changes = report.changes

@@ -206,6 +206,14 @@ def pilot_cmd(
             "with irrelevant graph content to C4's length).",
         ),
     ] = False,
+    reload: Annotated[
+        bool,
+        typer.Option(
+            "--reload/--no-reload",
+            help="Write the domain's graph even when Neo4j holds this compile already "
+            "(stamped and passing every validation query), as `kgbench load` does.",
+        ),
+    ] = False,
 ) -> None:
     """The whole pipeline end to end with a reference baseline, then the panel."""
     from kgbench.cli.pilot import default_run_dir, panel_table, run_pilot
@@ -221,6 +229,7 @@ def pilot_cmd(
         with_c5=with_c5,
         order_variants=order_variants,
         volume_control=volume_control,
+        reload=reload,
     )
     print(panel_table(md))
     console.print(f"[green]report[/]: {escape(md)} and {escape(html)}")

@@ -49,6 +49,7 @@ class PilotOptions:
     with_c5: bool = False
     order_variants: bool = False
     volume_control: bool = False
+    reload: bool = False  # write the graph even when it holds this compile already
 
 
 def run_pilot(
@@ -61,6 +62,7 @@ def run_pilot(
     with_c5: bool = False,
     order_variants: bool = False,
     volume_control: bool = False,
+    reload: bool = False,
     generated: Path | None = None,
 ) -> tuple[Path, Path]:
     """Run the pipeline into `run_dir` (a pilot's folder is replaced, see `_set_aside`);
@@ -102,7 +104,10 @@ def run_pilot(
     result = step("compile", lambda: compile_domain(domain, out_root=generated))
     compiled = CompiledDomain.open(result.out_dir)
     options = PilotOptions(
-        with_c5=with_c5, order_variants=order_variants, volume_control=volume_control
+        with_c5=with_c5,
+        order_variants=order_variants,
+        volume_control=volume_control,
+        reload=reload,
     )
     from concurrent.futures import ThreadPoolExecutor
 
@@ -233,7 +238,17 @@ def _pipeline(
                 driver, compiled, generating.result()[1], grounded, settings.database
             )
         )
-        step("load", lambda: load(driver, compiled, settings.database))
+        # A graph stamped as loaded from this compile that passes every check is not
+        # written again (`load(skip_current=True)`); `reload` writes it all regardless.
+        report = step(
+            "load",
+            lambda: load(driver, compiled, settings.database, skip_current=not options.reload),
+        )
+        if report.current:
+            console.print(
+                f"the graph already holds this compile (stamped, {len(report.checks)} checks "
+                "pass): nothing written; --reload writes it all"
+            )
         _, scenarios, _ = step("generate scenarios (alongside start and load)", generating.result)
 
         def extract_all() -> int:

@@ -322,3 +322,62 @@ def test_a_bulk_load_is_checked_as_thoroughly_as_a_transactional_one(
         assert fast == run_checks(driver, mini)
         failing = {name for name, value, expect in fast if value != expect}
         assert {"direct_edges_paired", "supports", "entities_AdverseEffect"} <= failing
+
+
+def test_a_graph_that_holds_this_compile_is_not_written_again_unless_a_check_fails(
+    neo4j_driver: neo4j.Driver, mini: CompiledDomain
+) -> None:
+    """Issue 33, item 2: `load(skip_current=True)` (what the pilot runs) writes nothing to a
+    graph stamped "loaded" from this compile that passes every compiled check; a graph
+    changed behind kgbench's back so that a check fails, a half-finished load and another
+    compile's stamp are synced as ever, and the synced graph is the compiled one."""
+    stamp = "MATCH (m:KgbenchLoad {domain: $domain}) "
+    wipe(neo4j_driver, mini.label)
+    first = load(neo4j_driver, mini, skip_current=True)
+    assert not first.current and first.rows > 0  # nothing stamped yet: a full load
+    graph = snapshot(neo4j_driver, mini.label)
+
+    again = load(neo4j_driver, mini, skip_current=True)
+    assert again.current and again.rows == 0 and again.checks and not again.failures
+    assert snapshot(neo4j_driver, mini.label) == graph
+
+    neo4j_driver.execute_query(  # one piece of evidence unlinked by hand
+        f"MATCH (:{mini.label})-[r:SUPPORTS]->(:{mini.label}) WITH r LIMIT 1 DELETE r"
+    )
+    healed = load(neo4j_driver, mini, skip_current=True)
+    assert not healed.current and healed.rows == first.rows and not healed.failures
+    assert snapshot(neo4j_driver, mini.label) == graph
+
+    for edit in ("SET m.state = 'loading'", "SET m.digest = 'another compile'"):
+        neo4j_driver.execute_query(stamp + edit, domain=mini.name)
+        synced = load(neo4j_driver, mini, skip_current=True)
+        assert not synced.current and synced.rows == first.rows
+        assert snapshot(neo4j_driver, mini.label) == graph
+
+    always = load(neo4j_driver, mini)  # without the flag, as `kgbench load` runs: all written
+    assert not always.current and always.rows == first.rows
+
+
+def test_load_skip_current_says_it_wrote_nothing(
+    neo4j_driver: neo4j.Driver, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`kgbench load --skip-current` on a graph that holds the compile: one line saying so,
+    with the checks it passed; without the flag the same load writes every row."""
+    from harness.neo4j import connection_settings
+
+    if os.environ.get("NEO4J_URI"):
+        settings = connection_settings()
+    else:
+        settings = connection_settings(request.getfixturevalue("neo4j_embedded").state_dir)
+    monkeypatch.setenv("NEO4J_URI", settings.uri)
+    monkeypatch.setenv("NEO4J_USER", settings.user or "neo4j")
+    monkeypatch.setenv("NEO4J_PASSWORD", settings.password or "")
+    load(neo4j_driver, CompiledDomain.open("afib"))
+    skipped = CliRunner().invoke(app, ["load", "--domain", "afib", "--skip-current"])
+    assert skipped.exit_code == 0, skipped.output
+    said = " ".join(skipped.output.split())
+    assert (
+        "afib: the graph already holds this compile (stamped and checked): nothing written" in said
+    )
+    full = CliRunner().invoke(app, ["load", "--domain", "afib"])
+    assert full.exit_code == 0 and "afib: loaded " in " ".join(full.output.split())
