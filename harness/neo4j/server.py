@@ -233,8 +233,8 @@ def _wait_until_ready(
     """Poll until the launcher's ready file exists and Bolt answers `RETURN 1`; the URI.
 
     The driver is imported here, after the JVM was launched, not with this module: importing
-    it (and the pandas it pulls in) takes 0.4-1 s, which a caller that starts the server in
-    the background (the pilot) would otherwise spend before the JVM even starts."""
+    it (and the pandas it pulls in) takes 0.4-1 s, spent this way while the JVM starts
+    rather than before it is launched."""
     from neo4j import GraphDatabase
     from neo4j.exceptions import AuthError, DriverError, Neo4jError
 
