@@ -8,6 +8,8 @@ Register them once for the whole suite with `pytest_plugins = ["fixtures_neo4j"]
   does not leave a JVM behind.
 - `neo4j_driver`: a verified driver. With NEO4J_URI set it talks to that server (and starts
   nothing); otherwise to `neo4j_embedded`.
+- `neo4j_env`: NEO4J_URI, NEO4J_USER and NEO4J_PASSWORD set, for the test, to the server
+  `neo4j_driver` talks to, so a CLI command run in the test reads the same graph.
 """
 
 from __future__ import annotations
@@ -45,3 +47,15 @@ def neo4j_driver(request: pytest.FixtureRequest) -> Iterator[neo4j.Driver]:
         yield driver
     finally:
         driver.close()
+
+
+@pytest.fixture
+def neo4j_env(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The connection variables a CLI command reads, pointing at `neo4j_driver`'s server."""
+    if os.environ.get("NEO4J_URI"):
+        settings = connection_settings()
+    else:
+        settings = connection_settings(request.getfixturevalue("neo4j_embedded").state_dir)
+    monkeypatch.setenv("NEO4J_URI", settings.uri)
+    monkeypatch.setenv("NEO4J_USER", settings.user or "neo4j")
+    monkeypatch.setenv("NEO4J_PASSWORD", settings.password or "")

@@ -359,19 +359,10 @@ def test_a_graph_that_holds_this_compile_is_not_written_again_unless_a_check_fai
 
 
 def test_load_skip_current_says_it_wrote_nothing(
-    neo4j_driver: neo4j.Driver, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+    neo4j_driver: neo4j.Driver, neo4j_env: None
 ) -> None:
     """`kgbench load --skip-current` on a graph that holds the compile: one line saying so,
     with the checks it passed; without the flag the same load writes every row."""
-    from harness.neo4j import connection_settings
-
-    if os.environ.get("NEO4J_URI"):
-        settings = connection_settings()
-    else:
-        settings = connection_settings(request.getfixturevalue("neo4j_embedded").state_dir)
-    monkeypatch.setenv("NEO4J_URI", settings.uri)
-    monkeypatch.setenv("NEO4J_USER", settings.user or "neo4j")
-    monkeypatch.setenv("NEO4J_PASSWORD", settings.password or "")
     load(neo4j_driver, CompiledDomain.open("afib"))
     skipped = CliRunner().invoke(app, ["load", "--domain", "afib", "--skip-current"])
     assert skipped.exit_code == 0, skipped.output

@@ -8,7 +8,6 @@ domain and restores its stamp by loading it again.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 from pathlib import Path
 
@@ -138,21 +137,10 @@ def test_entities_deleted_behind_the_loaders_back_are_noticed(
 
 
 def test_the_extract_command_refuses_an_unloaded_graph_and_writes_nothing(
-    neo4j_driver: neo4j.Driver,
-    request: pytest.FixtureRequest,
-    tmp_path: Path,
-    monkeypatch: pytest.MonkeyPatch,
+    neo4j_driver: neo4j.Driver, neo4j_env: None, tmp_path: Path
 ) -> None:
-    from harness.neo4j import connection_settings
     from kgbench.cli import app
 
-    if os.environ.get("NEO4J_URI"):
-        settings = connection_settings()
-    else:
-        settings = connection_settings(request.getfixturevalue("neo4j_embedded").state_dir)
-    monkeypatch.setenv("NEO4J_URI", settings.uri)
-    monkeypatch.setenv("NEO4J_USER", settings.user or "neo4j")
-    monkeypatch.setenv("NEO4J_PASSWORD", settings.password or "")
     afib = CompiledDomain.open("afib")
     run_dir = tmp_path / "run"
     run_dir.mkdir()
