@@ -11,6 +11,7 @@ reason about, then the expected counts.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from operator import itemgetter
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any
 
 from kgbench.errors import Location, SpecError
 from kgbench.gcpause import gc_paused
-from kgbench.heap import give_back, worth_giving_back
+from kgbench.heap import give_back, sized_load
 from kgbench.io import sha256_file
 from kgbench.suggest import SuggestIndex, unknown
 
@@ -66,16 +67,16 @@ def load_domain(domain: str | Path, derive: bool = True) -> ir.Domain:
     reads: each assertion's Biolink knowledge level and provenance label, and the hashes of
     the input files (the manifest's).
     """
-    with gc_paused():  # the load allocates per row and frees nothing: kgbench.gcpause
-        result, large = _load_domain(domain, derive)
-    if large:
+    with sized_load() as sized:
+        with gc_paused():  # the load allocates per row and frees nothing: kgbench.gcpause
+            result = _load_domain(domain, derive, sized)
         give_back()  # the tables, gone with the load (kgbench.heap)
     return result
 
 
-def _load_domain(domain: str | Path, derive: bool) -> tuple[ir.Domain, bool]:
-    """The IR, and whether the load is large enough to hand its freed pages back between
-    phases (`kgbench.heap.worth_giving_back`: a small one keeps them for its next phase)."""
+def _load_domain(domain: str | Path, derive: bool, sized: Callable[[int], None]) -> ir.Domain:
+    """The IR; `sized` is told the bytes of tables the load reads (`kgbench.heap.sized_load`:
+    a small load keeps its freed pages for its next phase rather than hand them back)."""
     domain_dir = resolve_domain_dir(domain)
     doc = _domain_config(domain_dir)
     cfg = doc.data
@@ -104,16 +105,15 @@ def _load_domain(domain: str | Path, derive: bool) -> tuple[ir.Domain, bool]:
 
     errors = ErrorList()
     table_files = as_mapping(doc, "tables")
-    large = worth_giving_back(_table_bytes(domain_dir, doc, table_files))
-    tables = _read_tables(domain_dir, doc, model, table_files, errors, large)
+    sized(_table_bytes(domain_dir, doc, table_files))
+    tables = _read_tables(domain_dir, doc, model, table_files, errors)
 
     # `validate` runs exactly what `compile` runs, in the same order, so the two never
     # disagree on a domain; it only skips writing.
     probe_path = (domain_dir / cfg["probe"]).resolve() if cfg.get("probe") else None
     domain = _build(
-        cfg, doc, model, tables, conditions, metrics, spec_version, errors, id_schemes, derive,
-        large,
-    )  # fmt: skip
+        cfg, doc, model, tables, conditions, metrics, spec_version, errors, id_schemes, derive
+    )
     errors.raise_if_any()
     domain = apply_standards(domain, model, tables, prefix_map, curie_prefix, errors)
     errors.raise_if_any()
@@ -131,12 +131,10 @@ def _load_domain(domain: str | Path, derive: bool) -> tuple[ir.Domain, bool]:
         ),
     )
     integrity_warnings = _check_integrity(domain, doc, tables)
-    if large:
-        give_back()
+    give_back()
     evidence_warnings: list[str] = []
     facts = EvidenceChecker(domain, tables, doc, errors, evidence_warnings).run(derive)
-    if large:
-        give_back()
+    give_back()
     errors.raise_if_any()
     domain = replace(
         domain,
@@ -154,11 +152,11 @@ def _load_domain(domain: str | Path, derive: bool) -> tuple[ir.Domain, bool]:
         domain = replace(domain, probe=probe)
 
     if not derive:  # the input hashes are the manifest's: no check reads them
-        return domain, large
+        return domain
     inputs = _input_files(
         domain_dir, doc, model, conditions_doc, metrics_doc, table_files, scenarios_doc, probe_path
     )
-    return _replace_inputs(domain, inputs), large
+    return _replace_inputs(domain, inputs)
 
 
 def _domain_config(domain_dir: Path) -> YamlDoc:
@@ -222,11 +220,9 @@ def _read_tables(
     model: SchemaModel,
     table_files: dict[str, Any],
     errors: ErrorList,
-    large: bool = True,
 ) -> dict[str, Table]:
     """Each declared table on its own (types, patterns, unique ids), errors gathered; raises
-    at once only when a table nothing can be checked without has no rows. `large`: hand the
-    freed pages back after each table (`kgbench.heap.worth_giving_back`)."""
+    at once only when a table nothing can be checked without has no rows."""
     tables: dict[str, Table] = {}
     for name in TABLE_ORDER:
         rel = table_files.get(name)
@@ -237,8 +233,7 @@ def _read_tables(
             raise SpecError(f"the schema defines no table '{name}'", doc.location(["tables", name]))
         path = confined(domain_dir, rel, doc.location(["tables", name], name))
         tables[name] = read_table(spec, path, errors)
-        if large:
-            give_back()  # the parse's buffers and raw columns (kgbench.heap)
+        give_back()  # the parse's buffers and raw columns (kgbench.heap)
         if name in NONEMPTY_TABLES and not len(tables[name]) and not errors.errors:
             errors.add(
                 f"the table has a header but no rows; expected at least one {spec.class_name} record",
@@ -351,7 +346,6 @@ def _build(
     errors: ErrorList,
     id_schemes: idschemes.IdSchemes,
     derive: bool = True,
-    large: bool = True,
 ) -> ir.Domain:
     """The IR of the rows that pass the cross-table rules. Without `derive` (`validate`) the
     assertions and evidence links stay `lazyrecords.Records`, made only if a check reads
@@ -363,8 +357,7 @@ def _build(
     graph = check_graph_tables(
         model, tables, errors, class_prefix, model.core if derive else None, lazy=lazy
     )
-    if large:
-        give_back()  # the tables' Python columns (kgbench.heap)
+    give_back()  # the tables' Python columns (kgbench.heap)
     entities, evidence, assertions, supports, category_of = graph
 
     classes_out = _intervention_classes(

@@ -17,6 +17,9 @@ from __future__ import annotations
 import ctypes
 import ctypes.util
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from functools import cache
 
 # A load reads this many bytes of tables or more before its freed pages are handed back (about
@@ -28,10 +31,30 @@ from functools import cache
 WORTH_GIVING_BACK = 32 * 1024 * 1024
 
 
+_WORTH_IT: ContextVar[bool] = ContextVar("kgbench_heap_worth_it", default=True)
+
+
 def worth_giving_back(table_bytes: int) -> bool:
-    """Whether a load that reads `table_bytes` of tables should call `give_back` between
+    """Whether a load that reads `table_bytes` of tables should hand its pages back between
     its phases (`WORTH_GIVING_BACK` says why not below it)."""
     return table_bytes >= WORTH_GIVING_BACK
+
+
+@contextmanager
+def sized_load() -> Iterator[Callable[[int], None]]:
+    """The scope of one load: yields the function the load calls once it knows how many
+    bytes of tables it reads; from then on, within the scope, `give_back` works only for a
+    load `worth_giving_back`. Outside any scope, or before that call, it always works, so
+    the phases that call `give_back` need not know the load's size."""
+
+    def sized(table_bytes: int) -> None:
+        _WORTH_IT.set(worth_giving_back(table_bytes))
+
+    token = _WORTH_IT.set(True)
+    try:
+        yield sized
+    finally:
+        _WORTH_IT.reset(token)
 
 
 @cache
@@ -47,8 +70,14 @@ def _malloc_trim():
 
 
 def give_back() -> None:
-    """Return the pages freed so far to the operating system: Arrow's unused pool memory and
-    the free pages of glibc's heap (`malloc_trim(0)`)."""
+    """Return the pages freed so far to the operating system (`_release`), unless the load
+    under way is too small for it to be worth it (`sized_load`)."""
+    if _WORTH_IT.get():
+        _release()
+
+
+def _release() -> None:
+    """Arrow's unused pool memory and the free pages of glibc's heap (`malloc_trim(0)`)."""
     if "pyarrow" in sys.modules:  # nothing to release in a process that never loaded Arrow
         pool = sys.modules["pyarrow"].default_memory_pool()
         release = getattr(pool, "release_unused", None)

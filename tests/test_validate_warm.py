@@ -131,10 +131,12 @@ def test_a_small_load_keeps_its_freed_pages_and_a_large_one_gives_them_back(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The same domain either way; only a load of `WORTH_GIVING_BACK` bytes of tables or more
-    hands its pages back between phases (`kgbench.heap.worth_giving_back`)."""
+    hands its pages back between phases (`kgbench.heap.sized_load`), and `give_back` outside
+    a load always does."""
     from bench.synth import make_domain
     from compiler import frontend
-    from kgbench.heap import WORTH_GIVING_BACK, worth_giving_back
+    from kgbench import heap
+    from kgbench.heap import WORTH_GIVING_BACK, give_back, worth_giving_back
 
     domain, _ = make_domain(tmp_path / "d", 2_000)
     files = sorted((domain / "data").glob("*.csv"))
@@ -144,10 +146,13 @@ def test_a_small_load_keeps_its_freed_pages_and_a_large_one_gives_them_back(
     assert not worth_giving_back(WORTH_GIVING_BACK - 1) and worth_giving_back(WORTH_GIVING_BACK)
 
     calls: list[int] = []
-    monkeypatch.setattr(frontend, "give_back", lambda: calls.append(1))
+    monkeypatch.setattr(heap, "_release", lambda: calls.append(1))
     small = frontend.load_domain(domain, derive=False)
     assert calls == []
-    monkeypatch.setattr(frontend, "worth_giving_back", lambda n: True)
+    give_back()
+    assert calls == [1]  # outside a load: always
+    calls.clear()
+    monkeypatch.setattr(heap, "WORTH_GIVING_BACK", 0)
     large = frontend.load_domain(domain, derive=False)
     assert len(calls) == len(files) + 4  # each table, the cross-table pass, two checks, the end
     assert (small.name, small.warnings, len(small.entities), len(small.assertions)) == (
